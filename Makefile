@@ -1,0 +1,75 @@
+# gpuidx - compressed posting lists and GPU-batched intersection for PostgreSQL
+#
+# PGXS build.  The C parts always build; the CUDA parts (cuda/*.cu) build
+# when nvcc is found (NVCC=... to point at one, NVCC= to build CPU-only).
+#
+#   make && make install        build and install into PG_CONFIG's server
+#   make unittest               C unit tests of the pure-C codec core
+#   make installcheck           pg_regress suite against a running server
+#   test/run-tests.sh           everything, on a fresh Debian machine
+
+EXTENSION = gpuidx
+MODULE_big = gpuidx
+DATA = sql/gpuidx--0.1.sql
+PGFILEDESC = "gpuidx - compressed posting lists with GPU-batched intersection"
+
+CODEC_SRCS = $(sort $(wildcard src/codec/gpx_*.c))
+PG_SRCS = $(sort $(wildcard src/*.c))
+OBJS = $(CODEC_SRCS:.c=.o) $(PG_SRCS:.c=.o)
+
+REGRESS = $(sort $(patsubst sql/%.sql,%,$(filter-out sql/gpuidx--%,$(wildcard sql/*.sql))))
+REGRESS_OPTS = --load-extension=$(EXTENSION)
+
+PG_CONFIG ?= pg_config
+PG_CPPFLAGS = -I$(srcdir)/src -I$(srcdir)/src/codec -I$(srcdir)/cuda
+PG_CFLAGS = -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare \
+	-Wno-missing-field-initializers
+
+# ---- CUDA (optional) ------------------------------------------------------
+NVCC ?= $(shell command -v nvcc 2>/dev/null || { test -x /usr/local/cuda/bin/nvcc && echo /usr/local/cuda/bin/nvcc; })
+CUDA_SRCS = $(sort $(wildcard cuda/*.cu))
+ifneq ($(strip $(NVCC)),)
+ifneq ($(strip $(CUDA_SRCS)),)
+CUDA_HOME ?= $(patsubst %/bin/,%,$(dir $(NVCC)))
+CUDA_ARCH ?= -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
+NVCCFLAGS ?= -O3 -std=c++17 $(CUDA_ARCH) -Xcompiler -fPIC -Xcompiler -Wall \
+	-Isrc/codec -Icuda
+CUDA_OBJS = $(CUDA_SRCS:.cu=.cuo)
+PG_CPPFLAGS += -DGPUIDX_HAVE_CUDA
+# CUDA objects are linked through SHLIB_LINK, not OBJS: PGXS emits LLVM
+# bitcode for every object in OBJS and has no bitcode rule for .cu files.
+# The CUDA runtime is linked statically; it opens libcuda only on first use,
+# so the library loads on machines without an NVIDIA driver.
+SHLIB_LINK += $(CUDA_OBJS) -L$(CUDA_HOME)/lib64 -L$(CUDA_HOME)/targets/x86_64-linux/lib \
+	-lcudart_static -ldl -lrt -lpthread -lstdc++
+endif
+endif
+
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)
+
+ifneq ($(strip $(CUDA_OBJS)),)
+cuda/%.cuo: cuda/%.cu $(wildcard cuda/*.cuh) $(wildcard src/codec/*.h)
+	$(NVCC) $(NVCCFLAGS) -c $< -o $@
+$(shlib): $(CUDA_OBJS)
+EXTRA_CLEAN += $(CUDA_OBJS)
+endif
+
+$(OBJS): $(wildcard src/*.h) $(wildcard src/codec/*.h)
+
+# ---- C unit tests of the codec core (no PostgreSQL needed) ------------------
+UNIT_CC ?= $(CC)
+UNIT_CFLAGS ?= -O2 -g -std=gnu11 -Wall -Wextra -Isrc/codec -Itest/unit
+UNIT_TESTS = $(patsubst test/unit/%.c,test/unit/bin/%,$(filter-out test/unit/gpx_ref.c,$(wildcard test/unit/test_*.c)))
+UNIT_LIB_SRCS = $(CODEC_SRCS) $(wildcard test/unit/gpx_ref.c)
+
+test/unit/bin/%: test/unit/%.c $(UNIT_LIB_SRCS) $(wildcard src/codec/*.h) $(wildcard test/unit/*.h)
+	@mkdir -p test/unit/bin
+	$(UNIT_CC) $(UNIT_CFLAGS) -o $@ $< $(UNIT_LIB_SRCS) -lm -lpthread
+
+.PHONY: unittest unittest-build
+unittest-build: $(UNIT_TESTS)
+unittest: unittest-build
+	@test/unit/run-unit.sh $(UNIT_TESTS)
+
+EXTRA_CLEAN += test/unit/bin

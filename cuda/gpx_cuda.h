@@ -1,0 +1,80 @@
+/*
+ * gpx_cuda.h - the extern "C" host API of the CUDA back end.
+ *
+ * Only the executor's compute thread calls these.  Nothing here throws or
+ * prints: every call returns a gpx_cuda_status, with a message in the
+ * context's error buffer.  When the extension is built without nvcc,
+ * src/gpx_cuda_none.c provides the same functions returning
+ * GPX_CUDA_UNAVAILABLE, so the rest of the code needs no #ifdef.
+ */
+#ifndef GPX_CUDA_H
+#define GPX_CUDA_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "gpx_batch.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum gpx_cuda_status
+{
+	GPX_CUDA_OK = 0,
+	GPX_CUDA_UNAVAILABLE,		/* built without CUDA */
+	GPX_CUDA_NO_DRIVER,			/* no usable NVIDIA driver */
+	GPX_CUDA_NO_DEVICE,			/* no (or no such) GPU */
+	GPX_CUDA_OOM,				/* device or pinned memory exhausted */
+	GPX_CUDA_BAD_INPUT,			/* a list the kernels cannot take */
+	GPX_CUDA_ERROR				/* any other CUDA error */
+} gpx_cuda_status;
+
+typedef struct gpx_cuda_ctx gpx_cuda_ctx;
+
+/* Options for opening the back end. */
+typedef struct gpx_cuda_options
+{
+	const int  *devices;		/* GPU ordinals to use; NULL = device 0 */
+	int			ndevices;
+	size_t		cache_bytes;	/* per-device budget of the list cache */
+	size_t		batch_bytes;	/* per-device staging buffer size */
+} gpx_cuda_options;
+
+/* Human-readable text of a status. */
+const char *gpx_cuda_status_str(gpx_cuda_status st);
+
+/* True when the library was built with CUDA. */
+int			gpx_cuda_compiled(void);
+
+/* Initialise CUDA on the given devices; *ctx is NULL on failure. */
+gpx_cuda_status gpx_cuda_open(const gpx_cuda_options *opt, gpx_cuda_ctx **ctx,
+							  char *err, size_t errlen);
+
+/* Release every device resource. */
+void		gpx_cuda_close(gpx_cuda_ctx *ctx);
+
+/* Pin a host range (the shared arena) for DMA; harmless if it fails. */
+gpx_cuda_status gpx_cuda_pin(gpx_cuda_ctx *ctx, void *ptr, size_t len);
+
+/* Run a whole batch of intersections on the GPU(s). */
+gpx_cuda_status gpx_cuda_run_batch(gpx_cuda_ctx *ctx, gpx_batch *b,
+								   gpx_batch_stats *stats);
+
+/* Decode one list on the GPU into out[0..n) (tests and benchmarks). */
+gpx_cuda_status gpx_cuda_decode(gpx_cuda_ctx *ctx, const gpx_list *l,
+								uint32_t *out);
+
+/* True if the device cache holds a list with this content hash. */
+int			gpx_cuda_cache_has(gpx_cuda_ctx *ctx, uint64_t hash);
+
+/* A one-line description: devices, memory, cache use and hit rate. */
+void		gpx_cuda_describe(gpx_cuda_ctx *ctx, char *buf, size_t len);
+
+/* The last error message of ctx. */
+const char *gpx_cuda_last_error(gpx_cuda_ctx *ctx);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif							/* GPX_CUDA_H */

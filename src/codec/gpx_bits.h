@@ -1,0 +1,108 @@
+/*
+ * gpx_bits.h - bit packing primitives shared by the C codecs and the CUDA
+ * kernels (header-only, so CPU and GPU decode bit-identically).
+ *
+ * Packed arrays are little-endian uint32 words, values LSB-first, width
+ * 0..32.  A read touches at most the two words that hold the value, so a
+ * reader never goes past ceil(total_bits / 32) words.
+ */
+#ifndef GPX_BITS_H
+#define GPX_BITS_H
+
+#include <stdint.h>
+#include <string.h>
+
+#ifdef __CUDACC__
+#define GPX_HD __host__ __device__ __forceinline__
+#else
+#define GPX_HD static inline
+#endif
+
+/* Load a little-endian uint32 from any (possibly unaligned) address. */
+GPX_HD uint32_t
+gpx_load32(const uint8_t *p)
+{
+#ifdef __CUDA_ARCH__
+	return *(const uint32_t *) p;	/* device buffers are word aligned */
+#else
+	uint32_t	v;
+
+	memcpy(&v, p, 4);
+	return v;
+#endif
+}
+
+/* Store a little-endian uint32 at any address. */
+static inline void
+gpx_store32(uint8_t *p, uint32_t v)
+{
+	memcpy(p, &v, 4);
+}
+
+/* Word i of a packed array. */
+GPX_HD uint32_t
+gpx_word(const uint8_t *words, uint64_t i)
+{
+	return gpx_load32(words + 4 * i);
+}
+
+/* Mask of the low `width` bits (width 0..32). */
+GPX_HD uint32_t
+gpx_mask(uint32_t width)
+{
+	return width >= 32 ? 0xFFFFFFFFu : ((1u << width) - 1u);
+}
+
+/* Number of bits needed to represent v (0 for v = 0). */
+GPX_HD uint32_t
+gpx_bitwidth(uint32_t v)
+{
+#ifdef __CUDA_ARCH__
+	return 32 - __clz(v);
+#else
+	return v ? 32 - (uint32_t) __builtin_clz(v) : 0;
+#endif
+}
+
+/* Read `width` bits starting at bit position `bitpos` of a packed array. */
+GPX_HD uint32_t
+gpx_get_bits(const uint8_t *words, uint64_t bitpos, uint32_t width)
+{
+	uint64_t	w = bitpos >> 5;
+	uint32_t	sh = (uint32_t) (bitpos & 31);
+	uint64_t	v;
+
+	if (width == 0)
+		return 0;
+	v = gpx_word(words, w) >> sh;
+	if (sh + width > 32)
+		v |= (uint64_t) gpx_word(words, w + 1) << (32 - sh);
+	return (uint32_t) v & gpx_mask(width);
+}
+
+/*
+ * OR `width` bits of v into a zero-initialised packed array at bitpos.
+ * The caller guarantees v < 2^width and that the words exist.
+ */
+static inline void
+gpx_put_bits(uint8_t *words, uint64_t bitpos, uint32_t width, uint32_t v)
+{
+	uint64_t	w = bitpos >> 5;
+	uint32_t	sh = (uint32_t) (bitpos & 31);
+
+	if (width == 0)
+		return;
+	gpx_store32(words + 4 * w, gpx_word(words, w) | (v << sh));
+	if (sh + width > 32)
+		gpx_store32(words + 4 * (w + 1),
+					gpx_word(words, w + 1) | (uint32_t) ((uint64_t) v >> (32 - sh)));
+}
+
+/* Words needed for `bits` bits. */
+GPX_HD uint64_t
+gpx_words_for_bits(uint64_t bits)
+{
+	return (bits + 31) >> 5;
+}
+
+#endif							/* GPX_BITS_H */
