@@ -1,0 +1,445 @@
+/*
+ * gpx_lrc.c - SegLRC: linear regression compression over segments of 256
+ * docIDs (Ao et al., VLDB 2011, section 5.2), with the per-segment safe
+ * search range of section 4.3 used to contract in-segment searches.
+ *
+ * Blob: the common header (codec GPX_CODEC_LRC, log2_block 8, param 0)
+ * and directory (gpx_codec.h); directory entry k holds the first docID of
+ * segment k and the payload WORD index where segment k starts.
+ *
+ * Payload: the segments one after the other, each starting on a word
+ * boundary, segment 0 at word 0, no gap between segments and nothing after
+ * the last one.  Segment k holds cnt = min(256, n - 256 k) docIDs d[j],
+ * j = 0 .. cnt-1 (local index), as three header words then the deviations:
+ *
+ *   word 0  base     int32, two's complement
+ *   word 1  slope_q  uint32, unsigned fixed point slope, LRC_FRAC = 8
+ *                    fraction bits (slope = slope_q / 256)
+ *   word 2  maxdev   uint32, an upper bound of every deviation
+ *   word 3  dev[0..cnt) packed LSB-first at width w = bitwidth(maxdev)
+ *           (0..32; w is not stored, it is 32 - clz(maxdev), 0 for 0),
+ *           ceil(cnt * w / 32) words, unused high bits of the last word 0
+ *
+ * so a segment takes 3 + ceil(cnt * w / 32) words.  Element j decodes alone:
+ *
+ *   pred(j) = base + ((slope_q * j) >> 8)     slope_q * j in 64 bits
+ *   d[j]    = pred(j) + dev[j]
+ *
+ * (slope_q * j) >> 8 < 2^32 for j <= 255, and a valid blob has every d[j]
+ * in [0, 2^31-1], so a decoder may compute d[j] in wrapping uint32
+ * arithmetic: (uint32) base + (uint32) ((slope_q * j) >> 8) + dev[j].
+ * Decoding is integer-only: CPU and GPU decode bit-identically.
+ *
+ * Search (LR contraction): dev[j] in [0, maxdev] gives, with exact
+ * integers, pred(j) <= d[j] <= pred(j) + maxdev and pred non-decreasing,
+ * so for a target x the first j with d[j] >= x lies in [J0, J1] where
+ *   J1 = first j with pred(j) >= x            (d[J1] >= x for sure)
+ *   J0 = first j with pred(j) + maxdev >= x   (d[j] < x for all j < J0)
+ * and J(t) = first j with (slope_q * j) >> 8 >= t is 0 for t <= 0,
+ * ceil(t * 256 / slope_q) otherwise (cnt when slope_q = 0 or beyond cnt),
+ * t = x - base (resp. x - base - maxdev) in signed 64-bit arithmetic.  A
+ * kernel may use any J0' <= J0 and J1' >= J1 (a float estimate widened by
+ * one, say): only the search gets longer, never wrong.
+ *
+ * Encoding: per segment the slope minimising the exact (unfloored)
+ * deviation range max(256 d[j] - s j) - min(256 d[j] - s j) is found by
+ * binary search on that convex function of s, integers only; then the
+ * floored ranges of s-1, s, s+1 and 0 are compared and the smallest kept
+ * (slope 0 bounds maxdev by d[cnt-1] - d[0], hence w by bitwidth(last)).
+ * base = min_j (d[j] - ((slope_q * j) >> 8)), so min dev = 0, and maxdev =
+ * max dev.  A least-squares slope (double) was measured and never beat
+ * this choice, so none is used: the encoder has no floating point at all.
+ *
+ * Validation accepts any maxdev >= every dev (w = bitwidth(maxdev) fixes
+ * the size); it rejects base/slope/dev combinations whose exact value
+ * leaves [0, 2^31-1], mismatched offsets and sizes, and (gpx_check_block)
+ * values that do not increase or disagree with the directory and header.
+ */
+#include "gpx_internal.h"
+
+#define LRC_LOG2_SEG	8
+#define LRC_SEG			(1u << LRC_LOG2_SEG)
+#define LRC_FRAC		8
+#define LRC_HDR_WORDS	3
+
+/* One segment's header fields, decoded. */
+typedef struct lrc_seg
+{
+	int64_t		base;
+	uint64_t	slope_q;
+	uint32_t	maxdev;
+	uint32_t	w;
+	const uint8_t *dev;			/* first word of the packed deviations */
+} lrc_seg;
+
+/* Element count of segment blk of a list with n elements. */
+static inline uint32_t
+lrc_count(const gpx_list *l, uint32_t blk)
+{
+	uint64_t	rest = (uint64_t) l->n - ((uint64_t) blk << LRC_LOG2_SEG);
+
+	return rest < LRC_SEG ? (uint32_t) rest : LRC_SEG;
+}
+
+/* Words taken by the packed deviations of cnt elements at width w. */
+static inline uint32_t
+lrc_dev_words(uint32_t cnt, uint32_t w)
+{
+	return (uint32_t) gpx_words_for_bits((uint64_t) cnt * w);
+}
+
+/* Decode the header of the segment that starts at payload word off. */
+static inline void
+lrc_read_seg(const uint8_t *payload, uint32_t off, lrc_seg *s)
+{
+	const uint8_t *p = payload + 4 * (size_t) off;
+
+	s->base = (int32_t) gpx_load32(p);
+	s->slope_q = gpx_load32(p + 4);
+	s->maxdev = gpx_load32(p + 8);
+	s->w = gpx_bitwidth(s->maxdev);
+	s->dev = p + 4 * LRC_HDR_WORDS;
+}
+
+/* Header of segment blk, located through the directory. */
+static inline void
+lrc_seg_of(const gpx_list *l, uint32_t blk, lrc_seg *s)
+{
+	lrc_read_seg(l->payload,
+				 gpx_load32(l->dir + (size_t) blk * GPX_DIR_ENTRY_SIZE + 4), s);
+}
+
+/* The line's offset (slope_q * j) >> 8 at local index j. */
+static inline uint64_t
+lrc_lift(uint64_t slope_q, uint32_t j)
+{
+	return (slope_q * j) >> LRC_FRAC;
+}
+
+/* Element j of a segment of a valid blob (wrapping uint32 arithmetic). */
+static inline uint32_t
+lrc_elem(const lrc_seg *s, uint32_t j)
+{
+	return (uint32_t) s->base + (uint32_t) lrc_lift(s->slope_q, j) +
+		gpx_get_bits(s->dev, (uint64_t) j * s->w, s->w);
+}
+
+/* First local index j < cnt with lift(j) >= t, else cnt (exact). */
+static inline uint32_t
+lrc_first_lift_geq(uint64_t slope_q, int64_t t, uint32_t cnt)
+{
+	uint64_t	j;
+
+	if (t <= 0)
+		return 0;
+	if (slope_q == 0)
+		return cnt;
+	/* floor(slope_q * j / 256) >= t  <=>  slope_q * j >= 256 t; t < 2^34 */
+	j = (((uint64_t) t << LRC_FRAC) + slope_q - 1) / slope_q;
+	return j < cnt ? (uint32_t) j : cnt;
+}
+
+/*
+ * Whether the exact range of 256 d[j] - s j (a convex function of s) is
+ * smaller at s + 1 than at s, i.e. whether its minimiser lies above s.
+ */
+static bool
+lrc_range_falls(const uint32_t *d, uint32_t cnt, uint64_t s)
+{
+	int64_t		lo0 = INT64_MAX,
+				hi0 = INT64_MIN,
+				lo1 = INT64_MAX,
+				hi1 = INT64_MIN;
+	uint32_t	j;
+
+	for (j = 0; j < cnt; j++)
+	{
+		int64_t		v0 = ((int64_t) d[j] << LRC_FRAC) - (int64_t) (s * j);
+		int64_t		v1 = v0 - (int64_t) j;
+
+		lo0 = v0 < lo0 ? v0 : lo0;
+		hi0 = v0 > hi0 ? v0 : hi0;
+		lo1 = v1 < lo1 ? v1 : lo1;
+		hi1 = v1 > hi1 ? v1 : hi1;
+	}
+	return hi1 - lo1 < hi0 - lo0;
+}
+
+/*
+ * Floored fit of slope_q: *base = min (d[j] - lift(j)) and the max
+ * deviation; false if base does not fit the int32 header field (cannot
+ * happen for a candidate that beats slope 0, kept as a guard).
+ */
+static bool
+lrc_fit(const uint32_t *d, uint32_t cnt, uint64_t slope_q,
+		int64_t *base, uint64_t *maxdev)
+{
+	int64_t		lo = INT64_MAX,
+				hi = INT64_MIN;
+	uint32_t	j;
+
+	for (j = 0; j < cnt; j++)
+	{
+		int64_t		v = (int64_t) d[j] - (int64_t) lrc_lift(slope_q, j);
+
+		if (v < lo)
+			lo = v;
+		if (v > hi)
+			hi = v;
+	}
+	if (lo < INT32_MIN)
+		return false;
+	*base = lo;
+	*maxdev = (uint64_t) (hi - lo);
+	return true;
+}
+
+/* Choose slope_q, base and maxdev for one segment d[0..cnt). */
+static void
+lrc_choose(const uint32_t *d, uint32_t cnt, uint32_t *slope_out,
+		   int64_t *base_out, uint32_t *maxdev_out)
+{
+	uint64_t	lo = UINT64_MAX,
+				hi = 0,
+				best_slope = 0,
+				best_dev;
+	int64_t		best_base;
+	uint32_t	j,
+				k;
+
+	/* slope 0 always fits: base = d[0], maxdev = d[cnt-1] - d[0] */
+	(void) lrc_fit(d, cnt, 0, &best_base, &best_dev);
+	if (cnt >= 2)
+	{
+		/* the minimiser lies between the smallest and largest gap slopes */
+		for (j = 1; j < cnt; j++)
+		{
+			uint64_t	g = (uint64_t) (d[j] - d[j - 1]) << LRC_FRAC;
+
+			if (g < lo)
+				lo = g;
+			if (g > hi)
+				hi = g;
+		}
+		if (hi > UINT32_MAX)
+			hi = UINT32_MAX;
+		if (lo > hi)
+			lo = hi;
+		/* convex: find the first s with range(s + 1) >= range(s) */
+		while (lo < hi)
+		{
+			uint64_t	mid = lo + (hi - lo) / 2;
+
+			if (lrc_range_falls(d, cnt, mid))
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		/* the floors may favour a neighbour of the exact minimiser */
+		for (k = 0; k < 3; k++)
+		{
+			uint64_t	s = lo + k - 1;		/* lo - 1, lo, lo + 1 */
+			int64_t		b;
+			uint64_t	m;
+
+			if ((k == 0 && lo == 0) || s > UINT32_MAX)
+				continue;
+			if (lrc_fit(d, cnt, s, &b, &m) && m < best_dev)
+			{
+				best_dev = m;
+				best_base = b;
+				best_slope = s;
+			}
+		}
+	}
+	*slope_out = (uint32_t) best_slope;
+	*base_out = best_base;
+	*maxdev_out = (uint32_t) best_dev;
+}
+
+/* Upper bound of the blob size: w <= bitwidth(last) in every segment. */
+static size_t
+gpx_lrc_encode_bound(uint32_t n, uint32_t last)
+{
+	uint64_t	nb = gpx_nblocks_for(n, LRC_LOG2_SEG);
+	uint64_t	words = nb * (LRC_HDR_WORDS + 1) +
+		gpx_words_for_bits((uint64_t) n * gpx_bitwidth(last));
+	uint64_t	bytes = gpx_payload_offset((uint32_t) nb) + 4 * words;
+
+	return bytes > SIZE_MAX ? SIZE_MAX : (size_t) bytes;
+}
+
+/* Encode docs[0..n) as SegLRC into the zeroed out[0..cap). */
+static gpx_status
+gpx_lrc_encode(const uint32_t *docs, uint32_t n, uint8_t *out, size_t cap,
+			   size_t *outlen)
+{
+	uint32_t	nb = gpx_nblocks_for(n, LRC_LOG2_SEG);
+	size_t		poff = gpx_payload_offset(nb);
+	uint8_t    *payload = out + poff;
+	uint64_t	pos = 0;		/* payload words written */
+	uint32_t	blk;
+
+	if (poff > cap)
+		return GPX_E_NOSPACE;
+	for (blk = 0; blk < nb; blk++)
+	{
+		const uint32_t *d = docs + ((size_t) blk << LRC_LOG2_SEG);
+		uint32_t	cnt = n - (blk << LRC_LOG2_SEG);
+		uint32_t	slope_q,
+					maxdev,
+					w,
+					j;
+		int64_t		base;
+		uint8_t    *p;
+		uint64_t	segw;
+
+		if (cnt > LRC_SEG)
+			cnt = LRC_SEG;
+		lrc_choose(d, cnt, &slope_q, &base, &maxdev);
+		w = gpx_bitwidth(maxdev);
+		segw = LRC_HDR_WORDS + lrc_dev_words(cnt, w);
+		if ((pos + segw) * 4 > UINT32_MAX)
+			return GPX_E_TOOBIG;
+		if ((pos + segw) * 4 > cap - poff)
+			return GPX_E_NOSPACE;
+		gpx_write_dir(out, blk, d[0], (uint32_t) pos);
+		p = payload + 4 * pos;
+		gpx_store32(p, (uint32_t) base);
+		gpx_store32(p + 4, slope_q);
+		gpx_store32(p + 8, maxdev);
+		p += 4 * LRC_HDR_WORDS;
+		for (j = 0; j < cnt; j++)
+			gpx_put_bits(p, (uint64_t) j * w, w,
+						 (uint32_t) ((int64_t) d[j] - base -
+									 (int64_t) lrc_lift(slope_q, j)));
+		pos += segw;
+	}
+	gpx_write_header(out, GPX_CODEC_LRC, LRC_LOG2_SEG, 0, n, docs[0],
+					 docs[n - 1], nb, (uint32_t) (pos * 4));
+	*outlen = poff + (size_t) pos * 4;
+	return GPX_OK;
+}
+
+/* Check the LRC-specific fields and decode every segment with range checks. */
+static gpx_status
+gpx_lrc_validate(const gpx_list *l, uint32_t *scratch)
+{
+	uint64_t	nwords = l->payload_bytes / 4;
+	uint64_t	pos = 0;
+	uint32_t	blk;
+
+	if (l->param != 0 || l->log2_block != LRC_LOG2_SEG ||
+		(l->payload_bytes & 3) != 0 ||
+		l->nblocks != gpx_nblocks_for(l->n, LRC_LOG2_SEG))
+		return GPX_E_HEADER;
+	for (blk = 0; blk < l->nblocks; blk++)
+	{
+		uint32_t	cnt = lrc_count(l, blk);
+		uint32_t	off = gpx_load32(l->dir + (size_t) blk * GPX_DIR_ENTRY_SIZE + 4);
+		uint64_t	segw;
+		lrc_seg		s;
+		gpx_status	st;
+		uint32_t	j;
+
+		/* segments are contiguous from word 0: offsets are implied */
+		if (off != pos)
+			return GPX_E_DIRECTORY;
+		if (nwords - pos < LRC_HDR_WORDS)
+			return GPX_E_PAYLOAD;
+		lrc_read_seg(l->payload, off, &s);
+		segw = LRC_HDR_WORDS + lrc_dev_words(cnt, s.w);
+		if (nwords - pos < segw)
+			return GPX_E_PAYLOAD;
+		pos += segw;
+		for (j = 0; j < cnt; j++)
+		{
+			uint32_t	dev = gpx_get_bits(s.dev, (uint64_t) j * s.w, s.w);
+			int64_t		v = s.base + (int64_t) lrc_lift(s.slope_q, j) + dev;
+
+			if (dev > s.maxdev || v < 0 || v > (int64_t) GPX_MAX_DOCID)
+				return GPX_E_PAYLOAD;
+			scratch[j] = (uint32_t) v;
+		}
+		st = gpx_check_block(l, blk, scratch, cnt);
+		if (st != GPX_OK)
+			return st;
+	}
+	/* nothing may follow the last segment */
+	if (pos != nwords)
+		return GPX_E_PAYLOAD;
+	return GPX_OK;
+}
+
+/* Decode segment blk into out; returns its count. */
+static uint32_t
+gpx_lrc_decode_block(const gpx_list *l, uint32_t blk, uint32_t *out)
+{
+	uint32_t	cnt = lrc_count(l, blk);
+	lrc_seg		s;
+	uint64_t	acc = 0;
+	uint64_t	bit = 0;
+	uint32_t	j;
+
+	lrc_seg_of(l, blk, &s);
+	for (j = 0; j < cnt; j++)
+	{
+		out[j] = (uint32_t) s.base + (uint32_t) (acc >> LRC_FRAC) +
+			gpx_get_bits(s.dev, bit, s.w);
+		acc += s.slope_q;
+		bit += s.w;
+	}
+	return cnt;
+}
+
+/* Element i: segment i >> 8, local index i & 255, decoded alone. */
+static uint32_t
+gpx_lrc_nth(const gpx_list *l, uint32_t i)
+{
+	lrc_seg		s;
+
+	lrc_seg_of(l, i >> LRC_LOG2_SEG, &s);
+	return lrc_elem(&s, i & (LRC_SEG - 1));
+}
+
+/* First local index in segment blk with element >= x, LR-contracted. */
+static uint32_t
+gpx_lrc_block_lower_bound(const gpx_list *l, uint32_t blk, uint32_t x,
+						  uint32_t *val)
+{
+	uint32_t	cnt = lrc_count(l, blk);
+	lrc_seg		s;
+	int64_t		t;
+	uint32_t	lo,
+				hi;
+
+	lrc_seg_of(l, blk, &s);
+	t = (int64_t) x - s.base;
+	/* answer in [lo, hi]: pred(hi) >= x, pred(j) + maxdev < x for j < lo */
+	lo = lrc_first_lift_geq(s.slope_q, t - (int64_t) s.maxdev, cnt);
+	hi = lrc_first_lift_geq(s.slope_q, t, cnt);
+	while (lo < hi)
+	{
+		uint32_t	mid = lo + (hi - lo) / 2;
+
+		if (lrc_elem(&s, mid) < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < cnt && val != NULL)
+		*val = lrc_elem(&s, lo);
+	return lo;
+}
+
+const gpx_codec_ops gpx_lrc_ops = {
+	.id = GPX_CODEC_LRC,
+	.log2_block = LRC_LOG2_SEG,
+	.name = "lrc",
+	.encode_bound = gpx_lrc_encode_bound,
+	.encode = gpx_lrc_encode,
+	.validate = gpx_lrc_validate,
+	.decode_block = gpx_lrc_decode_block,
+	.nth = gpx_lrc_nth,
+	.block_lower_bound = gpx_lrc_block_lower_bound,
+};
