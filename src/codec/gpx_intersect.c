@@ -1,0 +1,658 @@
+/*
+ * gpx_intersect.c - SvS intersection of compressed posting lists with
+ * block skipping (see gpx_intersect.h for the algorithm and the API).
+ *
+ * Every longer list gets an isect_state: the block it is positioned on,
+ * that block decoded into a buffer when a merge (or a PFor probe) needed
+ * it, and the element last found by a probe.  All positions only move
+ * forward, since the candidates arrive in increasing order.
+ */
+#include "gpx_intersect.h"
+#include "gpx_internal.h"
+
+/* Position of one longer list. */
+typedef struct isect_state
+{
+	const gpx_list *l;
+	const gpx_codec_ops *ops;
+	uint32_t	nb;				/* l->nblocks */
+	uint32_t	blk;			/* current block; earlier blocks are all
+								 * below every future candidate */
+	uint32_t	cnt;			/* elements of blk decoded in buf; 0: none */
+	uint32_t	pos;			/* buf[0..pos) below every future candidate */
+	uint32_t	hits;			/* block_lower_bound calls into blk */
+	uint32_t	nextv;			/* if has_next: an element, and the list
+								 * has none in [last x looked up, nextv) */
+	bool		has_next;
+	bool		decode_probe;	/* probes decode blocks (no random access) */
+	uint32_t	ratio;			/* AUTO probe threshold */
+	uint32_t	buf[GPX_MAX_BLOCK];
+} isect_state;
+
+/* First docID of block b, read straight from the directory. */
+static inline uint32_t
+isect_dir_first(const gpx_list *l, uint32_t b)
+{
+	return gpx_load32(l->dir + (size_t) b * GPX_DIR_ENTRY_SIZE);
+}
+
+/* Element count of block b. */
+static inline uint32_t
+isect_block_count(const gpx_list *l, uint32_t b)
+{
+	return b + 1 < l->nblocks ? 1u << l->log2_block :
+		l->n - (b << l->log2_block);
+}
+
+/* Last block b >= from with dir_first(b) <= x, or from if none (gallop). */
+static inline uint32_t
+isect_gallop(const gpx_list *l, uint32_t from, uint32_t nb, uint32_t x)
+{
+	uint32_t	lo,
+				hi,
+				step = 1;
+
+	if (from + 1 >= nb || isect_dir_first(l, from + 1) > x)
+		return from;
+	lo = from + 1;
+	for (;;)
+	{
+		uint64_t	p = (uint64_t) lo + step;
+
+		if (p >= nb)
+		{
+			hi = nb;
+			break;
+		}
+		if (isect_dir_first(l, (uint32_t) p) > x)
+		{
+			hi = (uint32_t) p;
+			break;
+		}
+		lo = (uint32_t) p;
+		step <<= 1;
+	}
+	while (hi - lo > 1)
+	{
+		uint32_t	mid = lo + (hi - lo) / 2;
+
+		if (isect_dir_first(l, mid) <= x)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* First index i in [lo, cnt) with a[i] >= x, or cnt (gallop from lo). */
+static inline uint32_t
+isect_search(const uint32_t *a, uint32_t lo, uint32_t cnt, uint32_t x)
+{
+	uint32_t	hi,
+				step = 1;
+
+	if (lo >= cnt || a[lo] >= x)
+		return lo;
+	for (;;)
+	{
+		uint32_t	p = lo + step;
+
+		if (p >= cnt)
+		{
+			hi = cnt;
+			break;
+		}
+		if (a[p] >= x)
+		{
+			hi = p;
+			break;
+		}
+		lo = p;
+		step <<= 1;
+	}
+	/* a[lo] < x, and a[hi] >= x or hi == cnt */
+	while (hi - lo > 1)
+	{
+		uint32_t	mid = lo + (hi - lo) / 2;
+
+		if (a[mid] < x)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return hi;
+}
+
+/* Set up the state of list l, positioned on block blk. */
+static void
+isect_state_init(isect_state *st, const gpx_list *l, uint32_t blk,
+				 const gpx_isect_opts *o)
+{
+	st->l = l;
+	st->ops = gpx_ops(l->codec);
+	st->nb = l->nblocks;
+	st->blk = blk;
+	st->cnt = 0;
+	st->pos = 0;
+	st->hits = 0;
+	st->nextv = 0;
+	st->has_next = false;
+	st->decode_probe = l->codec == GPX_CODEC_PFOR;
+	if (o->probe_ratio > 0)
+		st->ratio = o->probe_ratio;
+	else if (l->codec == GPX_CODEC_PFOR)
+		st->ratio = GPX_ISECT_RATIO_PFOR;
+	else if (l->codec == GPX_CODEC_LRC)
+		st->ratio = GPX_ISECT_RATIO_LRC;
+	else
+		st->ratio = GPX_ISECT_RATIO_QS;
+}
+
+/* Move the state forward to the last block whose first docID <= x. */
+static inline void
+isect_seek(isect_state *st, uint32_t x)
+{
+	uint32_t	b = isect_gallop(st->l, st->blk, st->nb, x);
+
+	if (b != st->blk)
+	{
+		st->blk = b;
+		st->cnt = 0;
+		st->pos = 0;
+		st->hits = 0;
+		st->has_next = false;
+	}
+}
+
+/* Decode the current block into the state's buffer. */
+static inline void
+isect_decode(isect_state *st, gpx_isect_stats *stats)
+{
+	st->cnt = st->ops->decode_block(st->l, st->blk, st->buf);
+	st->pos = 0;
+	stats->blocks_decoded++;
+}
+
+/*
+ * The list's first element >= x (x not below earlier lookups), through
+ * the probe cache, the decoded buffer or the codec's in-block search;
+ * false if every element is below x.  allow_decode: decode a block after
+ * GPX_ISECT_DECODE_AFTER probes into it.
+ */
+static inline bool
+isect_lower_bound(isect_state *st, uint32_t x, bool allow_decode,
+				  uint32_t *val, gpx_isect_stats *stats)
+{
+	const gpx_list *l = st->l;
+	uint32_t	f,
+				j,
+				v = 0;
+
+	if (st->has_next && x <= st->nextv)
+	{
+		*val = st->nextv;
+		return true;
+	}
+	if (x > l->last)
+		return false;
+	isect_seek(st, x);
+	f = isect_dir_first(l, st->blk);
+	if (x <= f)
+		v = f;
+	else
+	{
+		if (st->cnt == 0 &&
+			(st->decode_probe ||
+			 (allow_decode && ++st->hits > GPX_ISECT_DECODE_AFTER)))
+			isect_decode(st, stats);
+		if (st->cnt > 0)
+		{
+			j = isect_search(st->buf, st->pos, st->cnt, x);
+			st->pos = j;
+			if (j < st->cnt)
+				v = st->buf[j];
+			else
+				v = isect_dir_first(l, st->blk + 1);
+		}
+		else
+		{
+			stats->probes++;
+			j = st->ops->block_lower_bound(l, st->blk, x, &v);
+			/* all of blk below x <= last: the next block starts above x */
+			if (j >= isect_block_count(l, st->blk))
+				v = isect_dir_first(l, st->blk + 1);
+		}
+	}
+	st->nextv = v;
+	st->has_next = true;
+	*val = v;
+	return true;
+}
+
+/* Probe pass: keep the candidates cand[0..m) found in the list. */
+static uint32_t
+isect_probe(isect_state *st, uint32_t *cand, uint32_t m, bool allow_decode,
+			gpx_isect_stats *stats)
+{
+	uint32_t	i,
+				w = 0,
+				v;
+
+	for (i = 0; i < m; i++)
+	{
+		uint32_t	x = cand[i];
+
+		if (!isect_lower_bound(st, x, allow_decode, &v, stats))
+			break;
+		cand[w] = x;
+		w += (v == x);
+	}
+	return w;
+}
+
+/*
+ * Merge pass: keep the candidates cand[0..m) found in the list.  Blocks
+ * that hold no candidate are skipped through the directory; the others
+ * are decoded once.  dense (list and candidates about as dense): a
+ * two-way merge without branches on the comparison, else for each
+ * candidate a forward scan of the buffer, whose branch predicts well when
+ * the list is the denser side.
+ */
+static uint32_t
+isect_merge(isect_state *st, uint32_t *cand, uint32_t m, bool dense,
+			gpx_isect_stats *stats)
+{
+	const gpx_list *l = st->l;
+	uint32_t	i = 0,
+				w = 0;
+
+	st->has_next = false;
+	while (i < m)
+	{
+		uint32_t	x = cand[i];
+		const uint32_t *buf;
+		uint32_t	p,
+					f,
+					last;
+
+		if (st->cnt > 0 && st->buf[st->cnt - 1] < x)
+		{
+			/* the decoded block ends below x */
+			if (st->blk + 1 >= st->nb)
+				break;			/* list exhausted */
+			f = isect_dir_first(l, st->blk + 1);
+			if (x < f)
+			{
+				/* x falls in the gap before the next block */
+				i = isect_search(cand, i, m, f);
+				continue;
+			}
+			isect_seek(st, x);	/* moves on: cnt = 0 */
+		}
+		if (st->cnt == 0)
+		{
+			isect_seek(st, x);
+			f = isect_dir_first(l, st->blk);
+			if (x < f)
+			{
+				/* only before the list's first block */
+				i = isect_search(cand, i, m, f);
+				continue;
+			}
+			isect_decode(st, stats);
+			if (st->buf[st->cnt - 1] < x)
+				continue;		/* x is in the gap after this block */
+		}
+		buf = st->buf;
+		p = st->pos;
+		if (dense)
+		{
+			uint32_t	cnt = st->cnt;
+
+			/* two-way merge without branches on the comparison */
+			while (i < m && p < cnt)
+			{
+				uint32_t	a = cand[i],
+							b = buf[p];
+
+				cand[w] = a;
+				w += (a == b);
+				i += (a <= b);
+				p += (a >= b);
+			}
+			st->pos = p;
+			continue;
+		}
+		last = buf[st->cnt - 1];
+		/* last >= every x merged here: the scans stop inside the block */
+		do
+		{
+			x = cand[i++];
+			while (buf[p] < x)
+				p++;
+			cand[w] = x;
+			w += (buf[p] == x);
+		} while (i < m && cand[i] <= last);
+		st->pos = p;
+	}
+	return w;
+}
+
+/* Filter cand[0..m) by one list, choosing the strategy; returns the rest. */
+static uint32_t
+isect_filter(isect_state *st, uint32_t *cand, uint32_t m,
+			 const gpx_isect_opts *o, gpx_isect_stats *stats)
+{
+	uint64_t	elems;
+	uint32_t	b1;
+	bool		probe;
+
+	/* list elements in [cand[0], cand[m-1]], counted in blocks */
+	isect_seek(st, cand[0]);
+	b1 = isect_gallop(st->l, st->blk, st->nb, cand[m - 1]);
+	elems = (uint64_t) (b1 - st->blk + 1) << st->l->log2_block;
+	if (o->strategy == GPX_ISECT_MERGE)
+		probe = false;
+	else if (o->strategy == GPX_ISECT_PROBE)
+		probe = true;
+	else
+		probe = elems > (uint64_t) st->ratio * m;
+	if (probe)
+	{
+		stats->probe_passes++;
+		stats->probe_cands += m;
+		return isect_probe(st, cand, m, o->strategy == GPX_ISECT_AUTO, stats);
+	}
+	stats->merge_passes++;
+	stats->merge_cands += m;
+	return isect_merge(st, cand, m,
+					   elems < (uint64_t) GPX_ISECT_DENSE_RATIO * m, stats);
+}
+
+/* Ordering key of the SvS order: n, then span, then position. */
+static inline bool
+isect_before(const gpx_list *a, int ia, const gpx_list *b, int ib)
+{
+	uint32_t	sa,
+				sb;
+
+	if (a->n != b->n)
+		return a->n < b->n;
+	sa = a->last - a->first;
+	sb = b->last - b->first;
+	if (sa != sb)
+		return sa < sb;
+	return ia < ib;
+}
+
+/*
+ * The common driver.  out == NULL: count only.  first_only: stop after the
+ * first candidate block that survives every list (overlap test).
+ */
+static gpx_status
+isect_run(const gpx_list *const *lists, int k, const gpx_isect_opts *opts,
+		  uint32_t *out, uint32_t outcap, uint32_t *outn, bool first_only,
+		  gpx_isect_stats *stats)
+{
+	static const gpx_isect_opts defopts = {GPX_ISECT_AUTO, 0};
+	gpx_isect_stats dummy;
+	int			order[GPX_ISECT_STATE_LISTS + 1];
+	isect_state st[GPX_ISECT_STATE_LISTS + 1];	/* last: overflow lists */
+	uint32_t	cand[GPX_MAX_BLOCK];
+	const gpx_list *src;
+	int			nord = 0,
+				cap,
+				i,
+				j;
+	bool		overflow;
+	uint32_t	lo = 0,
+				hi = GPX_MAX_DOCID,
+				b,
+				total = 0;
+
+	if (stats == NULL)
+		stats = &dummy;
+	memset(stats, 0, sizeof(*stats));
+	if (opts == NULL)
+		opts = &defopts;
+	if (outn == NULL || k < 0 || (k > 0 && lists == NULL) ||
+		opts->strategy > GPX_ISECT_PROBE)
+		return GPX_E_ARG;
+	*outn = 0;
+	stats->lists = (uint32_t) k;
+	for (i = 0; i < k; i++)
+	{
+		const gpx_list *l = lists[i];
+
+		if (l == NULL)
+			return GPX_E_ARG;
+		if (gpx_ops(l->codec) == NULL)
+			return GPX_E_CODEC;
+		if (l->n == 0)
+		{
+			stats->range_empty = 1;
+			lo = 1;
+			hi = 0;
+			continue;
+		}
+		if (l->first > lo)
+			lo = l->first;
+		if (l->last < hi)
+			hi = l->last;
+	}
+	if (k == 0)
+		return GPX_OK;
+	if (lo > hi)
+	{
+		stats->range_empty = 1;
+		return GPX_OK;
+	}
+	if (k == 1)
+	{
+		src = lists[0];
+		if (out != NULL)
+		{
+			if (src->n > outcap)
+				return GPX_E_NOSPACE;
+			gpx_decode(src, out);
+			stats->source_blocks = src->nblocks;
+		}
+		stats->candidates = stats->result = src->n;
+		*outn = src->n;
+		return GPX_OK;
+	}
+
+	/* SvS order: the GPX_ISECT_STATE_LISTS + 1 first lists, sorted */
+	cap = k < GPX_ISECT_STATE_LISTS + 1 ? k : GPX_ISECT_STATE_LISTS + 1;
+	for (i = 0; i < k; i++)
+	{
+		if (nord == cap)
+		{
+			if (!isect_before(lists[i], i, lists[order[cap - 1]], order[cap - 1]))
+				continue;
+			nord--;
+		}
+		for (j = nord; j > 0 &&
+			 isect_before(lists[i], i, lists[order[j - 1]], order[j - 1]); j--)
+			order[j] = order[j - 1];
+		order[j] = i;
+		nord++;
+	}
+	overflow = k > nord;
+	src = lists[order[0]];
+	for (j = 1; j < nord; j++)
+	{
+		const gpx_list *l = lists[order[j]];
+
+		isect_state_init(&st[j - 1], l, isect_gallop(l, 0, l->nblocks, lo),
+						 opts);
+	}
+
+	b = isect_gallop(src, 0, src->nblocks, lo);
+	while (b < src->nblocks)
+	{
+		const gpx_codec_ops *sops = gpx_ops(src->codec);
+		isect_state *emptied = NULL;
+		uint32_t   *c;
+		uint32_t	m,
+					s = 0,
+					cmax = 0;
+		bool		at_end = false;
+
+		if (isect_dir_first(src, b) > hi)
+			break;
+		m = sops->decode_block(src, b, cand);
+		stats->source_blocks++;
+		if (m == 0)
+			break;				/* cannot happen for a valid blob */
+		if (cand[0] < lo)
+			s = isect_search(cand, 0, m, lo);
+		if (cand[m - 1] > hi)
+		{
+			m = isect_search(cand, s, m, hi + 1);
+			at_end = true;
+		}
+		if (s >= m)
+		{
+			if (at_end)
+				break;
+			b++;
+			continue;
+		}
+		c = cand + s;
+		m -= s;
+		stats->candidates += m;
+
+		for (j = 1; j < nord && m > 0; j++)
+		{
+			cmax = c[m - 1];
+			m = isect_filter(&st[j - 1], c, m, opts, stats);
+			if (m == 0)
+				emptied = &st[j - 1];
+		}
+		for (i = 0; overflow && i < k && m > 0; i++)
+		{
+			const gpx_list *l = lists[i];
+			isect_state *os = &st[GPX_ISECT_STATE_LISTS];
+
+			/* lists outside the sorted prefix come after it */
+			if (!isect_before(lists[order[nord - 1]], order[nord - 1], l, i))
+				continue;
+			isect_state_init(os, l, gpx_find_block(l, c[0]), opts);
+			cmax = c[m - 1];
+			m = isect_filter(os, c, m, opts, stats);
+			if (m == 0)
+				emptied = os;
+		}
+
+		if (m > 0)
+		{
+			stats->result += m;
+			if (out != NULL)
+			{
+				if (m > outcap - total)
+					return GPX_E_NOSPACE;
+				memcpy(out + total, c, (size_t) m * sizeof(uint32_t));
+			}
+			total += m;
+			if (first_only || at_end)
+				break;
+			b++;
+		}
+		else
+		{
+			uint32_t	nx,
+						nb2;
+
+			/*
+			 * Nothing in (cmax, nx) is in the list that emptied the block:
+			 * skip the source's blocks that end below nx undecoded.
+			 */
+			if (at_end || b + 1 >= src->nblocks ||
+				!isect_lower_bound(emptied, cmax + 1, false, &nx, stats) ||
+				nx > hi)
+				break;
+			if (nx > lo)
+				lo = nx;
+			nb2 = isect_gallop(src, b + 1, src->nblocks, nx);
+			stats->source_skipped += nb2 - (b + 1);
+			b = nb2;
+		}
+	}
+	*outn = total;
+	return GPX_OK;
+}
+
+/* The smallest n of the lists: the room gpx_intersect's out needs. */
+uint32_t
+gpx_intersect_bound(const gpx_list *const *lists, int k)
+{
+	uint32_t	m = 0;
+	int			i;
+
+	if (lists == NULL || k <= 0)
+		return 0;
+	for (i = 0; i < k; i++)
+	{
+		if (lists[i] == NULL)
+			return 0;
+		if (i == 0 || lists[i]->n < m)
+			m = lists[i]->n;
+	}
+	return m;
+}
+
+/* Intersect into out, which has room for gpx_intersect_bound() values. */
+gpx_status
+gpx_intersect(const gpx_list *const *lists, int k, uint32_t *out,
+			  uint32_t *outn, gpx_isect_stats *stats)
+{
+	return gpx_intersect_ex(lists, k, NULL, out, gpx_intersect_bound(lists, k),
+							outn, stats);
+}
+
+/* Intersect into out[0..outcap) with options. */
+gpx_status
+gpx_intersect_ex(const gpx_list *const *lists, int k,
+				 const gpx_isect_opts *opts, uint32_t *out, uint32_t outcap,
+				 uint32_t *outn, gpx_isect_stats *stats)
+{
+	if (out == NULL)
+	{
+		if (stats != NULL)
+			memset(stats, 0, sizeof(*stats));
+		return GPX_E_ARG;
+	}
+	return isect_run(lists, k, opts, out, outcap, outn, false, stats);
+}
+
+/* Count the intersection without materializing it. */
+gpx_status
+gpx_intersect_count(const gpx_list *const *lists, int k, uint32_t *count,
+					gpx_isect_stats *stats)
+{
+	return isect_run(lists, k, NULL, NULL, 0, count, false, stats);
+}
+
+/* Count the intersection with options. */
+gpx_status
+gpx_intersect_count_ex(const gpx_list *const *lists, int k,
+					   const gpx_isect_opts *opts, uint32_t *count,
+					   gpx_isect_stats *stats)
+{
+	return isect_run(lists, k, opts, NULL, 0, count, false, stats);
+}
+
+/* True iff the two lists share an element. */
+bool
+gpx_overlaps(const gpx_list *a, const gpx_list *b)
+{
+	const gpx_list *ls[2];
+	uint32_t	n = 0;
+
+	if (a == NULL || b == NULL)
+		return false;
+	ls[0] = a;
+	ls[1] = b;
+	return isect_run(ls, 2, NULL, NULL, 0, &n, true, NULL) == GPX_OK && n > 0;
+}
