@@ -73,3 +73,7 @@ unittest: unittest-build
 	@test/unit/run-unit.sh $(UNIT_TESTS)
 
 EXTRA_CLEAN += test/unit/bin
+
+# ---- benchmarks, data generator, demo; GPU tests ------------------------------
+include test/bench/bench.mk
+include cuda/cuda.mk

@@ -1,0 +1,73 @@
+# cuda/cuda.mk - GPU test and benchmark builds of the CUDA back end.
+#
+# Works on its own (no PostgreSQL needed, e.g. on the GPU machine):
+#   make -f cuda/cuda.mk gpucheck     build and run test/gpu/test_gpu (needs a GPU)
+#   make -f cuda/cuda.mk gpubench     build test/gpu/bin/bench_gpu
+#   make -f cuda/cuda.mk emucheck     the same tests on the host emulation of
+#                                     the kernels (test/gpu/gpx_emu.h), no GPU
+#   make -f cuda/cuda.mk gpu-build    just build the programs
+# or from the top-level Makefile after PGXS:   include cuda/cuda.mk
+#
+# Knobs: GPU_NVCC, GPU_ARCH, GPU_TEST_ARGS (e.g. --quick), GPU_CC.
+
+GPU_NVCC ?= $(or $(NVCC),$(shell command -v nvcc 2>/dev/null),/usr/local/cuda/bin/nvcc)
+GPU_ARCH ?= -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
+GPU_NVCCFLAGS ?= -O3 -std=c++17 $(GPU_ARCH) -Xcompiler -Wall -Isrc/codec -Icuda
+GPU_CC ?= gcc
+GPU_CXX ?= g++
+GPU_CFLAGS ?= -O2 -g -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare -Isrc/codec
+GPU_EMUFLAGS ?= -O1 -g -std=c++17 -Wall -Wno-unknown-pragmas -DGPX_EMU -DGPX_DIRECT_MIN_BYTES=4096 -Itest/gpu -Isrc/codec -Icuda
+GPU_TEST_ARGS ?=
+
+GPU_CODEC_SRCS := $(sort $(wildcard src/codec/gpx_*.c))
+GPU_CUDA_SRCS := $(sort $(wildcard cuda/*.cu))
+GPU_CUDA_HDRS := $(wildcard cuda/*.cuh) $(wildcard cuda/*.h) $(wildcard src/codec/*.h)
+GPU_OBJDIR := test/gpu/obj
+GPU_CODEC_OBJS := $(patsubst src/codec/%.c,$(GPU_OBJDIR)/codec/%.o,$(GPU_CODEC_SRCS))
+GPU_CUDA_OBJS := $(patsubst cuda/%.cu,$(GPU_OBJDIR)/cuda/%.o,$(GPU_CUDA_SRCS))
+GPU_EMU_OBJS := $(patsubst cuda/%.cu,$(GPU_OBJDIR)/emu/%.o,$(GPU_CUDA_SRCS))
+
+GPU_TEST_BIN := test/gpu/bin/test_gpu
+GPU_BENCH_BIN := test/gpu/bin/bench_gpu
+GPU_EMU_BIN := test/gpu/bin/test_gpu_emu
+
+.PHONY: gpucheck gpubench emucheck gpu-build gpu-clean
+
+gpu-build: $(GPU_TEST_BIN) $(GPU_BENCH_BIN)
+
+gpucheck: $(GPU_TEST_BIN)
+	$(GPU_TEST_BIN) $(GPU_TEST_ARGS)
+
+gpubench: $(GPU_BENCH_BIN)
+
+emucheck: $(GPU_EMU_BIN)
+	$(GPU_EMU_BIN) --quick $(GPU_TEST_ARGS)
+
+$(GPU_OBJDIR)/codec/%.o: src/codec/%.c $(wildcard src/codec/*.h)
+	@mkdir -p $(dir $@)
+	$(GPU_CC) $(GPU_CFLAGS) -c $< -o $@
+
+$(GPU_OBJDIR)/cuda/%.o: cuda/%.cu $(GPU_CUDA_HDRS)
+	@mkdir -p $(dir $@)
+	$(GPU_NVCC) $(GPU_NVCCFLAGS) -c $< -o $@
+
+$(GPU_OBJDIR)/emu/%.o: cuda/%.cu $(GPU_CUDA_HDRS) test/gpu/gpx_emu.h
+	@mkdir -p $(dir $@)
+	$(GPU_CXX) $(GPU_EMUFLAGS) -x c++ -c $< -o $@
+
+$(GPU_TEST_BIN): test/gpu/test_gpu.cu $(GPU_CUDA_OBJS) $(GPU_CODEC_OBJS)
+	@mkdir -p $(dir $@)
+	$(GPU_NVCC) $(GPU_NVCCFLAGS) -o $@ $< $(GPU_CUDA_OBJS) $(GPU_CODEC_OBJS) -lpthread
+
+$(GPU_BENCH_BIN): test/gpu/bench_gpu.cu $(GPU_CUDA_OBJS) $(GPU_CODEC_OBJS) $(GPU_CUDA_HDRS)
+	@mkdir -p $(dir $@)
+	$(GPU_NVCC) $(GPU_NVCCFLAGS) -Xcompiler -fopenmp -o $@ $< $(GPU_CUDA_OBJS) $(GPU_CODEC_OBJS) -lpthread
+
+$(GPU_EMU_BIN): test/gpu/test_gpu.cu $(GPU_EMU_OBJS) $(GPU_CODEC_OBJS)
+	@mkdir -p $(dir $@)
+	$(GPU_CXX) $(GPU_EMUFLAGS) -x c++ -o $@ $< -x none $(GPU_EMU_OBJS) $(GPU_CODEC_OBJS) -lpthread
+
+gpu-clean:
+	rm -rf test/gpu/bin $(GPU_OBJDIR)
+
+EXTRA_CLEAN += test/gpu/bin $(GPU_OBJDIR)

@@ -1,0 +1,681 @@
+/*
+ * gpx_cuda_dev.cuh - the device side of the CUDA back end: the descriptors
+ * the host hands to the kernels, the per-codec device functions (warp-wide
+ * block decode, single-thread in-block membership with the codec's search
+ * contraction, directory search with a hash-segmentation table), and the
+ * host wrappers of the kernels (defined in gpx_decode.cu and gpx_isect.cu).
+ *
+ * Every function here reads blobs exactly as the CPU codecs in src/codec
+ * do (same integer arithmetic, gpx_bits.h for bit extraction), so GPU and
+ * CPU decode bit for bit.  The blobs are trusted (validated on the host):
+ * reads follow the format's own bounds (n, nblocks, directory offsets,
+ * payload size); loops over words are additionally clamped to the payload.
+ *
+ * Thread organisation: a list block (128 docIDs for pfor, 256 for lrc and
+ * qs) is decoded by one warp, so the decode kernels need no __syncthreads
+ * and a thread-block of GPX_D_WARPS warps works on GPX_D_WARPS list blocks
+ * at once.  pfor: lane l unpacks the four gaps ending at elements 4l..4l+3,
+ * lanes patch the exceptions in parallel through shared memory, a warp
+ * scan does the localized prefix sum.  lrc: lane l decodes elements
+ * l, l + 32, ... each alone from the segment's fixed-point line.  qs: the
+ * low bits are gathered by shift/mask; the upper bits are read 32 words at
+ * a time from the block's sample, the warp ballots the non-zero words and
+ * walks them one by one: every lane tests one bit, its rank is the popcount
+ * of the lower bits plus the ones before that word.
+ */
+#ifndef GPX_CUDA_DEV_CUH
+#define GPX_CUDA_DEV_CUH
+
+#include "gpx_cuda_port.cuh"
+#include "gpx_codec.h"
+#include "gpx_bits.h"
+
+#define GPX_D_FULL		0xffffffffu
+#define GPX_D_WARPS		8		/* warps per thread-block */
+#define GPX_D_THREADS	(32 * GPX_D_WARPS)
+#define GPX_D_SCRATCH	256		/* shared words per warp for block decoding */
+/* pfor probes: lanes that must share a block before the warp decodes it */
+#ifndef GPX_D_COOP_MIN
+#define GPX_D_COOP_MIN	3
+#endif
+
+/* A list as the kernels see it (device pointers into one resident blob). */
+typedef struct gpx_dl
+{
+	const uint8_t *dir;			/* nblocks entries {first, offset} */
+	const uint8_t *payload;		/* payload_words little-endian words */
+	const uint32_t *tbl;		/* hash-segmentation table or NULL */
+	uint32_t	n;
+	uint32_t	nblocks;
+	uint32_t	first;
+	uint32_t	last;
+	uint32_t	payload_words;
+	uint32_t	qs_low_words;	/* qs: words of the low-bits array */
+	uint32_t	tbl_shift;		/* bucket of x: x >> tbl_shift */
+	uint32_t	tbl_nb;			/* buckets; tbl has tbl_nb + 1 entries */
+	uint8_t		codec;
+	uint8_t		param;
+	uint8_t		log2_block;
+	uint8_t		pad[5];
+} gpx_dl;
+
+/*
+ * One query (or a part of one) inside a chunk: its candidates are
+ * cand[cbeg, cbeg + ccount); the other lists are olist[obeg, obeg + ocount)
+ * (chunk list slots, shortest first); only candidates in [lo, hi] can
+ * match; results go to dst[0 .. cap).
+ */
+typedef struct gpx_dpiece
+{
+	uint32_t	cbeg;
+	uint32_t	ccount;
+	uint32_t	obeg;
+	uint32_t	ocount;
+	uint32_t	lo;
+	uint32_t	hi;
+	uint32_t	cap;
+	uint32_t	pad;
+	uint32_t   *dst;
+} gpx_dpiece;
+
+/* One source block to decode: block blk of chunk list slot `list`. */
+typedef struct gpx_dwork
+{
+	uint32_t	list;
+	uint32_t	blk;
+	uint32_t	coff;			/* its first candidate index */
+	uint32_t	piece;
+} gpx_dwork;
+
+/* One blob to move from the staging buffer into the list cache. */
+typedef struct gpx_dupload
+{
+	uint64_t	src_off;		/* byte offset in the device staging buffer */
+	uint4	   *dst;			/* 256-byte aligned destination */
+	uint64_t	units;			/* 16-byte units to copy */
+} gpx_dupload;
+
+/* ------------------------------------------------------ common helpers -- */
+
+/* First docID of block blk (directory). */
+GPX_DEV uint32_t
+gpx_d_first(const gpx_dl *L, uint32_t blk)
+{
+	return gpx_load32(L->dir + (size_t) blk * GPX_DIR_ENTRY_SIZE);
+}
+
+/* Codec offset of block blk (directory). */
+GPX_DEV uint32_t
+gpx_d_off(const gpx_dl *L, uint32_t blk)
+{
+	return gpx_load32(L->dir + (size_t) blk * GPX_DIR_ENTRY_SIZE + 4);
+}
+
+/* Element count of block blk. */
+GPX_DEV uint32_t
+gpx_d_count(const gpx_dl *L, uint32_t blk)
+{
+	uint64_t	rest = (uint64_t) L->n - ((uint64_t) blk << L->log2_block);
+	uint32_t	bs = 1u << L->log2_block;
+
+	return rest < bs ? (uint32_t) rest : bs;
+}
+
+/*
+ * Last block whose first docID is <= x, for first <= x (n > 0).  The
+ * hash-segmentation table (Ao et al. 4.4, over the directory) narrows the
+ * binary search to the blocks whose first docIDs share x's bucket:
+ * tbl[h] = number of blocks whose (first >> shift) < h.
+ */
+GPX_DEV uint32_t
+gpx_d_find_block(const gpx_dl *L, uint32_t x)
+{
+	uint32_t	lo = 0,
+				hi = L->nblocks;
+
+	if (L->tbl != NULL)
+	{
+		uint32_t	h = x >> L->tbl_shift;
+
+		if (h < L->tbl_nb)
+		{
+			uint32_t	a = L->tbl[h];
+			uint32_t	c = L->tbl[h + 1];
+
+			lo = a > 0 ? a - 1 : 0;
+			hi = c > lo ? c : lo + 1;
+			if (hi > L->nblocks)
+				hi = L->nblocks;
+		}
+	}
+	/* invariant: first(lo) <= x, first(hi) > x or hi == nblocks */
+	while (hi - lo > 1)
+	{
+		uint32_t	mid = lo + (hi - lo) / 2;
+
+		if (gpx_d_first(L, mid) <= x)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Inclusive warp prefix sum of s. */
+GPX_DEV uint32_t
+gpx_d_warp_incl(uint32_t s, uint32_t lane)
+{
+#pragma unroll
+	for (uint32_t d = 1; d < 32; d <<= 1)
+	{
+		uint32_t	y = __shfl_up_sync(GPX_D_FULL, s, d);
+
+		if (lane >= d)
+			s += y;
+	}
+	return s;
+}
+
+/* ---------------------------------------------------------------- pfor -- */
+
+/*
+ * Decode pfor block (payload word off, cnt elements, first docID first)
+ * with the whole warp: lane gets elements 4*lane .. 4*lane+3 in v (values
+ * past cnt are unspecified).  xs: 128 words of shared memory of this warp
+ * (16-byte aligned), used to patch exceptions.  All lanes must call.
+ */
+GPX_DEV void
+gpx_d_pfor_warp(const uint8_t *P, uint32_t off, uint32_t cnt, uint32_t first,
+				uint32_t lane, uint32_t *xs, uint32_t v[4])
+{
+	uint32_t	h = gpx_word(P, off);
+	uint32_t	b = h & 0x3Fu;
+	uint32_t	e = (h >> 6) & 0x7Fu;
+	uint32_t	hb = (h >> 13) & 0x3Fu;
+	uint32_t	m = cnt - 1;
+	uint64_t	bit = (uint64_t) off * 32 + 19;
+	uint32_t	mask = gpx_mask(b);
+	/* slot t of this lane holds gap 4*lane - 1 + t (the gap before element 4*lane + t) */
+	int			t0 = lane == 0 ? 1 : 0;
+	int			gfirst = (int) (4 * lane) - 1 + t0;
+	int			nv = (int) m - gfirst;
+	uint32_t	g[4] = {0, 0, 0, 0};
+	uint32_t	inc[4];
+	uint32_t	tot,
+				s;
+
+	if (nv > 4 - t0)
+		nv = 4 - t0;
+	if (nv < 0)
+		nv = 0;
+	if (b != 0 && nv > 0)
+	{
+		uint64_t	p = bit + (uint64_t) gfirst * b;
+		uint64_t	w = p >> 5;
+		uint64_t	acc = (uint64_t) gpx_word(P, w) >> (p & 31);
+		uint32_t	avail = 32 - (uint32_t) (p & 31);
+
+		w++;
+#pragma unroll
+		for (int t = 0; t < 4; t++)
+		{
+			if (t >= t0 && t < t0 + nv)
+			{
+				if (avail < b)
+				{
+					acc |= (uint64_t) gpx_word(P, w) << avail;
+					w++;
+					avail += 32;
+				}
+				g[t] = (uint32_t) acc & mask;
+				acc >>= b;
+				avail -= b;
+			}
+		}
+	}
+	if (e != 0)
+	{
+		/* exceptions: lane x patches POS[x], HIGH[x] (e is warp-uniform) */
+		uint64_t	posbit = bit + (uint64_t) m * b;
+		uint64_t	hibit = posbit + (uint64_t) e * 7;
+
+		*(uint4 *) (xs + 4 * lane) = make_uint4(0, 0, 0, 0);
+		__syncwarp();
+		for (uint32_t x = lane; x < e; x += 32)
+		{
+			uint32_t	pos = gpx_get_bits(P, posbit + (uint64_t) x * 7, 7);
+			uint32_t	hi = gpx_get_bits(P, hibit + (uint64_t) x * hb, hb);
+
+			if (pos < m)
+				xs[pos + 1] = hi << (b & 31);
+		}
+		__syncwarp();
+		{
+			uint4		q = *(const uint4 *) (xs + 4 * lane);
+
+			g[0] |= q.x;
+			g[1] |= q.y;
+			g[2] |= q.z;
+			g[3] |= q.w;
+		}
+		__syncwarp();
+	}
+	/* localized prefix sum: d[j] = first + sum over gaps before j of (g + 1) */
+#pragma unroll
+	for (int t = 0; t < 4; t++)
+		inc[t] = (t >= t0 && t < t0 + nv) ? g[t] + 1 : 0;
+	inc[1] += inc[0];
+	inc[2] += inc[1];
+	inc[3] += inc[2];
+	tot = inc[3];
+	s = gpx_d_warp_incl(tot, lane) - tot + first;
+	v[0] = s + inc[0];
+	v[1] = s + inc[1];
+	v[2] = s + inc[2];
+	v[3] = s + inc[3];
+}
+
+/*
+ * Whether x is in pfor block blk (first(blk) <= x), one thread: stream the
+ * LOW fields and the exceptions, summing gaps until the value reaches x.
+ */
+GPX_DEV bool
+gpx_d_pfor_contains(const gpx_dl *L, uint32_t blk, uint32_t x)
+{
+	const uint8_t *P = L->payload;
+	uint32_t	cnt = gpx_d_count(L, blk);
+	uint32_t	v = gpx_d_first(L, blk);
+	uint32_t	off,
+				h,
+				b,
+				e,
+				hb,
+				m,
+				mask,
+				avail = 0,
+				xi = 0,
+				npos;
+	uint64_t	bit,
+				posbit,
+				hibit,
+				w,
+				acc = 0;
+
+	if (v == x)
+		return true;
+	if (x < v || cnt < 2)
+		return false;
+	off = gpx_d_off(L, blk);
+	if (off >= L->payload_words)
+		return false;
+	h = gpx_word(P, off);
+	b = h & 0x3Fu;
+	e = (h >> 6) & 0x7Fu;
+	hb = (h >> 13) & 0x3Fu;
+	m = cnt - 1;
+	mask = gpx_mask(b);
+	bit = (uint64_t) off * 32 + 19;
+	posbit = bit + (uint64_t) m * b;
+	hibit = posbit + (uint64_t) e * 7;
+	w = bit >> 5;
+	if (b != 0)
+	{
+		acc = (uint64_t) gpx_word(P, w) >> (bit & 31);
+		avail = 32 - (uint32_t) (bit & 31);
+		w++;
+	}
+	npos = e ? gpx_get_bits(P, posbit, 7) : 0xFFFFFFFFu;
+	for (uint32_t i = 0; i < m; i++)
+	{
+		uint32_t	g = 0;
+
+		if (b != 0)
+		{
+			if (avail < b)
+			{
+				acc |= (uint64_t) gpx_word(P, w) << avail;
+				w++;
+				avail += 32;
+			}
+			g = (uint32_t) acc & mask;
+			acc >>= b;
+			avail -= b;
+		}
+		if (i == npos)
+		{
+			g |= gpx_get_bits(P, hibit + (uint64_t) xi * hb, hb) << (b & 31);
+			xi++;
+			npos = xi < e ? gpx_get_bits(P, posbit + (uint64_t) xi * 7, 7) : 0xFFFFFFFFu;
+		}
+		v += g + 1;
+		if (v >= x)
+			return v == x;
+	}
+	return false;
+}
+
+/* ----------------------------------------------------------------- lrc -- */
+
+/* One lrc segment's header. */
+typedef struct gpx_d_seg
+{
+	uint32_t	base;			/* int32 as stored (wrapping arithmetic) */
+	uint32_t	slope;			/* slope_q, 8 fraction bits */
+	uint32_t	maxdev;
+	uint32_t	w;				/* deviation width */
+	uint64_t	devbit;			/* bit position of dev[0] in the payload */
+} gpx_d_seg;
+
+/* Read the header of lrc segment blk. */
+GPX_DEV gpx_d_seg
+gpx_d_lrc_seg(const gpx_dl *L, uint32_t blk)
+{
+	gpx_d_seg	s;
+	uint32_t	off = gpx_d_off(L, blk);
+
+	s.base = gpx_word(L->payload, off);
+	s.slope = gpx_word(L->payload, (uint64_t) off + 1);
+	s.maxdev = gpx_word(L->payload, (uint64_t) off + 2);
+	s.w = gpx_bitwidth(s.maxdev);
+	s.devbit = ((uint64_t) off + 3) * 32;
+	return s;
+}
+
+/* Element j of a segment: base + ((slope * j) >> 8) + dev[j] (j < 256). */
+GPX_DEV uint32_t
+gpx_d_lrc_elem(const uint8_t *P, const gpx_d_seg *s, uint32_t j)
+{
+	/* (slope * j) >> 8 == high word of slope * (j << 24), exactly */
+	return s->base + __umulhi(s->slope, j << 24) +
+		gpx_get_bits(P, s->devbit + (uint64_t) j * s->w, s->w);
+}
+
+/*
+ * First j < cnt with (slope * j) >> 8 >= t, or cnt, within one: the value
+ * returned for the upper end is >= the exact one, the exact one minus one
+ * for the lower end (lower != 0); double division of integers < 2^53 is
+ * close enough that ceil() is off by at most one, upwards.
+ */
+GPX_DEV uint32_t
+gpx_d_lrc_lift_geq(uint32_t slope, int64_t t, uint32_t cnt, int lower)
+{
+	double		q;
+	int64_t		j;
+
+	if (t <= 0)
+		return 0;
+	if (slope == 0)
+		return cnt;
+	q = (double) t * 256.0 / (double) slope;
+	if (q >= (double) cnt + 2.0)
+		return cnt;
+	j = (int64_t) ceil(q) - (lower ? 1 : 0);
+	if (j < 0)
+		j = 0;
+	return j < (int64_t) cnt ? (uint32_t) j : cnt;
+}
+
+/*
+ * Whether x is in lrc segment blk (first(blk) <= x): linear-regression
+ * contraction of the range (every dev in [0, maxdev]), then binary search
+ * decoding single elements.
+ */
+GPX_DEV bool
+gpx_d_lrc_contains(const gpx_dl *L, uint32_t blk, uint32_t x)
+{
+	uint32_t	cnt = gpx_d_count(L, blk);
+	gpx_d_seg	s = gpx_d_lrc_seg(L, blk);
+	int64_t		t = (int64_t) x - (int64_t) (int32_t) s.base;
+	uint32_t	lo = gpx_d_lrc_lift_geq(s.slope, t - (int64_t) s.maxdev, cnt, 1);
+	uint32_t	hi = gpx_d_lrc_lift_geq(s.slope, t, cnt, 0);
+
+	while (lo < hi)
+	{
+		uint32_t	mid = lo + (hi - lo) / 2;
+
+		if (gpx_d_lrc_elem(L->payload, &s, mid) < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < cnt && gpx_d_lrc_elem(L->payload, &s, lo) == x;
+}
+
+/* ------------------------------------------------------------------ qs -- */
+
+/* Position (0..31) of the r-th (0-based) one bit of w; w has > r ones. */
+GPX_DEV uint32_t
+gpx_d_select32(uint32_t w, uint32_t r)
+{
+	uint32_t	pos = 0;
+	uint32_t	c;
+
+	c = __popc(w & 0xFFFFu);
+	if (r >= c)
+	{
+		r -= c;
+		w >>= 16;
+		pos += 16;
+	}
+	c = __popc(w & 0xFFu);
+	if (r >= c)
+	{
+		r -= c;
+		w >>= 8;
+		pos += 8;
+	}
+	c = __popc(w & 0xFu);
+	if (r >= c)
+	{
+		r -= c;
+		w >>= 4;
+		pos += 4;
+	}
+	c = __popc(w & 0x3u);
+	if (r >= c)
+	{
+		r -= c;
+		w >>= 2;
+		pos += 2;
+	}
+	if (r >= (w & 1u))
+		pos += 1;
+	return pos;
+}
+
+/* Low part of qs element i. */
+GPX_DEV uint32_t
+gpx_d_qs_low(const gpx_dl *L, uint32_t i)
+{
+	return gpx_get_bits(L->payload, (uint64_t) i * L->param, L->param);
+}
+
+/*
+ * Whether x is in qs block blk (first(blk) <= x), one thread: from the
+ * block's sample skip (x >> b) - h0 zeros word by word (popcount), then
+ * compare the remaining elements' values (as gpx_qs_block_lower_bound).
+ */
+GPX_DEV bool
+gpx_d_qs_contains(const gpx_dl *L, uint32_t blk, uint32_t x)
+{
+	const uint8_t *upper = L->payload + 4 * (size_t) L->qs_low_words;
+	uint64_t	nwords = L->payload_words - L->qs_low_words;
+	uint32_t	b = L->param;
+	uint32_t	cnt = gpx_d_count(L, blk);
+	uint32_t	e0 = blk << 8;
+	uint32_t	p0 = gpx_d_off(L, blk);
+	uint32_t	hx = x >> b;
+	uint32_t	h0 = p0 - e0;
+	uint64_t	wi = p0 >> 5;
+	uint32_t	sh = p0 & 31;
+	uint32_t	w,
+				ones,
+				j = 0;
+
+	if (wi >= nwords)
+		return false;
+	w = gpx_word(upper, wi);
+	ones = w & (~0u << sh);
+	if (hx > h0)
+	{
+		uint32_t	need = hx - h0;
+		uint32_t	zeros = ~w & (~0u << sh);
+
+		for (;;)
+		{
+			uint32_t	zc = __popc(zeros);
+
+			if (need <= zc)
+			{
+				uint32_t	zp = gpx_d_select32(zeros, need - 1);
+				uint32_t	below = (1u << zp) - 1;
+
+				j += __popc(ones & below);
+				ones &= ~below;
+				break;
+			}
+			need -= zc;
+			j += __popc(ones);
+			if (j >= cnt || wi + 1 >= nwords)
+				return false;
+			w = gpx_word(upper, ++wi);
+			ones = w;
+			zeros = ~w;
+		}
+		if (j >= cnt)
+			return false;
+	}
+	for (; j < cnt; j++)
+	{
+		uint32_t	i = e0 + j;
+		uint32_t	p,
+					v;
+
+		while (ones == 0)
+		{
+			if (wi + 1 >= nwords)
+				return false;
+			ones = gpx_word(upper, ++wi);
+		}
+		p = (uint32_t) (wi << 5) + (uint32_t) (__ffs(ones) - 1);
+		ones &= ones - 1;
+		v = ((p - i) << b) | gpx_d_qs_low(L, i);
+		if (v >= x)
+			return v == x;
+	}
+	return false;
+}
+
+/* ------------------------------------------------- warp block decoders -- */
+
+/*
+ * Decode block blk of L with the whole warp, handing element j (block-
+ * local index) to sink(j, value).  xs: the warp's GPX_D_SCRATCH shared
+ * words (16-byte aligned): pfor patches exceptions there, qs collects the
+ * high parts there before gathering the low bits.  All 32 lanes must call;
+ * blk must be < nblocks.
+ */
+template <typename Sink>
+GPX_DEV void
+gpx_d_block_warp(const gpx_dl *L, uint32_t blk, uint32_t lane, uint32_t *xs,
+				 Sink sink)
+{
+	uint32_t	cnt = gpx_d_count(L, blk);
+
+	if (L->codec == GPX_CODEC_PFOR)
+	{
+		uint32_t	v[4];
+
+		gpx_d_pfor_warp(L->payload, gpx_d_off(L, blk), cnt, gpx_d_first(L, blk),
+						lane, xs, v);
+#pragma unroll
+		for (uint32_t t = 0; t < 4; t++)
+			if (4 * lane + t < cnt)
+				sink(4 * lane + t, v[t]);
+	}
+	else if (L->codec == GPX_CODEC_LRC)
+	{
+		gpx_d_seg	s = gpx_d_lrc_seg(L, blk);
+
+		for (uint32_t j = lane; j < cnt; j += 32)
+			sink(j, gpx_d_lrc_elem(L->payload, &s, j));
+	}
+	else
+	{
+		/*
+		 * qs: 1. walk the upper bits from the block's sample, 32 words per
+		 * step; the warp ballots the non-zero words and takes them one by
+		 * one: lane l tests bit l, its rank among the block's ones is the
+		 * popcount below it plus the ones before; the high part of element
+		 * e0 + r is its position minus its index.  2. gather the low bits
+		 * lane-strided (independent, coalesced loads) and combine.
+		 */
+		const uint8_t *upper = L->payload + 4 * (size_t) L->qs_low_words;
+		uint64_t	nwords = L->payload_words - L->qs_low_words;
+		uint32_t	b = L->param;
+		uint32_t	e0 = blk << 8;
+		uint32_t	p0 = gpx_d_off(L, blk);
+		uint64_t	wi0 = p0 >> 5;
+		uint32_t	produced = 0;	/* warp-uniform */
+
+		for (uint64_t cw = wi0; produced < cnt && cw < nwords; cw += 32)
+		{
+			uint64_t	wi = cw + lane;
+			uint32_t	word = wi < nwords ? gpx_word(upper, wi) : 0;
+			uint32_t	nz;
+
+			if (wi == wi0)
+				word &= ~0u << (p0 & 31);
+			nz = __ballot_sync(GPX_D_FULL, word != 0);
+			while (nz != 0 && produced < cnt)
+			{
+				uint32_t	src = (uint32_t) __ffs(nz) - 1;
+				uint32_t	wv = __shfl_sync(GPX_D_FULL, word, src);
+				uint32_t	r = produced + __popc(wv & ((1u << lane) - 1));
+
+				nz &= nz - 1;
+				if (((wv >> lane) & 1u) && r < cnt)
+					xs[r] = (uint32_t) ((cw + src) << 5) + lane - (e0 + r);
+				produced += __popc(wv);
+			}
+		}
+		__syncwarp();
+		for (uint32_t j = lane; j < cnt; j += 32)
+			sink(j, (xs[j] << b) | gpx_d_qs_low(L, e0 + j));
+		__syncwarp();
+	}
+}
+
+/* ------------------------------------------------- host-side wrappers -- */
+
+/* Launch a one-thread kernel writing 0x67707869 to out[0]. */
+cudaError_t gpx_cuda_k_ping(uint32_t *out, cudaStream_t st);
+
+/* Launch the whole-list decoder of L's codec: out[0..n) (256-aligned). */
+cudaError_t gpx_cuda_k_decode_list(const gpx_dl *L, uint32_t *out, cudaStream_t st);
+
+/* Launch the copy of nup staged blobs into the cache. */
+cudaError_t gpx_cuda_k_upload(const gpx_dupload *up, uint32_t nup,
+							  const uint8_t *stage, cudaStream_t st);
+
+/* Launch the build of the hash-segmentation tables of ntb lists. */
+cudaError_t gpx_cuda_k_tables(const gpx_dl *lists, uint32_t ntb,
+							  uint32_t max_entries, cudaStream_t st);
+
+/*
+ * Launch the intersection of one chunk: decode the source blocks, probe
+ * every candidate in the other lists, scan the match flags, write each
+ * piece's matches to its dst and its count to counts[piece].
+ */
+cudaError_t gpx_cuda_k_chunk(const gpx_dl *dl, const gpx_dwork *work,
+							 uint32_t nwork, const gpx_dpiece *pieces,
+							 uint32_t npieces, const uint32_t *olist,
+							 uint32_t *cand, uint32_t *cpiece, uint32_t *flag,
+							 uint32_t *pos, uint32_t ncand, void *scan_tmp,
+							 size_t scan_tmp_bytes, uint32_t *counts,
+							 cudaStream_t st);
+
+/* Temporary storage the chunk scan needs for up to max_cand candidates. */
+cudaError_t gpx_cuda_k_scan_tmp_bytes(uint32_t max_cand, size_t *bytes);
+
+#endif							/* GPX_CUDA_DEV_CUH */

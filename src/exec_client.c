@@ -1,0 +1,1040 @@
+/*
+ * exec_client.c - the backend side of the executor protocol: routing,
+ * packing queries into arena requests, waiting, reading results, and
+ * giving requests up cleanly on cancel, error, timeout or exit.
+ *
+ * A call packs its queries into one or more requests (chunks of at most a
+ * quarter of the arena, so that several are in flight at once and the
+ * executor can start on the first while the next is copied).  Lists that
+ * the executor caches go by content hash; the others are copied, once per
+ * request even when several queries share them.  The backend then sleeps
+ * on its latch until the executor marks the request DONE, the executor
+ * goes away (the request is taken back and computed here), or
+ * gpuidx.executor_timeout passes.  Cancel, statement_timeout and errors
+ * leave through PG_CATCH, and backend exit through a before_shmem_exit
+ * callback; both give every request of this backend up (see the state
+ * machine in exec_shmem.h), so nothing leaks and nothing waits forever.
+ *
+ * Cost model of gpuidx.device = auto (after Ding et al., WWW 2009: send
+ * each query to the processor that suits it, estimated from list
+ * lengths).  For a set of queries with work W = sum over queries of
+ * (shortest n) * (k - 1):
+ *
+ *   backend  T_b = W * c_b
+ *   executor T_e = o + d + W * c_e / p + B * c_copy
+ *
+ * c_b: measured cost of one probe in the backend (moving average over
+ * in-backend intersections); c_e: the executor's cost per probe and
+ * thread (its CPU threads run the same code, so c_e = c_b; on a GPU the
+ * executor measures it per batch); p: threads the set can use
+ * (min(executor threads, queries); 1 on a GPU); o: measured round-trip
+ * overhead; d: the batching delay still to come (0 when the queue plus
+ * this set reaches gpuidx.batch_threshold or when no other backend has a
+ * request in flight, since the executor then runs it at once; else
+ * gpuidx.batch_max_wait); B: bytes to copy into the arena (each distinct
+ * list once), c_copy = 0.15 ns per byte.  The set goes to the executor
+ * when T_e < T_b.  gpuidx_info() shows the current coefficients.
+ */
+#include "postgres.h"
+
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "portability/instr_time.h"
+#include "storage/ipc.h"
+#include "storage/latch.h"
+#include "storage/proc.h"
+#include "utils/memutils.h"
+
+#include "exec_client.h"
+#include "exec_shmem.h"
+#include "gpx_batch.h"
+#include "gpx_intersect.h"
+
+/* Requests one backend keeps in flight at a time. */
+#define CLIENT_MAX_INFLIGHT 8
+
+/* Copy (and hash) cost per byte, in picoseconds. */
+#define CLIENT_COPY_PS_PER_BYTE 150
+
+/* Why a chunk of queries was not served by the executor. */
+typedef enum ClientFail
+{
+	CF_NONE = 0,
+	CF_DOWN,					/* no executor running */
+	CF_ARENA_FULL,				/* no free slot or arena space */
+	CF_TOO_LARGE,				/* the request exceeds the arena */
+	CF_TIMEOUT,					/* gpuidx.executor_timeout passed */
+	CF_FAILED					/* the executor could not compute it */
+} ClientFail;
+
+/* One list of the call, with its content hash. */
+typedef struct ClientList
+{
+	const gpx_list *l;
+	uint64		hash;
+} ClientList;
+
+/* What the planner knows of one query. */
+typedef struct ClientQInfo
+{
+	uint32		nmin;			/* shortest list's n: output capacity */
+	uint64		work;			/* nmin * (k - 1) */
+	int			first;			/* its lists in ClientCall.lists */
+} ClientQInfo;
+
+/* A request: a run of routed queries sent together. */
+typedef struct ClientChunk
+{
+	int			ra;				/* routed queries rq[ra .. rb) */
+	int			rb;
+	uint64		bytes;			/* planned request size */
+	int			slot;			/* in flight: its slot, else -1 */
+	uint64		gen;
+	instr_time	submitted;
+	ClientFail	fail;
+	bool		finished;
+} ClientChunk;
+
+/* A distinct blob of a request. */
+typedef struct ClientBlob
+{
+	const ClientList *cl;
+	bool		cacheable;		/* big enough for the executor's cache */
+	int			cache_e;		/* directory entry when cached, else -1 */
+	uint64		off;			/* offset in the chunk when inline */
+} ClientBlob;
+
+/* Distinct blobs of a request, found by content (equal lists go once). */
+typedef struct ClientBlobTable
+{
+	ClientBlob *blobs;
+	int			nblobs;
+	int		   *slots;			/* open addressing, -1 = empty */
+	uint32		mask;
+} ClientBlobTable;
+
+/* Everything one call works on. */
+typedef struct ClientCall
+{
+	GpxExecQuery *qs;
+	ClientQInfo *qi;
+	ClientList *lists;
+	int		   *rq;				/* routed query indices */
+	int			nr;
+	ClientChunk *chunks;
+	int			nchunks;
+	ClientBlobTable bt;			/* scratch, sized for every list */
+	bool		cache_on;		/* the executor caches lists */
+} ClientCall;
+
+/* Requests of this backend that may still be in shared memory. */
+static struct
+{
+	int			slot;
+	uint64		gen;
+}			cl_inflight[CLIENT_MAX_INFLIGHT];
+static int	cl_ninflight = 0;
+static bool cl_exit_hooked = false;
+
+/* --------------------------------------------------------- cleanup -- */
+
+/* Give up one of our requests; lock held exclusively. */
+static void
+client_release_locked(int i, uint64 gen)
+{
+	GpxExecSlot *sl = &gpuidx_exec_shm->slots[i];
+
+	if (sl->generation != gen || sl->owner_pid != MyProcPid)
+		return;					/* already reclaimed */
+	switch (sl->state)
+	{
+		case GPX_SLOT_FILLING:
+		case GPX_SLOT_QUEUED:
+		case GPX_SLOT_DONE:
+			gpuidx_exec_slot_free(i);
+			break;
+		case GPX_SLOT_RUNNING:
+			/* the executor is writing into it: it frees it when done */
+			sl->state = GPX_SLOT_ABANDONED;
+			break;
+		default:
+			break;
+	}
+}
+
+/* Forget an in-flight entry (after its slot was freed or abandoned). */
+static void
+client_forget(int slot)
+{
+	for (int j = 0; j < cl_ninflight; j++)
+		if (cl_inflight[j].slot == slot)
+		{
+			cl_inflight[j] = cl_inflight[--cl_ninflight];
+			if (cl_ninflight == 0)
+				pg_atomic_fetch_sub_u32(&gpuidx_exec_shm->ctl->clients_inflight, 1);
+			return;
+		}
+}
+
+/* Record a new in-flight request of this backend; lock held. */
+static void
+client_remember(int slot, uint64 gen)
+{
+	cl_inflight[cl_ninflight].slot = slot;
+	cl_inflight[cl_ninflight].gen = gen;
+	if (cl_ninflight++ == 0)
+		pg_atomic_fetch_add_u32(&gpuidx_exec_shm->ctl->clients_inflight, 1);
+}
+
+/* Give up every request of this backend (error, cancel, exit). */
+static void
+client_release_all(void)
+{
+	if (cl_ninflight == 0 || gpuidx_exec_shm == NULL)
+	{
+		cl_ninflight = 0;
+		return;
+	}
+	LWLockAcquire(gpuidx_exec_shm->ctl->lock, LW_EXCLUSIVE);
+	for (int j = 0; j < cl_ninflight; j++)
+		client_release_locked(cl_inflight[j].slot, cl_inflight[j].gen);
+	LWLockRelease(gpuidx_exec_shm->ctl->lock);
+	cl_ninflight = 0;
+	pg_atomic_fetch_sub_u32(&gpuidx_exec_shm->ctl->clients_inflight, 1);
+}
+
+/* before_shmem_exit callback: the backend exits with requests in flight. */
+static void
+client_on_exit(int code, Datum arg)
+{
+	LWLockReleaseAll();
+	client_release_all();
+}
+
+/* ---------------------------------------------------------- routing -- */
+
+/* Count one fallback of n queries for a reason. */
+static void
+client_count_fail(ClientFail f, uint64 n)
+{
+	GpxExecStats *s = &gpuidx_exec_shm->ctl->stats;
+
+	switch (f)
+	{
+		case CF_NONE:
+			break;
+		case CF_DOWN:
+			gpuidx_exec_count(&s->fb_executor_down, n);
+			break;
+		case CF_ARENA_FULL:
+			gpuidx_exec_count(&s->fb_arena_full, n);
+			break;
+		case CF_TOO_LARGE:
+			gpuidx_exec_count(&s->fb_too_large, n);
+			break;
+		case CF_TIMEOUT:
+			gpuidx_exec_count(&s->fb_timeout, n);
+			break;
+		case CF_FAILED:
+			gpuidx_exec_count(&s->fb_failed, n);
+			break;
+	}
+}
+
+/* Text of a fallback reason, for errors. */
+static const char *
+client_fail_text(ClientFail f)
+{
+	switch (f)
+	{
+		case CF_NONE:
+			break;
+		case CF_DOWN:
+			return "The executor is not running.";
+		case CF_ARENA_FULL:
+			return "The shared arena has no room for the request (see gpuidx.arena_size and gpuidx.max_requests).";
+		case CF_TOO_LARGE:
+			return "The request is larger than the shared arena (gpuidx.arena_size).";
+		case CF_TIMEOUT:
+			return "The executor did not answer within gpuidx.executor_timeout.";
+		case CF_FAILED:
+			return "The executor could not compute the request.";
+	}
+	return "";
+}
+
+/* Whether gpuidx.device sends a set of queries to the executor (model above). */
+static bool
+client_route(int nq, uint64 work, uint64 bytes, uint64 postings)
+{
+	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
+	double		c_b,
+				c_e,
+				t_b,
+				t_e,
+				par;
+
+	if (gpuidx_exec_device != GPX_DEVICE_AUTO)
+		return true;
+	c_b = pg_atomic_read_u64(&ctl->cost_backend_ps) / 1000.0;
+	c_e = ctl->exec_gpu ? pg_atomic_read_u64(&ctl->cost_exec_ps) / 1000.0 : c_b;
+	par = ctl->exec_gpu ? 1 : Max(1, Min(ctl->exec_threads, nq));
+	t_b = work * c_b;
+	t_e = pg_atomic_read_u64(&ctl->cost_overhead_ns) +
+		(ctl->queued_work + postings >= (uint64) gpuidx_exec_batch_threshold ||
+		 pg_atomic_read_u32(&ctl->clients_inflight) == 0
+		 ? 0.0 : gpuidx_exec_batch_max_wait * 1000.0) +
+		work * c_e / par + bytes * (CLIENT_COPY_PS_PER_BYTE / 1000.0);
+	return t_e < t_b;
+}
+
+/* Whether the executor can take requests at all right now. */
+static bool
+client_executor_up(void)
+{
+	return gpuidx_exec_shm->ctl->exec_state == GPX_EXEC_RUNNING;
+}
+
+/* -------------------------------------------------------- requests -- */
+
+/* Mix a 64-bit key into a table position. */
+static inline uint32
+client_mix(uint64 k)
+{
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdULL;
+	k ^= k >> 33;
+	return (uint32) k;
+}
+
+/* A blob table with room for max distinct blobs. */
+static void
+client_bt_init(ClientBlobTable *t, int max)
+{
+	uint32		cap = 16;
+
+	while (cap < 2 * (uint32) max)
+		cap <<= 1;
+	t->blobs = palloc(sizeof(ClientBlob) * Max(max, 1));
+	t->slots = palloc(sizeof(int) * cap);
+	t->mask = cap - 1;
+	t->nblobs = 0;
+	memset(t->slots, -1, sizeof(int) * cap);
+}
+
+/* Empty a blob table. */
+static void
+client_bt_reset(ClientBlobTable *t)
+{
+	if (t->nblobs > 0)
+		memset(t->slots, -1, sizeof(int) * (t->mask + 1));
+	t->nblobs = 0;
+}
+
+/* Index of the distinct blob equal to cl, added if new (*added says). */
+static int
+client_bt_add(ClientBlobTable *t, const ClientList *cl, bool cache_on,
+			  bool *added)
+{
+	const gpx_list *l = cl->l;
+	uint32		i;
+	int			b;
+
+	for (i = client_mix(cl->hash) & t->mask; (b = t->slots[i]) >= 0;
+		 i = (i + 1) & t->mask)
+	{
+		const gpx_list *o = t->blobs[b].cl->l;
+
+		if (t->blobs[b].cl->hash == cl->hash && o->len == l->len &&
+			o->n == l->n && o->first == l->first && o->last == l->last)
+		{
+			*added = false;
+			return b;
+		}
+	}
+	b = t->nblobs++;
+	t->blobs[b].cl = cl;
+	t->blobs[b].cacheable = cache_on && l->len >= GPX_EXEC_CACHE_MIN_BYTES;
+	t->blobs[b].cache_e = -1;
+	t->blobs[b].off = 0;
+	t->slots[i] = b;
+	*added = true;
+	return b;
+}
+
+/* Request bytes one more query adds to the chunk whose blobs are in t. */
+static uint64
+client_query_cost(ClientCall *c, int q)
+{
+	const GpxExecQuery *qq = &c->qs[q];
+	uint64		b = sizeof(gpx_batch_query) + (uint64) qq->k * sizeof(GpxReqList) +
+		(uint64) c->qi[q].nmin * 4;
+
+	for (int j = 0; j < qq->k; j++)
+	{
+		bool		added;
+
+		client_bt_add(&c->bt, &c->lists[c->qi[q].first + j], c->cache_on, &added);
+		if (added)
+			b += TYPEALIGN(8, qq->lists[j]->len);
+	}
+	return b;
+}
+
+/*
+ * Pack chunk ch into a new request and queue it.  Returns CF_NONE when
+ * queued (ch->slot set), else why not.
+ */
+static ClientFail
+client_submit(ClientCall *c, ClientChunk *ch)
+{
+	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
+	ClientBlobTable *t = &c->bt;
+	int			nq = ch->rb - ch->ra;
+	int			nl = 0;
+	int		   *blob_of;
+	uint64		lists_off,
+				blobs_off,
+				out_off,
+				out_words = 0,
+				total,
+				work = 0,
+				copied = 0,
+				hits = 0,
+				misses = 0;
+	uint64		off;
+	int			slot,
+				exec_procno = -1;
+	uint64		gen;
+	char	   *chunk;
+	GpxExecSlot *sl;
+	bool	   *pinned;
+
+	for (int r = ch->ra; r < ch->rb; r++)
+	{
+		nl += c->qs[c->rq[r]].k;
+		out_words += c->qi[c->rq[r]].nmin;
+		work += c->qi[c->rq[r]].nmin;
+	}
+	blob_of = palloc(sizeof(int) * nl);
+	client_bt_reset(t);
+	nl = 0;
+	for (int r = ch->ra; r < ch->rb; r++)
+	{
+		int			q = c->rq[r];
+		bool		added;
+
+		for (int j = 0; j < c->qs[q].k; j++)
+			blob_of[nl++] = client_bt_add(t, &c->lists[c->qi[q].first + j],
+										  c->cache_on, &added);
+	}
+	lists_off = (uint64) nq * sizeof(gpx_batch_query);
+	blobs_off = lists_off + (uint64) nl * sizeof(GpxReqList);
+
+	LWLockAcquire(ctl->lock, LW_EXCLUSIVE);
+	if (!client_executor_up())
+	{
+		LWLockRelease(ctl->lock);
+		pfree(blob_of);
+		return CF_DOWN;
+	}
+	/* lists the executor holds go by hash */
+	off = blobs_off;
+	for (int b = 0; b < t->nblobs; b++)
+	{
+		const gpx_list *l = t->blobs[b].cl->l;
+
+		t->blobs[b].cache_e = !t->blobs[b].cacheable ? -1 :
+			gpuidx_exec_cache_find(t->blobs[b].cl->hash, l->len, l->n,
+								   l->first, l->last);
+		if (t->blobs[b].cache_e < 0)
+		{
+			t->blobs[b].off = off;
+			off += TYPEALIGN(8, l->len);
+		}
+	}
+	out_off = off;
+	total = out_off + out_words * 4;
+	if (total > ctl->arena_size)
+	{
+		LWLockRelease(ctl->lock);
+		pfree(blob_of);
+		return CF_TOO_LARGE;
+	}
+	slot = gpuidx_exec_slot_take();
+	if (slot < 0)
+	{
+		LWLockRelease(ctl->lock);
+		pfree(blob_of);
+		return CF_ARENA_FULL;
+	}
+	sl = &gpuidx_exec_shm->slots[slot];
+	if (!gpuidx_exec_arena_alloc(total, &sl->chunk_off))
+	{
+		gpuidx_exec_slot_free(slot);
+		LWLockRelease(ctl->lock);
+		pfree(blob_of);
+		return CF_ARENA_FULL;
+	}
+	sl->chunk_len = TYPEALIGN(GPX_EXEC_CHUNK_ALIGN, total);
+	sl->owner_procno = MyProc->pgprocno;
+	sl->owner_pid = MyProcPid;
+	sl->lists_off = lists_off;
+	sl->out_off = out_off;
+	sl->out_words = out_words;
+	sl->nqueries = nq;
+	sl->nlists = nl;
+	sl->work = work;
+	sl->cache_epoch = ctl->cache_epoch;
+	for (int b = 0; b < t->nblobs; b++)
+		if (t->blobs[b].cache_e >= 0)
+			gpuidx_exec_shm->cache[t->blobs[b].cache_e].pins++;
+	gen = sl->generation;
+	client_remember(slot, gen);
+	LWLockRelease(ctl->lock);
+
+	/* fill the chunk: it is ours alone while FILLING */
+	chunk = gpuidx_exec_chunk(slot);
+	pinned = palloc0(sizeof(bool) * t->nblobs);
+	{
+		gpx_batch_query *rq = (gpx_batch_query *) chunk;
+		GpxReqList *rl = (GpxReqList *) (chunk + lists_off);
+		uint64		o = 0;
+		int			L = 0;
+
+		for (int r = ch->ra; r < ch->rb; r++)
+		{
+			int			q = c->rq[r];
+			gpx_batch_query *d = &rq[r - ch->ra];
+
+			d->first_list = L;
+			d->nlists = c->qs[q].k;
+			d->out_offset = o;
+			d->out_capacity = c->qi[q].nmin;
+			d->out_count = 0;
+			d->status = -1;
+			d->reserved = 0;
+			o += c->qi[q].nmin;
+			for (int j = 0; j < c->qs[q].k; j++, L++)
+			{
+				ClientBlob *cb = &t->blobs[blob_of[L]];
+				const gpx_list *l = cb->cl->l;
+
+				rl[L].hash = cb->cl->hash;
+				rl[L].len = (uint32) l->len;
+				rl[L].n = l->n;
+				rl[L].first = l->first;
+				rl[L].last = l->last;
+				rl[L].flags = cb->cacheable ? GPX_REQ_HASHED : 0;
+				rl[L].pad = 0;
+				if (cb->cache_e >= 0)
+				{
+					rl[L].off = 0;
+					rl[L].flags |= GPX_REQ_BY_HASH;
+					/* one reference per pin, so freeing unpins once */
+					if (!pinned[blob_of[L]])
+						rl[L].flags |= GPX_REQ_PINNED;
+					pinned[blob_of[L]] = true;
+				}
+				else
+				{
+					rl[L].off = cb->off;
+					rl[L].flags |= GPX_REQ_INLINE;
+				}
+			}
+		}
+		for (int b = 0; b < t->nblobs; b++)
+		{
+			if (t->blobs[b].cache_e >= 0)
+				hits++;
+			else
+			{
+				memcpy(chunk + t->blobs[b].off, t->blobs[b].cl->l->base,
+					   t->blobs[b].cl->l->len);
+				copied += t->blobs[b].cl->l->len;
+				misses += t->blobs[b].cacheable;
+			}
+		}
+	}
+	pfree(pinned);
+	pfree(blob_of);
+
+	/* queue it; wake the executor when it has a reason to look */
+	LWLockAcquire(ctl->lock, LW_EXCLUSIVE);
+	if (sl->generation != gen || sl->state != GPX_SLOT_FILLING ||
+		!client_executor_up())
+	{
+		client_release_locked(slot, gen);
+		client_forget(slot);
+		LWLockRelease(ctl->lock);
+		return CF_DOWN;
+	}
+	sl->queued_at = GetCurrentTimestamp();
+	gpuidx_exec_queue_push(slot);
+	if (ctl->nqueued == 1 ||
+		ctl->queued_work >= (uint64) gpuidx_exec_batch_threshold)
+		exec_procno = ctl->exec_procno;
+	LWLockRelease(ctl->lock);
+	gpuidx_exec_wake_proc(exec_procno);
+
+	gpuidx_exec_count(&ctl->stats.bytes_copied, copied);
+	gpuidx_exec_count(&ctl->stats.cache_hits, hits);
+	gpuidx_exec_count(&ctl->stats.cache_misses, misses);
+	ch->slot = slot;
+	ch->gen = gen;
+	INSTR_TIME_SET_CURRENT(ch->submitted);
+	return CF_NONE;
+}
+
+/* Copy a DONE request's results to its queries; false if any failed. */
+static bool
+client_collect(ClientCall *c, ClientChunk *ch, bool overhead_sample)
+{
+	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
+	GpxExecSlot *sl = &gpuidx_exec_shm->slots[ch->slot];
+	char	   *chunk = gpuidx_exec_chunk(ch->slot);
+	gpx_batch_query *rq = (gpx_batch_query *) chunk;
+	const uint32 *out = (const uint32 *) (chunk + sl->out_off);
+	bool		all = sl->status == GPX_REQ_OK;
+	instr_time	now;
+	int64		wall_ns,
+				other_ns;
+
+	/* DONE and ours: nobody else touches it until we free it */
+	for (int r = ch->ra; all && r < ch->rb; r++)
+	{
+		int			q = c->rq[r];
+		gpx_batch_query *d = &rq[r - ch->ra];
+
+		if (d->status != GPX_OK || d->out_count > c->qi[q].nmin ||
+			d->out_offset + d->out_count > sl->out_words)
+		{
+			all = false;
+			continue;
+		}
+		memcpy(c->qs[q].out, out + d->out_offset, sizeof(uint32) * d->out_count);
+		c->qs[q].outn = d->out_count;
+		c->qs[q].done = true;
+	}
+
+	INSTR_TIME_SET_CURRENT(now);
+	INSTR_TIME_SUBTRACT(now, ch->submitted);
+	wall_ns = (int64) (INSTR_TIME_GET_DOUBLE(now) * 1e9);
+	gpuidx_exec_count(&ctl->stats.roundtrip_us, wall_ns / 1000);
+	/* the model's overhead: what is neither batching wait nor compute */
+	other_ns = wall_ns - (sl->wait_us + sl->run_us) * 1000;
+	if (overhead_sample && other_ns > 0)
+	{
+		uint64		cur = pg_atomic_read_u64(&ctl->cost_overhead_ns);
+
+		pg_atomic_write_u64(&ctl->cost_overhead_ns, (cur * 7 + other_ns) / 8);
+	}
+	return all;
+}
+
+/*
+ * Wait until at least one in-flight chunk finishes: results in, taken
+ * back because the executor stopped, or given up at the timeout.
+ */
+static void
+client_wait(ClientCall *c)
+{
+	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
+
+	for (;;)
+	{
+		bool		any = false;
+		long		sleep_ms = 1000;
+		instr_time	now;
+
+		INSTR_TIME_SET_CURRENT(now);
+		LWLockAcquire(ctl->lock, LW_EXCLUSIVE);
+		for (int k = 0; k < c->nchunks; k++)
+		{
+			ClientChunk *ch = &c->chunks[k];
+			GpxExecSlot *sl;
+			instr_time	waited;
+			int64		waited_ms;
+
+			if (ch->slot < 0 || ch->finished)
+				continue;
+			sl = &gpuidx_exec_shm->slots[ch->slot];
+			waited = now;
+			INSTR_TIME_SUBTRACT(waited, ch->submitted);
+			waited_ms = (int64) INSTR_TIME_GET_MILLISEC(waited);
+			if (sl->generation != ch->gen || sl->owner_pid != MyProcPid)
+			{
+				/* reclaimed behind our back: should not happen */
+				ch->fail = CF_FAILED;
+				ch->finished = true;
+				client_forget(ch->slot);
+				ch->slot = -1;
+				any = true;
+			}
+			else if (sl->state == GPX_SLOT_DONE)
+				any = true;		/* collected below, without the lock */
+			else if (ctl->exec_state == GPX_EXEC_STOPPED ||
+					 (gpuidx_exec_timeout_ms > 0 &&
+					  waited_ms >= gpuidx_exec_timeout_ms))
+			{
+				ch->fail = ctl->exec_state == GPX_EXEC_STOPPED ? CF_DOWN : CF_TIMEOUT;
+				client_release_locked(ch->slot, ch->gen);
+				client_forget(ch->slot);
+				ch->slot = -1;
+				ch->finished = true;
+				any = true;
+			}
+			else if (gpuidx_exec_timeout_ms > 0)
+				sleep_ms = Min(sleep_ms, Max(1, gpuidx_exec_timeout_ms - waited_ms));
+		}
+		LWLockRelease(ctl->lock);
+
+		if (any)
+		{
+			for (int k = 0; k < c->nchunks; k++)
+			{
+				ClientChunk *ch = &c->chunks[k];
+
+				if (ch->slot < 0 || ch->finished ||
+					gpuidx_exec_shm->slots[ch->slot].state != GPX_SLOT_DONE)
+					continue;
+				if (!client_collect(c, ch, c->nchunks == 1))
+					ch->fail = CF_FAILED;
+				LWLockAcquire(ctl->lock, LW_EXCLUSIVE);
+				client_release_locked(ch->slot, ch->gen);
+				LWLockRelease(ctl->lock);
+				client_forget(ch->slot);
+				ch->slot = -1;
+				ch->finished = true;
+			}
+			return;
+		}
+
+		/* the last client to block tells the executor: nothing more comes */
+		if (pg_atomic_add_fetch_u32(&ctl->clients_waiting, 1) >=
+			pg_atomic_read_u32(&ctl->clients_inflight))
+			gpuidx_exec_wake_proc(ctl->exec_procno);
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 sleep_ms, GPX_EXEC_WAIT_EVENT);
+		pg_atomic_fetch_sub_u32(&ctl->clients_waiting, 1);
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
+/*
+ * Split the routed queries into requests of at most a quarter of the
+ * arena (counting each distinct list once per request); a query larger
+ * than that goes alone.  Returns the total planned bytes.
+ */
+static uint64
+client_plan(ClientCall *c)
+{
+	uint64		target = Max(gpuidx_exec_shm->ctl->arena_size / 4, 1);
+	uint64		total = 0;
+	ClientChunk *ch = NULL;
+
+	c->nchunks = 0;
+	client_bt_reset(&c->bt);
+	for (int r = 0; r < c->nr; r++)
+	{
+		uint64		b = client_query_cost(c, c->rq[r]);
+
+		if (ch != NULL && ch->bytes + b > target)
+		{
+			/* close the chunk; the query opens the next one */
+			client_bt_reset(&c->bt);
+			b = client_query_cost(c, c->rq[r]);
+			ch = NULL;
+		}
+		if (ch == NULL)
+		{
+			ch = &c->chunks[c->nchunks++];
+			ch->ra = r;
+			ch->bytes = 0;
+			ch->slot = -1;
+			ch->fail = CF_NONE;
+			ch->finished = false;
+		}
+		ch->rb = r + 1;
+		ch->bytes += b;
+		total += b;
+	}
+	return total;
+}
+
+/* Send the chunks, keeping up to CLIENT_MAX_INFLIGHT requests in flight. */
+static void
+client_run_chunks(ClientCall *c)
+{
+	int			next = 0;
+
+	for (;;)
+	{
+		int			inflight = 0;
+
+		for (int k = 0; k < c->nchunks; k++)
+			inflight += c->chunks[k].slot >= 0 && !c->chunks[k].finished;
+		while (next < c->nchunks && inflight < CLIENT_MAX_INFLIGHT)
+		{
+			ClientFail f = client_submit(c, &c->chunks[next]);
+
+			if (f == CF_NONE)
+			{
+				inflight++;
+				next++;
+			}
+			else if (f == CF_ARENA_FULL && inflight > 0)
+				break;			/* room comes back with our own results */
+			else
+			{
+				c->chunks[next].fail = f;
+				c->chunks[next].finished = true;
+				next++;
+			}
+		}
+		if (inflight == 0 && next >= c->nchunks)
+			return;
+		if (inflight > 0)
+			client_wait(c);
+	}
+}
+
+/* client_run_chunks, giving every request up on cancel, timeout or error. */
+static void
+client_run_guarded(ClientCall *c)
+{
+	PG_TRY();
+	{
+		client_run_chunks(c);
+	}
+	PG_CATCH();
+	{
+		client_release_all();
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	client_release_all();		/* normally nothing is left */
+}
+
+/* Send queries to the executor as one set; returns how many it computed. */
+int
+gpuidx_exec_intersect_many(GpxExecQuery *qs, int nq)
+{
+	GpxExecShared *ctl;
+	ClientCall	c;
+	uint64		work = 0,
+				bytes = 0,
+				postings = 0;
+	int			nlists = 0,
+				ndone = 0;
+	int		   *dup_of;
+	ClientFail	first_fail = CF_NONE;
+
+	for (int q = 0; q < nq; q++)
+		qs[q].done = false;
+	if (nq <= 0 || gpuidx_exec_shm == NULL || !gpuidx_exec_use)
+		return 0;
+	ctl = gpuidx_exec_shm->ctl;
+	if (cl_ninflight > 0)
+		client_release_all();	/* left over by an earlier error */
+	if (!cl_exit_hooked)
+	{
+		before_shmem_exit(client_on_exit, (Datum) 0);
+		cl_exit_hooked = true;
+	}
+
+	memset(&c, 0, sizeof(c));
+	c.qs = qs;
+	c.qi = palloc0(sizeof(ClientQInfo) * nq);
+	c.rq = palloc(sizeof(int) * nq);
+	c.cache_on = ctl->cache_cap > 0;
+	for (int q = 0; q < nq; q++)
+	{
+		uint32		nmin = UINT32_MAX;
+
+		if (qs[q].k < 1 || qs[q].lists == NULL)
+			continue;
+		for (int j = 0; j < qs[q].k; j++)
+			nmin = Min(nmin, qs[q].lists[j]->n);
+		c.qi[q].nmin = nmin;
+		if (nmin == 0)
+			continue;			/* empty answer: nothing to send */
+		c.qi[q].work = gpuidx_exec_query_work(nmin, qs[q].k);
+		c.qi[q].first = nlists;
+		c.rq[c.nr++] = q;
+		nlists += qs[q].k;
+		work += c.qi[q].work;
+		postings += nmin;
+		bytes += sizeof(gpx_batch_query) + (uint64) nmin * 4 +
+			(uint64) qs[q].k * sizeof(GpxReqList);
+	}
+	if (c.nr == 0)
+		return 0;
+
+	/*
+	 * Lists shared by several queries (the same blob in memory, as the
+	 * aggregate shares stored lists) are copied and hashed once: find them
+	 * by address, for the size estimate now and the hashing below.
+	 */
+	c.lists = palloc(sizeof(ClientList) * nlists);
+	dup_of = palloc(sizeof(int) * nlists);
+	{
+		uint32		cap = 16;
+		int		   *seen;
+
+		while (cap < 2 * (uint32) nlists)
+			cap <<= 1;
+		seen = palloc(sizeof(int) * cap);
+		memset(seen, -1, sizeof(int) * cap);
+		for (int r = 0; r < c.nr; r++)
+		{
+			int			q = c.rq[r];
+
+			for (int j = 0; j < qs[q].k; j++)
+			{
+				int			L = c.qi[q].first + j;
+				const gpx_list *l = qs[q].lists[j];
+				uint32		i;
+
+				c.lists[L].l = l;
+				for (i = client_mix((uint64) (uintptr_t) l->base) & (cap - 1);
+					 seen[i] >= 0 && c.lists[seen[i]].l->base != l->base;
+					 i = (i + 1) & (cap - 1))
+					;
+				if (seen[i] >= 0 && c.lists[seen[i]].l->len == l->len)
+					dup_of[L] = seen[i];
+				else
+				{
+					dup_of[L] = L;
+					bytes += TYPEALIGN(8, l->len);
+					if (seen[i] < 0)
+						seen[i] = L;
+				}
+			}
+		}
+		pfree(seen);
+	}
+
+	/* decide before hashing anything: the backend path pays nothing */
+	if (!client_route(c.nr, work, bytes, postings))
+	{
+		gpuidx_exec_count(&ctl->stats.backend_queries, c.nr);
+		return 0;
+	}
+
+	/* content hashes: equal lists are sent once, cached ones by hash */
+	for (int L = 0; L < nlists; L++)
+		c.lists[L].hash = dup_of[L] == L ?
+			gpx_hash64(c.lists[L].l->base, c.lists[L].l->len) :
+			c.lists[dup_of[L]].hash;
+	client_bt_init(&c.bt, nlists);
+	c.chunks = palloc(sizeof(ClientChunk) * c.nr);
+	(void) client_plan(&c);
+	client_run_guarded(&c);
+
+	for (int k = 0; k < c.nchunks; k++)
+	{
+		ClientChunk *ch = &c.chunks[k];
+		int			failed = 0;
+
+		for (int r = ch->ra; r < ch->rb; r++)
+		{
+			ndone += qs[c.rq[r]].done;
+			failed += !qs[c.rq[r]].done;
+		}
+		if (failed > 0)
+		{
+			ClientFail f = ch->fail != CF_NONE ? ch->fail : CF_FAILED;
+
+			client_count_fail(f, failed);
+			if (first_fail == CF_NONE)
+				first_fail = f;
+		}
+	}
+
+	if (first_fail != CF_NONE && !gpuidx_exec_fallback)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("gpuidx executor could not serve the intersection"),
+				 errdetail("%s", client_fail_text(first_fail)),
+				 errhint("Set gpuidx.executor_fallback = on to compute it in the backend instead.")));
+	return ndone;
+}
+
+/* Whether the executor takes requests now (worth gathering queries for). */
+bool
+gpuidx_exec_can_batch(void)
+{
+	return gpuidx_exec_shm != NULL && gpuidx_exec_use && client_executor_up();
+}
+
+/* Run one query on the executor; false: the caller computes it. */
+bool
+gpuidx_exec_intersect(const gpx_list *const *lists, int k, uint32 *out,
+					  uint32 *outn)
+{
+	GpxExecQuery q;
+
+	q.lists = lists;
+	q.k = k;
+	q.out = out;
+	q.outn = 0;
+	q.done = false;
+	if (gpuidx_exec_intersect_many(&q, 1) == 1)
+	{
+		*outn = q.outn;
+		return true;
+	}
+	return false;
+}
+
+/* Answer every query: on the executor where routed, here for the rest. */
+void
+gpuidx_exec_intersect_all(GpxExecQuery *qs, int nq)
+{
+	instr_time	t0,
+				t1;
+	uint64		work = 0;
+
+	gpuidx_exec_intersect_many(qs, nq);
+
+	INSTR_TIME_SET_CURRENT(t0);
+	for (int q = 0; q < nq; q++)
+	{
+		gpx_status	st;
+		uint32		outn = 0;
+
+		if (qs[q].done)
+			continue;
+		CHECK_FOR_INTERRUPTS();
+		if (qs[q].k < 1)
+		{
+			qs[q].outn = 0;
+			qs[q].done = true;
+			continue;
+		}
+		st = gpx_intersect(qs[q].lists, qs[q].k, qs[q].out, &outn, NULL);
+		if (st != GPX_OK)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("could not intersect posting lists"),
+					 errdetail("The intersection failed: %s.", gpx_status_str(st))));
+		qs[q].outn = outn;
+		qs[q].done = true;
+		work += gpuidx_exec_query_work(gpx_intersect_bound(qs[q].lists, qs[q].k),
+									   qs[q].k);
+	}
+	INSTR_TIME_SET_CURRENT(t1);
+	INSTR_TIME_SUBTRACT(t1, t0);
+
+	/* the backend side of the cost model, from sizeable samples only */
+	if (gpuidx_exec_shm != NULL && work >= 100000)
+	{
+		GpxExecShared *ctl = gpuidx_exec_shm->ctl;
+		uint64		sample = (uint64) (INSTR_TIME_GET_DOUBLE(t1) * 1e12 / work);
+		uint64		cur = pg_atomic_read_u64(&ctl->cost_backend_ps);
+
+		pg_atomic_write_u64(&ctl->cost_backend_ps, (cur * 7 + sample) / 8);
+	}
+}

@@ -1,0 +1,371 @@
+/*
+ * exec_shmem.h - the executor's shared memory: layout, request format,
+ * slot state machine, GUCs and the helpers that the worker
+ * (exec_worker.c), the client side (exec_client.c) and the SQL functions
+ * (exec_sql.c) share.  Internal to the exec_*.c files.
+ *
+ * Layout (one ShmemInitStruct region, reserved by shmem_request_hook):
+ *
+ *   GpxExecShared                  control block: executor state, queue,
+ *                                  allocator, cost model, statistics
+ *   GpxExecSlot[nslots]            one per request (gpuidx.max_requests)
+ *   GpxArenaExtent[nslots + 2]     free extents of the arena, by offset
+ *   GpxCacheEntry[cache_cap]       directory of the lists the executor
+ *                                  caches (hash -> entry), linear probing
+ *   arena[arena_size]              request data (gpuidx.arena_size),
+ *                                  page aligned
+ *
+ * Everything except the statistics counters (atomics) is protected by
+ * the single LWLock of the "gpuidx" tranche, held only for short list and
+ * allocator operations, never while copying bulk data or computing.
+ *
+ * A request (one slot) holds one or more intersection queries in one
+ * contiguous arena chunk:
+ *
+ *   gpx_batch_query[nqueries]      out_offset relative to the out area
+ *   GpxReqList[nlists]             per list: inline blob or content hash
+ *   blobs                          8-byte aligned copies of inline lists
+ *   uint32 out[out_words]          results, written by the executor
+ *
+ * Slot state machine (owner = the backend that allocated it):
+ *
+ *   FREE --owner allocates--> FILLING --owner enqueues--> QUEUED
+ *   QUEUED --executor takes it into a batch--> RUNNING
+ *   RUNNING --executor finishes--> DONE --owner reads, frees--> FREE
+ *   FILLING/QUEUED/DONE --owner gives up (cancel, error, exit)--> FREE
+ *   RUNNING --owner gives up--> ABANDONED --executor finishes--> FREE
+ *   RUNNING --executor exits--> QUEUED (requeued once, then failed)
+ *
+ * Only the owner frees a slot that is not RUNNING or ABANDONED, and only
+ * the executor frees an ABANDONED one, so the executor never writes into
+ * a chunk that was given to somebody else.  Every allocation bumps the
+ * slot's generation; the owner remembers (slot, generation) and acts only
+ * while both match, so a late or stale reference is ignored.
+ */
+#ifndef EXEC_SHMEM_H
+#define EXEC_SHMEM_H
+
+#include "postgres.h"
+
+#include "port/atomics.h"
+#include "storage/lwlock.h"
+#include "utils/timestamp.h"
+
+#include "gpx_batch.h"
+
+/* ------------------------------------------------------------- GUCs -- */
+
+typedef enum GpxDevice
+{
+	GPX_DEVICE_AUTO = 0,		/* route by cost; executor uses a GPU if any */
+	GPX_DEVICE_GPU,				/* everything to the executor, on a GPU */
+	GPX_DEVICE_CPU				/* everything to the executor, CPU threads */
+} GpxDevice;
+
+extern int	gpuidx_exec_arena_kb;		/* gpuidx.arena_size (kB) */
+extern int	gpuidx_exec_max_requests;	/* gpuidx.max_requests */
+extern int	gpuidx_exec_cache_kb;		/* gpuidx.cache_size (kB) */
+extern int	gpuidx_exec_batch_threshold;	/* gpuidx.batch_threshold */
+extern int	gpuidx_exec_batch_max_wait;	/* gpuidx.batch_max_wait (us) */
+extern int	gpuidx_exec_device;			/* gpuidx.device */
+extern int	gpuidx_exec_threads;		/* gpuidx.executor_threads */
+extern bool gpuidx_exec_use;			/* gpuidx.use_executor */
+extern bool gpuidx_exec_fallback;		/* gpuidx.executor_fallback */
+extern int	gpuidx_exec_timeout_ms;		/* gpuidx.executor_timeout (ms) */
+
+/* ------------------------------------------------------ constants -- */
+
+#define GPX_EXEC_TRANCHE "gpuidx"
+#define GPX_EXEC_SHMEM_NAME "gpuidx executor"
+#define GPX_EXEC_WORKER_TYPE "gpuidx executor"
+
+/* Lists at least this large are hashed, sent by hash when cached. */
+#define GPX_EXEC_CACHE_MIN_BYTES (32 * 1024)
+
+/* Arena chunks are multiples of this. */
+#define GPX_EXEC_CHUNK_ALIGN 64
+
+/* Wait event of backends waiting for results and of the idle executor. */
+#define GPX_EXEC_WAIT_EVENT PG_WAIT_EXTENSION
+
+/* Slot states. */
+typedef enum GpxSlotState
+{
+	GPX_SLOT_FREE = 0,
+	GPX_SLOT_FILLING,
+	GPX_SLOT_QUEUED,
+	GPX_SLOT_RUNNING,
+	GPX_SLOT_DONE,
+	GPX_SLOT_ABANDONED
+} GpxSlotState;
+
+/* Executor states. */
+typedef enum GpxExecState
+{
+	GPX_EXEC_STOPPED = 0,		/* no executor process */
+	GPX_EXEC_STARTING,			/* process up, opening its device */
+	GPX_EXEC_RUNNING			/* taking requests */
+} GpxExecState;
+
+/* Request status written by the executor into the slot. */
+typedef enum GpxReqStatus
+{
+	GPX_REQ_OK = 0,				/* every query has its own status */
+	GPX_REQ_BAD,				/* malformed request */
+	GPX_REQ_CACHE_MISS,			/* a list sent by hash is no longer cached */
+	GPX_REQ_FAILED				/* the executor failed twice on it */
+} GpxReqStatus;
+
+/* Faults the executor injects on request (tests; superuser only). */
+typedef enum GpxFault
+{
+	GPX_FAULT_NONE = 0,
+	GPX_FAULT_ERROR,			/* raise an ERROR on the next batch */
+	GPX_FAULT_STALL,			/* sleep fault_ms inside the next batch */
+	GPX_FAULT_HOLD				/* take no batch for fault_ms (0: resume) */
+} GpxFault;
+
+/* ------------------------------------------------- request format -- */
+
+/* GpxReqList.flags */
+#define GPX_REQ_INLINE	0x1		/* blob copied at off */
+#define GPX_REQ_BY_HASH	0x2		/* blob held by the executor's cache */
+#define GPX_REQ_PINNED	0x4		/* this reference pinned a cache entry */
+#define GPX_REQ_HASHED	0x8		/* hash is valid (list is cacheable) */
+
+/* One list of a request. */
+typedef struct GpxReqList
+{
+	uint64		hash;			/* gpx_hash64 of the blob, if HASHED */
+	uint64		off;			/* blob offset in the chunk, if INLINE */
+	uint32		len;			/* blob length in bytes */
+	uint32		n;				/* header fields: the cache key with hash */
+	uint32		first;
+	uint32		last;
+	uint32		flags;
+	uint32		pad;
+} GpxReqList;
+
+/* ---------------------------------------------------------- slots -- */
+
+typedef struct GpxExecSlot
+{
+	uint32		state;			/* GpxSlotState */
+	uint32		requeues;		/* times an exiting executor requeued it */
+	uint64		generation;		/* bumped at every allocation */
+	int			owner_procno;	/* pgprocno of the owning backend */
+	int			owner_pid;
+	int32		prev;			/* queue links, or free-list link (next) */
+	int32		next;
+	uint64		exec_gen;		/* executor incarnation that took it */
+	uint64		cache_epoch;	/* epoch of the cache pins it holds */
+	uint64		chunk_off;		/* its arena chunk */
+	uint64		chunk_len;
+	uint64		lists_off;		/* GpxReqList array, in the chunk */
+	uint64		out_off;		/* out area, in the chunk */
+	uint64		out_words;
+	uint64		work;			/* postings of its queries' shortest lists */
+	uint32		nqueries;
+	uint32		nlists;
+	int32		status;			/* GpxReqStatus, once DONE */
+	uint32		batch_backends;	/* backends in the batch that ran it */
+	TimestampTz queued_at;
+	int64		wait_us;		/* queued -> taken into a batch */
+	int64		run_us;			/* run time of that batch */
+} GpxExecSlot;
+
+/* A free range of the arena. */
+typedef struct GpxArenaExtent
+{
+	uint64		off;
+	uint64		len;
+} GpxArenaExtent;
+
+/* A directory entry of the executor's list cache. */
+typedef struct GpxCacheEntry
+{
+	uint64		hash;
+	uint32		len;
+	uint32		n;
+	uint32		first;
+	uint32		last;
+	int32		pins;			/* queued requests that send it by hash */
+	uint8		used;			/* entry holds a list */
+	uint8		ref;			/* CLOCK reference bit */
+	uint16		pad;
+} GpxCacheEntry;
+
+/* ----------------------------------------------------- statistics -- */
+
+typedef struct GpxExecStats
+{
+	pg_atomic_uint64 requests;	/* requests (slots) served by the executor */
+	pg_atomic_uint64 queries;	/* intersections computed by the executor */
+	pg_atomic_uint64 batches;
+	pg_atomic_uint64 batch_postings;	/* sum of shortest-list lengths */
+	pg_atomic_uint64 batch_requests;	/* requests over all batches */
+	pg_atomic_uint64 multi_backend_batches;	/* batches from >= 2 backends */
+	pg_atomic_uint64 max_batch_backends;
+	pg_atomic_uint64 executor_us;	/* executor compute time */
+	pg_atomic_uint64 roundtrip_us;	/* backend-side wait, all requests */
+	pg_atomic_uint64 backend_queries;	/* kept in the backend by auto */
+	pg_atomic_uint64 fb_executor_down;	/* fallbacks, by reason */
+	pg_atomic_uint64 fb_arena_full;
+	pg_atomic_uint64 fb_too_large;
+	pg_atomic_uint64 fb_timeout;
+	pg_atomic_uint64 fb_failed;
+	pg_atomic_uint64 cache_hits;	/* lists sent by hash */
+	pg_atomic_uint64 cache_misses;	/* cacheable lists copied */
+	pg_atomic_uint64 cache_inserts;
+	pg_atomic_uint64 cache_evictions;
+	pg_atomic_uint64 bytes_copied;	/* list bytes copied into the arena */
+	pg_atomic_uint64 reset_time;	/* TimestampTz of the last reset */
+} GpxExecStats;
+
+/* ------------------------------------------------- control block -- */
+
+typedef struct GpxExecShared
+{
+	LWLock	   *lock;
+	int			nslots;
+	uint64		arena_size;
+	int			cache_cap;		/* directory entries, a power of two */
+	uint64		cache_budget;	/* bytes the executor may cache */
+
+	/* executor (under lock) */
+	uint32		exec_state;		/* GpxExecState */
+	int			exec_pid;
+	int			exec_procno;
+	uint64		exec_gen;		/* incarnation counter */
+	int			exec_starts;
+	TimestampTz exec_started;
+	int			exec_threads;	/* CPU pool threads */
+	bool		exec_gpu;		/* batches run on a GPU */
+	char		device_desc[256];	/* what runs batches */
+	char		device_note[256];	/* why not a GPU, when not */
+	uint64		batches_total;	/* batch ids */
+	int			fault;			/* GpxFault */
+	int			fault_ms;
+
+	/* queue of QUEUED slots, oldest first (under lock) */
+	int32		queue_head;
+	int32		queue_tail;
+	int			nqueued;
+	uint64		queued_work;
+	int32		free_head;		/* free slots, linked through next */
+	int			nused;
+
+	/* arena allocator (under lock) */
+	int			nextents;
+	uint64		arena_used;
+	uint64		arena_peak;
+
+	/* cache directory (under lock) */
+	uint64		cache_epoch;
+	int			cache_count;
+	uint64		cache_bytes;
+
+	/*
+	 * Cost model of gpuidx.device = auto, in picoseconds per unit of work
+	 * (a candidate of the shortest list checked against one other list),
+	 * updated as exponential moving averages; see exec_client.c.
+	 */
+	pg_atomic_uint64 cost_backend_ps;	/* in-backend SvS, one thread */
+	pg_atomic_uint64 cost_exec_ps;	/* executor, per thread (GPU: whole) */
+	pg_atomic_uint64 cost_overhead_ns;	/* round trip besides batching */
+
+	/*
+	 * Backends with requests in flight, and how many of them are blocked
+	 * waiting for results.  When every such backend waits, nothing more
+	 * can arrive, so the executor runs what is queued without waiting for
+	 * the threshold or the timer.
+	 */
+	pg_atomic_uint32 clients_inflight;
+	pg_atomic_uint32 clients_waiting;
+
+	GpxExecStats stats;
+
+	/* set up by gpuidx_exec_attach() in each process (local pointers) */
+} GpxExecShared;
+
+/* Per-process view of the shared region. */
+typedef struct GpxExecShmem
+{
+	GpxExecShared *ctl;
+	GpxExecSlot *slots;
+	GpxArenaExtent *extents;
+	GpxCacheEntry *cache;
+	char	   *arena;
+} GpxExecShmem;
+
+/* The attached shared memory, or NULL when the library was not preloaded. */
+extern GpxExecShmem *gpuidx_exec_shm;
+
+/* ------------------------------------------------------ functions -- */
+
+/* Attach (or find) the shared region; false if it does not exist. */
+extern bool gpuidx_exec_attach(void);
+
+/* Allocate len bytes (rounded up) of arena; false when there is no room. */
+extern bool gpuidx_exec_arena_alloc(uint64 len, uint64 *off);
+
+/* Return an arena chunk to the free extents. */
+extern void gpuidx_exec_arena_free(uint64 off, uint64 len);
+
+/* Take a free slot (lock held); -1 if none.  Bumps its generation. */
+extern int	gpuidx_exec_slot_take(void);
+
+/* Free a slot: release its cache pins and chunk, put it on the free list. */
+extern void gpuidx_exec_slot_free(int i);
+
+/* Append a slot to the queue tail (lock held). */
+extern void gpuidx_exec_queue_push(int i);
+
+/* Put a slot back at the queue head (lock held). */
+extern void gpuidx_exec_queue_push_front(int i);
+
+/* Unlink a queued slot (lock held). */
+extern void gpuidx_exec_queue_remove(int i);
+
+/* Directory index of a cached list matching the reference, or -1. */
+extern int	gpuidx_exec_cache_find(uint64 hash, uint32 len, uint32 n,
+								   uint32 first, uint32 last);
+
+/* Set a process's latch by pgprocno (tolerates a stale number). */
+extern void gpuidx_exec_wake_proc(int procno);
+
+/* Pointer to a slot's chunk. */
+static inline char *
+gpuidx_exec_chunk(int i)
+{
+	return gpuidx_exec_shm->arena + gpuidx_exec_shm->slots[i].chunk_off;
+}
+
+/* Bump a statistics counter. */
+static inline void
+gpuidx_exec_count(pg_atomic_uint64 *c, uint64 v)
+{
+	pg_atomic_fetch_add_u64(c, v);
+}
+
+/* Raise a counter to at least v. */
+static inline void
+gpuidx_exec_count_max(pg_atomic_uint64 *c, uint64 v)
+{
+	uint64		cur = pg_atomic_read_u64(c);
+
+	while (cur < v && !pg_atomic_compare_exchange_u64(c, &cur, v))
+		;
+}
+
+/* Work estimate of one query: shortest n times the other lists (k=1: n). */
+static inline uint64
+gpuidx_exec_query_work(uint32 nmin, int k)
+{
+	return (uint64) nmin * (uint64) (k > 1 ? k - 1 : 1);
+}
+
+/* Executor main (bgw_function_name). */
+extern PGDLLEXPORT void gpuidx_exec_main(Datum main_arg);
+
+#endif							/* EXEC_SHMEM_H */

@@ -1,0 +1,978 @@
+/*
+ * exec_worker.c - the executor: a background worker that gathers
+ * intersection requests from every backend into batches (the PARA
+ * framework of Ao et al., VLDB 2011: run a batch once the shortest lists
+ * of its queries add up to gpuidx.batch_threshold postings, or once the
+ * oldest request has waited gpuidx.batch_max_wait microseconds), runs them
+ * on a GPU or on a persistent pool of CPU threads, and hands results back
+ * through the shared arena.
+ *
+ * Threads: only this process's main thread calls PostgreSQL (latches,
+ * locks, elog).  The pool's helper threads see nothing but the gpx_batch
+ * descriptor, and they are idle whenever the main thread can raise an
+ * error or exit, so no thread ever writes into the arena after the
+ * executor has let go of a request.
+ *
+ * Life cycle: on start the executor takes over from any previous
+ * incarnation (requests it left RUNNING are queued again, ABANDONED ones
+ * freed), opens its device, then loops.  On exit (SIGTERM, an error, the
+ * postmaster going away) its before_shmem_exit callback requeues what it
+ * was running, marks itself STOPPED and wakes every waiting backend, which
+ * then computes its answer itself.  It exits with status 1, so the
+ * postmaster starts it again after a second.
+ */
+#include "postgres.h"
+
+#include <unistd.h>
+
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "postmaster/bgworker.h"
+#include "postmaster/interrupt.h"
+#include "storage/ipc.h"
+#include "storage/latch.h"
+#include "storage/proc.h"
+#include "tcop/tcopprot.h"
+#include "utils/guc.h"
+#include "utils/memutils.h"
+
+#include "exec_shmem.h"
+#include "gpx_cuda.h"
+
+/* Slots of the cache admission filter (direct mapped, a power of two). */
+#define EXEC_SEEN_SLOTS 8192
+
+/* One request taken into the current batch. */
+typedef struct ExecTaken
+{
+	int			slot;
+	uint64		generation;
+	uint32		first_query;	/* its queries in the batch arrays */
+	uint32		first_list;
+	uint32		nqueries;		/* copied: the owner may free the slot */
+	int32		status;			/* GpxReqStatus */
+} ExecTaken;
+
+/* Private state of the executor process. */
+static struct
+{
+	uint64		gen;			/* this incarnation */
+	gpx_batch_pool *pool;
+	int			pool_threads;
+	gpx_cuda_ctx *cuda;
+	int			device;			/* gpuidx.device the device was opened for */
+	void	  **blobs;			/* cached blobs, parallel to the directory */
+	uint32		clock_hand;
+	ExecTaken  *taken;			/* [nslots] */
+	TimestampTz hold_until;		/* fault 'hold': take no batch before */
+	uint64	   *seen;			/* cache admission: hashes seen once */
+	MemoryContext batch_cxt;
+	TimestampTz last_reap;
+} ex;
+
+/* --------------------------------------------------------- device -- */
+
+/* Number of CPU threads for the pool. */
+static int
+exec_thread_count(void)
+{
+	long		n = gpuidx_exec_threads;
+
+	if (n <= 0)
+		n = sysconf(_SC_NPROCESSORS_ONLN);
+	if (n < 1)
+		n = 1;
+	if (n > GPX_BATCH_MAX_THREADS)
+		n = GPX_BATCH_MAX_THREADS;
+	return (int) n;
+}
+
+/* Publish what runs batches (and why not a GPU) in shared memory. */
+static void
+exec_publish_device(const char *desc, const char *note)
+{
+	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
+
+	LWLockAcquire(ctl->lock, LW_EXCLUSIVE);
+	strlcpy(ctl->device_desc, desc, sizeof(ctl->device_desc));
+	strlcpy(ctl->device_note, note, sizeof(ctl->device_note));
+	ctl->exec_threads = ex.pool_threads;
+	ctl->exec_gpu = ex.cuda != NULL;
+	LWLockRelease(ctl->lock);
+}
+
+/*
+ * Open what gpuidx.device asks for: the CPU pool always (it is also the
+ * fallback), a GPU for auto and gpu.  Only this process ever initialises
+ * CUDA.  Called at start and after a configuration reload.
+ */
+static void
+exec_open_device(void)
+{
+	char		desc[256],
+				note[256] = "";
+	int			want = exec_thread_count();
+
+	if (ex.pool == NULL || ex.pool_threads != want)
+	{
+		gpx_batch_pool *p = NULL;
+
+		if (gpx_batch_pool_create(want, &p) != GPX_OK)
+		{
+			/* fewer threads are better than none */
+			want = 1;
+			if (gpx_batch_pool_create(1, &p) != GPX_OK)
+				ereport(ERROR,
+						(errcode(ERRCODE_OUT_OF_MEMORY),
+						 errmsg("gpuidx executor could not start its cpu threads")));
+		}
+		gpx_batch_pool_destroy(ex.pool);
+		ex.pool = p;
+		ex.pool_threads = want;
+	}
+
+	if (gpuidx_exec_device == GPX_DEVICE_CPU)
+	{
+		if (ex.cuda != NULL)
+		{
+			gpx_cuda_close(ex.cuda);
+			ex.cuda = NULL;
+		}
+		strlcpy(note, "gpuidx.device is cpu", sizeof(note));
+	}
+	else if (ex.cuda == NULL)
+	{
+		gpx_cuda_options opt;
+		char		err[200] = "";
+		gpx_cuda_status st;
+
+		memset(&opt, 0, sizeof(opt));
+		opt.cache_bytes = gpuidx_exec_shm->ctl->cache_budget;
+		opt.batch_bytes = gpuidx_exec_shm->ctl->arena_size;
+		st = gpx_cuda_open(&opt, &ex.cuda, err, sizeof(err));
+		if (st != GPX_CUDA_OK)
+		{
+			ex.cuda = NULL;
+			snprintf(note, sizeof(note), "no gpu: %s%s%s",
+					 gpx_cuda_status_str(st), err[0] ? ": " : "", err);
+			if (gpuidx_exec_device == GPX_DEVICE_GPU)
+				ereport(LOG,
+						(errmsg("gpuidx executor runs batches on cpu threads"),
+						 errdetail("gpuidx.device is gpu, but %s.", note)));
+		}
+		else
+			(void) gpx_cuda_pin(ex.cuda, gpuidx_exec_shm->arena,
+								gpuidx_exec_shm->ctl->arena_size);
+	}
+	ex.device = gpuidx_exec_device;
+
+	if (ex.cuda != NULL)
+	{
+		char		d[200];
+
+		gpx_cuda_describe(ex.cuda, d, sizeof(d));
+		snprintf(desc, sizeof(desc), "gpu: %s", d);
+	}
+	else
+		snprintf(desc, sizeof(desc), "cpu: %d thread%s", ex.pool_threads,
+				 ex.pool_threads == 1 ? "" : "s");
+	exec_publish_device(desc, note);
+}
+
+/* Release the device and the threads (exit path). */
+static void
+exec_close_device(void)
+{
+	if (ex.cuda != NULL)
+		gpx_cuda_close(ex.cuda);
+	ex.cuda = NULL;
+	gpx_batch_pool_destroy(ex.pool);
+	ex.pool = NULL;
+}
+
+/* ---------------------------------------------------------- cache -- */
+
+/* Forget every cached list and start a new epoch; lock held. */
+static void
+exec_cache_clear(void)
+{
+	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
+
+	if (ctl->cache_cap > 0)
+		memset(gpuidx_exec_shm->cache, 0, sizeof(GpxCacheEntry) * ctl->cache_cap);
+	if (ex.blobs != NULL)
+	{
+		for (int i = 0; i < ctl->cache_cap; i++)
+		{
+			free(ex.blobs[i]);
+			ex.blobs[i] = NULL;
+		}
+	}
+	ctl->cache_count = 0;
+	ctl->cache_bytes = 0;
+	ctl->cache_epoch++;
+}
+
+/* Remove directory entry i (backward-shift deletion); lock held. */
+static void
+exec_cache_remove(uint32 i)
+{
+	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
+	GpxCacheEntry *c = gpuidx_exec_shm->cache;
+	uint32		mask = (uint32) ctl->cache_cap - 1;
+	uint32		j = i;
+
+	ctl->cache_bytes -= c[i].len;
+	ctl->cache_count--;
+	free(ex.blobs[i]);
+	ex.blobs[i] = NULL;
+	c[i].used = 0;
+	for (;;)
+	{
+		uint32		home;
+
+		j = (j + 1) & mask;
+		if (!c[j].used)
+			break;
+		home = (uint32) c[j].hash & mask;
+		/* move j into the hole at i unless its home lies in (i, j] */
+		if (((j - home) & mask) >= ((j - i) & mask))
+		{
+			c[i] = c[j];
+			ex.blobs[i] = ex.blobs[j];
+			c[j].used = 0;
+			ex.blobs[j] = NULL;
+			i = j;
+		}
+	}
+}
+
+/* Evict unpinned lists (CLOCK) until len more bytes fit; lock held. */
+static bool
+exec_cache_make_room(uint64 len)
+{
+	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
+	GpxCacheEntry *c = gpuidx_exec_shm->cache;
+	uint32		mask = (uint32) ctl->cache_cap - 1;
+	uint32		steps = 0;
+
+	while (ctl->cache_bytes + len > ctl->cache_budget ||
+		   (uint64) (ctl->cache_count + 1) * 2 > (uint64) ctl->cache_cap)
+	{
+		uint32		i = ex.clock_hand & mask;
+
+		if (steps++ > 3 * (uint32) ctl->cache_cap)
+			return false;		/* everything is pinned */
+		ex.clock_hand++;
+		if (!c[i].used || c[i].pins > 0)
+			continue;
+		if (c[i].ref)
+		{
+			c[i].ref = 0;
+			continue;
+		}
+		exec_cache_remove(i);
+		gpuidx_exec_count(&ctl->stats.cache_evictions, 1);
+		/* the shift may have moved an unvisited entry into i: look again */
+		ex.clock_hand--;
+	}
+	return true;
+}
+
+/* Insert a copy of a list (malloc'd blob, owned by the cache); lock held. */
+static bool
+exec_cache_insert(const GpxReqList *rl, void *blob)
+{
+	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
+	GpxCacheEntry *c = gpuidx_exec_shm->cache;
+	uint32		mask = (uint32) ctl->cache_cap - 1;
+	uint32		i;
+
+	if (gpuidx_exec_cache_find(rl->hash, rl->len, rl->n, rl->first, rl->last) >= 0)
+		return false;
+	if (!exec_cache_make_room(rl->len))
+		return false;
+	for (i = (uint32) rl->hash & mask; c[i].used; i = (i + 1) & mask)
+		;
+	c[i].hash = rl->hash;
+	c[i].len = rl->len;
+	c[i].n = rl->n;
+	c[i].first = rl->first;
+	c[i].last = rl->last;
+	c[i].pins = 0;
+	c[i].ref = 1;
+	c[i].used = 1;
+	ex.blobs[i] = blob;
+	ctl->cache_bytes += rl->len;
+	ctl->cache_count++;
+	gpuidx_exec_count(&ctl->stats.cache_inserts, 1);
+	return true;
+}
+
+/* ------------------------------------------------------- takeover -- */
+
+/*
+ * Take over the shared state: requeue what an earlier incarnation left
+ * RUNNING, free what it left ABANDONED, drop its cache.  Lock held.
+ */
+static void
+exec_recover_slots(uint64 older_than_or_mine, bool exiting)
+{
+	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
+
+	for (int i = 0; i < ctl->nslots; i++)
+	{
+		GpxExecSlot *sl = &gpuidx_exec_shm->slots[i];
+
+		if (exiting ? sl->exec_gen != older_than_or_mine
+			: sl->exec_gen >= older_than_or_mine)
+			continue;
+		if (sl->state == GPX_SLOT_ABANDONED)
+			gpuidx_exec_slot_free(i);
+		else if (sl->state == GPX_SLOT_RUNNING)
+		{
+			if (sl->requeues >= 1)
+			{
+				/* it failed the executor twice: give it back */
+				sl->status = GPX_REQ_FAILED;
+				sl->state = GPX_SLOT_DONE;
+			}
+			else
+			{
+				sl->requeues++;
+				gpuidx_exec_queue_push_front(i);
+			}
+			gpuidx_exec_wake_proc(sl->owner_procno);
+		}
+	}
+}
+
+/* before_shmem_exit callback: hand everything back, wake the waiters. */
+static void
+exec_on_exit(int code, Datum arg)
+{
+	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
+
+	LWLockReleaseAll();
+	LWLockAcquire(ctl->lock, LW_EXCLUSIVE);
+	exec_recover_slots(ex.gen, true);
+	if (ctl->exec_pid == MyProcPid)
+	{
+		ctl->exec_state = GPX_EXEC_STOPPED;
+		ctl->exec_pid = 0;
+		ctl->exec_procno = -1;
+		ctl->exec_gpu = false;
+		strlcpy(ctl->device_desc, "none", sizeof(ctl->device_desc));
+	}
+	exec_cache_clear();
+	/* queued requests are now the backends' to compute */
+	for (int i = ctl->queue_head; i >= 0; i = gpuidx_exec_shm->slots[i].next)
+		gpuidx_exec_wake_proc(gpuidx_exec_shm->slots[i].owner_procno);
+	LWLockRelease(ctl->lock);
+	exec_close_device();
+}
+
+/* Become the executor: incarnation number, takeover, state STARTING. */
+static void
+exec_startup(void)
+{
+	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
+
+	LWLockAcquire(ctl->lock, LW_EXCLUSIVE);
+	ex.gen = ++ctl->exec_gen;
+	exec_recover_slots(ex.gen, false);
+	exec_cache_clear();
+	ctl->exec_pid = MyProcPid;
+	ctl->exec_procno = MyProc->pgprocno;
+	ctl->exec_state = GPX_EXEC_STARTING;
+	ctl->exec_starts++;
+	ctl->exec_started = GetCurrentTimestamp();
+	ctl->fault = GPX_FAULT_NONE;
+	LWLockRelease(ctl->lock);
+
+	ex.taken = MemoryContextAlloc(TopMemoryContext, sizeof(ExecTaken) * ctl->nslots);
+	if (ctl->cache_cap > 0)
+	{
+		ex.blobs = MemoryContextAllocZero(TopMemoryContext,
+										  sizeof(void *) * ctl->cache_cap);
+		ex.seen = MemoryContextAllocZero(TopMemoryContext,
+										 sizeof(uint64) * EXEC_SEEN_SLOTS);
+	}
+	ex.batch_cxt = AllocSetContextCreate(TopMemoryContext, "gpuidx executor batch",
+										 ALLOCSET_DEFAULT_SIZES);
+}
+
+/* Free the slots of backends that exited without doing so (backstop). */
+static void
+exec_reap_orphans(void)
+{
+	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
+
+	LWLockAcquire(ctl->lock, LW_EXCLUSIVE);
+	for (int i = 0; i < ctl->nslots; i++)
+	{
+		GpxExecSlot *sl = &gpuidx_exec_shm->slots[i];
+		int			procno = sl->owner_procno;
+
+		if (sl->state != GPX_SLOT_FILLING && sl->state != GPX_SLOT_QUEUED &&
+			sl->state != GPX_SLOT_DONE)
+			continue;
+		if (procno < 0 || (uint32) procno >= ProcGlobal->allProcCount ||
+			ProcGlobal->allProcs[procno].pid != sl->owner_pid)
+			gpuidx_exec_slot_free(i);
+	}
+	LWLockRelease(ctl->lock);
+}
+
+/* ---------------------------------------------------------- batch -- */
+
+/*
+ * Whether every backend with a request in flight is blocked waiting for
+ * it: then no request can join the batch, and waiting longer only adds
+ * latency (one client, or all clients of a moment served).
+ */
+static bool
+exec_nothing_more_comes(void)
+{
+	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
+	uint32		inflight = pg_atomic_read_u32(&ctl->clients_inflight);
+
+	return inflight > 0 && pg_atomic_read_u32(&ctl->clients_waiting) >= inflight;
+}
+
+/*
+ * Take a batch if one is due: the queued shortest lists reach the
+ * threshold, the oldest request has waited long enough, or nothing more
+ * can come (every backend with a request in flight waits for it).
+ * Returns the number of requests taken (marked RUNNING); otherwise
+ * *sleep_us says how long the oldest may still wait (-1: queue empty).
+ */
+static int
+exec_take_batch(int64 *sleep_us, int *fault, int *fault_ms)
+{
+	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
+	uint64		threshold = (uint64) gpuidx_exec_batch_threshold;
+	TimestampTz now = GetCurrentTimestamp();
+	uint64		work = 0;
+	int64		waited;
+	int			ntaken = 0;
+
+	*sleep_us = -1;
+	LWLockAcquire(ctl->lock, LW_EXCLUSIVE);
+	if (ctl->queue_head < 0)
+	{
+		LWLockRelease(ctl->lock);
+		return 0;
+	}
+	waited = now - gpuidx_exec_shm->slots[ctl->queue_head].queued_at;
+	if (ctl->queued_work < threshold && waited < gpuidx_exec_batch_max_wait &&
+		!exec_nothing_more_comes())
+	{
+		*sleep_us = gpuidx_exec_batch_max_wait - waited;
+		LWLockRelease(ctl->lock);
+		return 0;
+	}
+	while (ctl->queue_head >= 0 && (ntaken == 0 || work < threshold))
+	{
+		int			i = ctl->queue_head;
+		GpxExecSlot *sl = &gpuidx_exec_shm->slots[i];
+
+		gpuidx_exec_queue_remove(i);
+		sl->state = GPX_SLOT_RUNNING;
+		sl->exec_gen = ex.gen;
+		sl->wait_us = now - sl->queued_at;
+		ex.taken[ntaken].slot = i;
+		ex.taken[ntaken].generation = sl->generation;
+		ex.taken[ntaken].status = GPX_REQ_OK;
+		ntaken++;
+		work += sl->work;
+	}
+	if (ctl->fault == GPX_FAULT_ERROR || ctl->fault == GPX_FAULT_STALL)
+	{
+		*fault = ctl->fault;
+		*fault_ms = ctl->fault_ms;
+		ctl->fault = GPX_FAULT_NONE;
+	}
+	ctl->batches_total++;
+	LWLockRelease(ctl->lock);
+	return ntaken;
+}
+
+/* Whether a request's geometry fits its chunk (owner-written data). */
+static bool
+exec_request_sane(const GpxExecSlot *sl)
+{
+	uint64		qbytes = (uint64) sl->nqueries * sizeof(gpx_batch_query);
+	uint64		lbytes = (uint64) sl->nlists * sizeof(GpxReqList);
+
+	return sl->nqueries > 0 && sl->nlists > 0 &&
+		sl->lists_off >= qbytes && sl->lists_off % 8 == 0 &&
+		sl->out_off >= sl->lists_off + lbytes && sl->out_off % 4 == 0 &&
+		sl->out_off + sl->out_words * 4 <= sl->chunk_len &&
+		sl->chunk_off + sl->chunk_len <= gpuidx_exec_shm->ctl->arena_size;
+}
+
+/*
+ * Build the gpx_batch of the taken requests: queries with absolute output
+ * offsets into the arena, lists opened in place (inline) or found in the
+ * cache (by hash).  Malformed queries get nlists = 0 (the back end then
+ * reports GPX_E_ARG for them).  Returns the total work W for the model.
+ */
+static uint64
+exec_build_batch(int ntaken, gpx_batch *b, uint64 *postings)
+{
+	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
+	uint32		nq = 0,
+				nl = 0;
+	gpx_batch_query *bq;
+	gpx_batch_list *bl;
+	bool	   *bad;
+	uint64		work = 0;
+
+	*postings = 0;
+	for (int t = 0; t < ntaken; t++)
+	{
+		GpxExecSlot *sl = &gpuidx_exec_shm->slots[ex.taken[t].slot];
+
+		if (!exec_request_sane(sl))
+		{
+			ex.taken[t].status = GPX_REQ_BAD;
+			continue;
+		}
+		ex.taken[t].first_query = nq;
+		ex.taken[t].first_list = nl;
+		ex.taken[t].nqueries = sl->nqueries;
+		nq += sl->nqueries;
+		nl += sl->nlists;
+		*postings += sl->work;
+	}
+	bq = palloc0(sizeof(gpx_batch_query) * Max(nq, 1));
+	bl = palloc0(sizeof(gpx_batch_list) * Max(nl, 1));
+	bad = palloc0(sizeof(bool) * Max(nl, 1));
+
+	/* lists: the cache lookups need the directory to hold still */
+	LWLockAcquire(ctl->lock, LW_SHARED);
+	for (int t = 0; t < ntaken; t++)
+	{
+		GpxExecSlot *sl = &gpuidx_exec_shm->slots[ex.taken[t].slot];
+		char	   *chunk = gpuidx_exec_chunk(ex.taken[t].slot);
+		GpxReqList *rl = (GpxReqList *) (chunk + sl->lists_off);
+
+		if (ex.taken[t].status != GPX_REQ_OK)
+			continue;
+		for (uint32 j = 0; j < sl->nlists; j++)
+		{
+			uint32		L = ex.taken[t].first_list + j;
+			const uint8 *blob = NULL;
+
+			if (rl[j].flags & GPX_REQ_INLINE)
+			{
+				if (rl[j].off >= sl->lists_off + sizeof(GpxReqList) * sl->nlists &&
+					rl[j].off + rl[j].len <= sl->out_off)
+					blob = (const uint8 *) chunk + rl[j].off;
+			}
+			else if ((rl[j].flags & GPX_REQ_BY_HASH) &&
+					 sl->cache_epoch == ctl->cache_epoch)
+			{
+				int			e = gpuidx_exec_cache_find(rl[j].hash, rl[j].len,
+													   rl[j].n, rl[j].first,
+													   rl[j].last);
+
+				if (e >= 0)
+				{
+					blob = ex.blobs[e];
+					gpuidx_exec_shm->cache[e].ref = 1;
+				}
+				else
+					ex.taken[t].status = GPX_REQ_CACHE_MISS;
+			}
+			else if (rl[j].flags & GPX_REQ_BY_HASH)
+				ex.taken[t].status = GPX_REQ_CACHE_MISS;
+
+			if (blob == NULL ||
+				gpx_open(&bl[L].list, blob, rl[j].len) != GPX_OK ||
+				bl[L].list.n != rl[j].n || bl[L].list.first != rl[j].first ||
+				bl[L].list.last != rl[j].last)
+			{
+				bad[L] = true;
+				memset(&bl[L].list, 0, sizeof(gpx_list));
+			}
+			bl[L].hash = rl[j].hash;
+		}
+	}
+	LWLockRelease(ctl->lock);
+
+	/* queries */
+	for (int t = 0; t < ntaken; t++)
+	{
+		GpxExecSlot *sl = &gpuidx_exec_shm->slots[ex.taken[t].slot];
+		gpx_batch_query *rq = (gpx_batch_query *) gpuidx_exec_chunk(ex.taken[t].slot);
+		uint64		out_base = (sl->chunk_off + sl->out_off) / 4;
+
+		if (ex.taken[t].status != GPX_REQ_OK)
+			continue;
+		for (uint32 q = 0; q < sl->nqueries; q++)
+		{
+			gpx_batch_query *d = &bq[ex.taken[t].first_query + q];
+			bool		ok = rq[q].nlists > 0 &&
+				(uint64) rq[q].first_list + rq[q].nlists <= sl->nlists &&
+				rq[q].out_offset <= sl->out_words &&
+				rq[q].out_capacity <= sl->out_words - rq[q].out_offset;
+			uint32		nmin = UINT32_MAX;
+
+			d->first_list = ex.taken[t].first_list + rq[q].first_list;
+			d->nlists = rq[q].nlists;
+			d->out_offset = out_base + rq[q].out_offset;
+			d->out_capacity = rq[q].out_capacity;
+			for (uint32 j = 0; ok && j < d->nlists; j++)
+			{
+				ok = !bad[d->first_list + j];
+				nmin = Min(nmin, bl[d->first_list + j].list.n);
+			}
+			if (!ok)
+			{
+				d->nlists = 0;	/* reported as GPX_E_ARG */
+				d->first_list = 0;
+				d->out_capacity = 0;
+				d->out_offset = 0;
+			}
+			else
+				work += gpuidx_exec_query_work(nmin, (int) d->nlists);
+		}
+	}
+
+	b->nqueries = nq;
+	b->nlists = nl;
+	b->queries = bq;
+	b->lists = bl;
+	b->out = (uint32 *) gpuidx_exec_shm->arena;
+	b->out_words = gpuidx_exec_shm->ctl->arena_size / 4;
+	return work;
+}
+
+/*
+ * Admission to the cache: a list is kept the second time it comes inline
+ * (a list used once would only push out useful ones).  Returns true when
+ * hash was seen before; records it otherwise.
+ */
+static bool
+exec_cache_admit(uint64 hash)
+{
+	uint64	   *slot = &ex.seen[hash & (EXEC_SEEN_SLOTS - 1)];
+
+	if (*slot == hash)
+		return true;
+	*slot = hash;
+	return false;
+}
+
+/* Keep copies of the cacheable lists that came inline in this batch. */
+static void
+exec_cache_batch_lists(int ntaken)
+{
+	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
+
+	if (ctl->cache_cap == 0 || ex.blobs == NULL)
+		return;
+	for (int t = 0; t < ntaken; t++)
+	{
+		GpxExecSlot *sl = &gpuidx_exec_shm->slots[ex.taken[t].slot];
+		char	   *chunk = gpuidx_exec_chunk(ex.taken[t].slot);
+		GpxReqList *rl = (GpxReqList *) (chunk + sl->lists_off);
+
+		if (ex.taken[t].status != GPX_REQ_OK)
+			continue;
+		for (uint32 j = 0; j < sl->nlists; j++)
+		{
+			void	   *copy;
+			bool		have;
+
+			if ((rl[j].flags & (GPX_REQ_INLINE | GPX_REQ_HASHED)) !=
+				(GPX_REQ_INLINE | GPX_REQ_HASHED) ||
+				rl[j].len > ctl->cache_budget / 4 ||
+				!exec_cache_admit(rl[j].hash))
+				continue;
+			LWLockAcquire(ctl->lock, LW_SHARED);
+			have = gpuidx_exec_cache_find(rl[j].hash, rl[j].len, rl[j].n,
+										  rl[j].first, rl[j].last) >= 0;
+			LWLockRelease(ctl->lock);
+			if (have)
+				continue;
+			/* plain malloc: the cache outlives batches and frees per entry */
+			copy = malloc(rl[j].len);
+			if (copy == NULL)
+				return;
+			memcpy(copy, chunk + rl[j].off, rl[j].len);
+			LWLockAcquire(ctl->lock, LW_EXCLUSIVE);
+			if (!exec_cache_insert(&rl[j], copy))
+				free(copy);
+			LWLockRelease(ctl->lock);
+		}
+	}
+}
+
+/*
+ * Hand results back: copy each query's count and status into its request,
+ * mark the requests DONE and wake their owners; requests whose owner gave
+ * up are freed here.  Returns the number of distinct backends served.
+ */
+static int
+exec_finish_batch(int ntaken, const gpx_batch *b, int64 run_us)
+{
+	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
+	int			nowners = 0;
+	int		   *owners = palloc(sizeof(int) * Max(ntaken, 1));
+
+	for (int t = 0; t < ntaken; t++)
+	{
+		GpxExecSlot *sl = &gpuidx_exec_shm->slots[ex.taken[t].slot];
+		gpx_batch_query *rq = (gpx_batch_query *) gpuidx_exec_chunk(ex.taken[t].slot);
+
+		/* the slot is RUNNING or ABANDONED: only we may touch its chunk */
+		if (ex.taken[t].status != GPX_REQ_OK)
+			continue;
+		for (uint32 q = 0; q < sl->nqueries; q++)
+		{
+			const gpx_batch_query *d = &b->queries[ex.taken[t].first_query + q];
+
+			rq[q].out_count = d->out_count;
+			rq[q].status = d->status;
+		}
+	}
+
+	LWLockAcquire(ctl->lock, LW_EXCLUSIVE);
+	for (int t = 0; t < ntaken; t++)
+	{
+		int			i = ex.taken[t].slot;
+		GpxExecSlot *sl = &gpuidx_exec_shm->slots[i];
+		bool		seen = false;
+
+		if (sl->generation != ex.taken[t].generation)
+			continue;			/* cannot happen: we own RUNNING slots */
+		if (sl->state == GPX_SLOT_ABANDONED)
+		{
+			gpuidx_exec_slot_free(i);
+			continue;
+		}
+		if (sl->state != GPX_SLOT_RUNNING)
+			continue;
+		for (int o = 0; o < nowners; o++)
+			seen |= owners[o] == sl->owner_procno;
+		if (!seen)
+			owners[nowners++] = sl->owner_procno;
+		sl->status = ex.taken[t].status;
+		sl->run_us = run_us;
+		sl->state = GPX_SLOT_DONE;
+	}
+	for (int t = 0; t < ntaken; t++)
+	{
+		GpxExecSlot *sl = &gpuidx_exec_shm->slots[ex.taken[t].slot];
+
+		if (sl->state == GPX_SLOT_DONE && sl->generation == ex.taken[t].generation)
+		{
+			sl->batch_backends = nowners;
+			gpuidx_exec_wake_proc(sl->owner_procno);
+		}
+	}
+	LWLockRelease(ctl->lock);
+	return nowners;
+}
+
+/* Sleep ms milliseconds in small steps, leaving early on shutdown. */
+static void
+exec_stall(int ms)
+{
+	for (int i = 0; i < ms && !ShutdownRequestPending; i += 10)
+		pg_usleep(10 * 1000L);
+}
+
+/* Run one batch of ntaken requests from start to finish. */
+static void
+exec_run_batch(int ntaken, int fault, int fault_ms)
+{
+	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
+	MemoryContext old = MemoryContextSwitchTo(ex.batch_cxt);
+	gpx_batch	b;
+	gpx_batch_stats st;
+	uint64		postings,
+				work;
+	instr_time	t0,
+				t1;
+	int64		run_us;
+	int			nowners;
+	uint64		nqueries = 0;
+
+	pgstat_report_activity(STATE_RUNNING, "gpuidx batch");
+	work = exec_build_batch(ntaken, &b, &postings);
+
+	if (fault == GPX_FAULT_ERROR)
+		elog(ERROR, "gpuidx executor: injected fault");
+	if (fault == GPX_FAULT_STALL)
+		exec_stall(fault_ms);
+
+	INSTR_TIME_SET_CURRENT(t0);
+	memset(&st, 0, sizeof(st));
+	if (ex.cuda == NULL || gpx_cuda_run_batch(ex.cuda, &b, &st) != GPX_CUDA_OK)
+	{
+		if (ex.cuda != NULL)
+			ereport(LOG,
+					(errmsg("gpuidx executor: gpu batch failed, running it on cpu threads"),
+					 errdetail("%s", gpx_cuda_last_error(ex.cuda))));
+		(void) gpx_batch_pool_run(ex.pool, &b, &st);
+	}
+	INSTR_TIME_SET_CURRENT(t1);
+	INSTR_TIME_SUBTRACT(t1, t0);
+	run_us = INSTR_TIME_GET_MICROSEC(t1);
+
+	exec_cache_batch_lists(ntaken);
+	nowners = exec_finish_batch(ntaken, &b, run_us);
+
+	/* statistics and the cost model */
+	for (int t = 0; t < ntaken; t++)
+		if (ex.taken[t].status == GPX_REQ_OK)
+			nqueries += ex.taken[t].nqueries;
+	gpuidx_exec_count(&ctl->stats.requests, ntaken);
+	gpuidx_exec_count(&ctl->stats.queries, nqueries);
+	gpuidx_exec_count(&ctl->stats.batches, 1);
+	gpuidx_exec_count(&ctl->stats.batch_postings, postings);
+	gpuidx_exec_count(&ctl->stats.batch_requests, ntaken);
+	gpuidx_exec_count(&ctl->stats.executor_us, run_us);
+	if (nowners >= 2)
+		gpuidx_exec_count(&ctl->stats.multi_backend_batches, 1);
+	gpuidx_exec_count_max(&ctl->stats.max_batch_backends, nowners);
+	if (work >= 10000 && run_us > 0)
+	{
+		/* per-thread cost: the pool spreads queries over its threads */
+		uint64		par = ex.cuda != NULL ? 1 : Min((uint64) ex.pool_threads, nqueries);
+		uint64		sample = (uint64) run_us * 1000000 * Max(par, 1) / work;
+		uint64		cur = pg_atomic_read_u64(&ctl->cost_exec_ps);
+
+		pg_atomic_write_u64(&ctl->cost_exec_ps, (cur * 7 + sample) / 8);
+	}
+
+	MemoryContextSwitchTo(old);
+	MemoryContextReset(ex.batch_cxt);
+	pgstat_report_activity(STATE_IDLE, NULL);
+}
+
+/* ----------------------------------------------------------- main -- */
+
+/* Sleep until woken, or for at most sleep_us (-1: until woken or 1 s). */
+static void
+exec_sleep(int64 sleep_us)
+{
+	long		ms;
+
+	if (sleep_us >= 0 && sleep_us < 1000)
+	{
+		/* below the latch's millisecond resolution */
+		if (sleep_us > 0)
+			pg_usleep(sleep_us);
+		return;
+	}
+	ms = sleep_us < 0 ? 1000 : (long) ((sleep_us + 999) / 1000);
+	(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+					 ms, GPX_EXEC_WAIT_EVENT);
+	ResetLatch(MyLatch);
+}
+
+/*
+ * Fault 'hold' (tests): take no batch until the hold ends, so requests
+ * stay queued.  Returns true after sleeping while a hold is on.
+ */
+static bool
+exec_holding(void)
+{
+	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
+	TimestampTz now = GetCurrentTimestamp();
+	long		ms;
+
+	if (ctl->fault == GPX_FAULT_HOLD)
+	{
+		LWLockAcquire(ctl->lock, LW_EXCLUSIVE);
+		if (ctl->fault == GPX_FAULT_HOLD)
+		{
+			ex.hold_until = ctl->fault_ms > 0 ?
+				TimestampTzPlusMilliseconds(now, ctl->fault_ms) : 0;
+			ctl->fault = GPX_FAULT_NONE;
+		}
+		LWLockRelease(ctl->lock);
+	}
+	if (ex.hold_until <= now)
+		return false;
+	ms = Min((ex.hold_until - now + 999) / 1000, 1000);
+	exec_sleep(ms * 1000);
+	return true;
+}
+
+/* Background worker entry point of the executor. */
+void
+gpuidx_exec_main(Datum main_arg)
+{
+	GpxExecShared *ctl;
+
+	pqsignal(SIGHUP, SignalHandlerForConfigReload);
+	pqsignal(SIGTERM, SignalHandlerForShutdownRequest);
+	BackgroundWorkerUnblockSignals();
+
+	if (!gpuidx_exec_attach())
+		proc_exit(0);			/* not preloaded: nothing to serve */
+	ctl = gpuidx_exec_shm->ctl;
+
+	/* no database: this shows us in pg_stat_activity and nothing more */
+	BackgroundWorkerInitializeConnection(NULL, NULL, 0);
+	pgstat_report_appname(GPX_EXEC_WORKER_TYPE);
+
+	exec_startup();
+	before_shmem_exit(exec_on_exit, (Datum) 0);
+	exec_open_device();
+
+	LWLockAcquire(ctl->lock, LW_EXCLUSIVE);
+	ctl->exec_state = GPX_EXEC_RUNNING;
+	/* requests requeued by a predecessor: their owners may want to know */
+	for (int i = ctl->queue_head; i >= 0; i = gpuidx_exec_shm->slots[i].next)
+		gpuidx_exec_wake_proc(gpuidx_exec_shm->slots[i].owner_procno);
+	LWLockRelease(ctl->lock);
+	ereport(LOG,
+			(errmsg("gpuidx executor started"),
+			 errdetail("Batches run on %s.", ctl->device_desc)));
+
+	for (;;)
+	{
+		int64		sleep_us;
+		int			fault = GPX_FAULT_NONE,
+					fault_ms = 0;
+		int			ntaken;
+
+		CHECK_FOR_INTERRUPTS();
+		if (ConfigReloadPending)
+		{
+			ConfigReloadPending = false;
+			ProcessConfigFile(PGC_SIGHUP);
+			if (gpuidx_exec_device != ex.device ||
+				exec_thread_count() != ex.pool_threads)
+				exec_open_device();
+		}
+
+		/* what is still queued goes back to its backends (exec_on_exit) */
+		if (ShutdownRequestPending)
+			break;
+		if (exec_holding())
+			continue;
+		ntaken = exec_take_batch(&sleep_us, &fault, &fault_ms);
+		if (ntaken > 0)
+		{
+			exec_run_batch(ntaken, fault, fault_ms);
+			continue;
+		}
+		if (TimestampDifferenceExceeds(ex.last_reap, GetCurrentTimestamp(), 1000))
+		{
+			exec_reap_orphans();
+			ex.last_reap = GetCurrentTimestamp();
+		}
+		exec_sleep(sleep_us);
+	}
+
+	/* exit 1: the postmaster starts a new executor unless it is stopping */
+	proc_exit(1);
+}

@@ -1,0 +1,121 @@
+/*
+ * gpx_cuda_none.c - the CUDA back end API (cuda/gpx_cuda.h) for builds
+ * without nvcc: every entry point reports GPX_CUDA_UNAVAILABLE, so the
+ * executor runs its batches on CPU threads and says why in gpuidx_info().
+ * Compiled out when the Makefile defines GPUIDX_HAVE_CUDA.
+ */
+#ifndef GPUIDX_HAVE_CUDA
+
+#include <stdio.h>
+#include <string.h>
+
+#include "gpx_cuda.h"
+
+/* Human-readable text of a status. */
+const char *
+gpx_cuda_status_str(gpx_cuda_status st)
+{
+	switch (st)
+	{
+		case GPX_CUDA_OK:
+			return "ok";
+		case GPX_CUDA_UNAVAILABLE:
+			return "built without cuda";
+		case GPX_CUDA_NO_DRIVER:
+			return "no usable nvidia driver";
+		case GPX_CUDA_NO_DEVICE:
+			return "no gpu";
+		case GPX_CUDA_OOM:
+			return "out of gpu or pinned memory";
+		case GPX_CUDA_BAD_INPUT:
+			return "list not supported by the gpu kernels";
+		case GPX_CUDA_ERROR:
+			return "cuda error";
+	}
+	return "unknown cuda status";
+}
+
+/* False: this build has no CUDA. */
+int
+gpx_cuda_compiled(void)
+{
+	return 0;
+}
+
+/* Always unavailable; *ctx is NULL and err says why. */
+gpx_cuda_status
+gpx_cuda_open(const gpx_cuda_options *opt, gpx_cuda_ctx **ctx, char *err,
+			  size_t errlen)
+{
+	(void) opt;
+	if (ctx != NULL)
+		*ctx = NULL;
+	if (err != NULL && errlen > 0)
+		snprintf(err, errlen, "gpuidx was built without nvcc");
+	return GPX_CUDA_UNAVAILABLE;
+}
+
+/* Nothing to release. */
+void
+gpx_cuda_close(gpx_cuda_ctx *ctx)
+{
+	(void) ctx;
+}
+
+/* Unavailable. */
+gpx_cuda_status
+gpx_cuda_pin(gpx_cuda_ctx *ctx, void *ptr, size_t len)
+{
+	(void) ctx;
+	(void) ptr;
+	(void) len;
+	return GPX_CUDA_UNAVAILABLE;
+}
+
+/* Unavailable. */
+gpx_cuda_status
+gpx_cuda_run_batch(gpx_cuda_ctx *ctx, gpx_batch *b, gpx_batch_stats *stats)
+{
+	(void) ctx;
+	(void) b;
+	(void) stats;
+	return GPX_CUDA_UNAVAILABLE;
+}
+
+/* Unavailable. */
+gpx_cuda_status
+gpx_cuda_decode(gpx_cuda_ctx *ctx, const gpx_list *l, uint32_t *out)
+{
+	(void) ctx;
+	(void) l;
+	(void) out;
+	return GPX_CUDA_UNAVAILABLE;
+}
+
+/* Nothing is cached. */
+int
+gpx_cuda_cache_has(gpx_cuda_ctx *ctx, uint64_t hash)
+{
+	(void) ctx;
+	(void) hash;
+	return 0;
+}
+
+/* Describes the absence of a GPU. */
+void
+gpx_cuda_describe(gpx_cuda_ctx *ctx, char *buf, size_t len)
+{
+	(void) ctx;
+	if (buf != NULL && len > 0)
+		snprintf(buf, len, "no gpu (built without cuda)");
+}
+
+/* The only error there is. */
+const char *
+gpx_cuda_last_error(gpx_cuda_ctx *ctx)
+{
+	(void) ctx;
+	return "gpuidx was built without nvcc";
+}
+
+#endif							/* !GPUIDX_HAVE_CUDA */

@@ -1,0 +1,298 @@
+/*
+ * posting.c - glue shared by the three posting types: opening and peeking
+ * at stored values, validating untrusted bytes, building datums, sorting,
+ * and the error reports that several entry points share.
+ */
+#include "posting.h"
+
+#include "access/detoast.h"
+#include "miscadmin.h"
+
+/* Specialized, interruptible sort of uint32 values. */
+#define ST_SORT posting_sort_u32
+#define ST_ELEMENT_TYPE uint32
+#define ST_COMPARE(a, b) (*(a) < *(b) ? -1 : *(a) > *(b) ? 1 : 0)
+#define ST_CHECK_FOR_INTERRUPTS
+#define ST_SCOPE static
+#define ST_DECLARE
+#define ST_DEFINE
+#include "lib/sort_template.h"
+
+/* Check for interrupts every this many blocks in decode loops. */
+#define POSTING_INTERRUPT_BLOCKS 1024
+
+/* SQL type name of a codec id. */
+const char *
+posting_type_name(int codec)
+{
+	switch (codec)
+	{
+		case GPX_CODEC_PFOR:
+			return "posting_pfor";
+		case GPX_CODEC_LRC:
+			return "posting_lrc";
+		case GPX_CODEC_QS:
+			return "posting_qs";
+	}
+	return "posting list";
+}
+
+/* Report a stored (trusted) value that does not parse: data corruption. */
+static void
+posting_report_corrupt(gpx_status st, const uint8 *blob, Size len)
+{
+	int			codec = len >= 2 ? blob[1] : 0;
+
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 errmsg("corrupt %s value", posting_type_name(codec)),
+			 errdetail("The stored value failed to parse: %s.",
+					   gpx_status_str(st))));
+}
+
+/* Open a trusted datum: full detoast, then header and bounds checks. */
+void
+posting_open(Datum d, PostingList *pl)
+{
+	struct varlena *vl = PG_DETOAST_DATUM(d);
+	const uint8 *blob = (const uint8 *) VARDATA(vl);
+	Size		len = VARSIZE(vl) - VARHDRSZ;
+	gpx_status	st;
+
+	st = gpx_open(&pl->l, blob, len);
+	if (st != GPX_OK)
+		posting_report_corrupt(st, blob, len);
+	pl->vl = vl;
+}
+
+/* Read the header of a trusted datum from a 32-byte slice only. */
+void
+posting_peek(Datum d, gpx_list *l)
+{
+	struct varlena *s = PG_DETOAST_DATUM_SLICE(d, 0, GPX_HEADER_SIZE);
+	const uint8 *blob = (const uint8 *) VARDATA(s);
+	Size		len = VARSIZE(s) - VARHDRSZ;
+	gpx_status	st;
+
+	st = gpx_peek_header(l, blob, len);
+	if (st != GPX_OK)
+		posting_report_corrupt(st, blob, len);
+	/* the slice is freed: leave no pointers into it */
+	l->base = NULL;
+	l->dir = NULL;
+	l->payload = NULL;
+	l->len = 0;
+	pfree(s);
+}
+
+/* Blob size of a datum from its varlena / toast pointer header. */
+Size
+posting_blob_size(Datum d)
+{
+	return toast_raw_datum_size(d) - VARHDRSZ;
+}
+
+/* Validate an untrusted blob held by a varlena; errors name the problem. */
+void
+posting_check_external(int codec, const struct varlena *vl, int sqlstate)
+{
+	const uint8 *blob = (const uint8 *) VARDATA(vl);
+	Size		len = VARSIZE(vl) - VARHDRSZ;
+	const char *tname = posting_type_name(codec);
+	uint32		scratch[GPX_MAX_BLOCK];
+	gpx_status	st;
+
+	/* a value of another codec: say so before anything else */
+	if (len >= GPX_HEADER_SIZE && blob[0] == GPX_FORMAT_VERSION &&
+		blob[1] != codec)
+	{
+		const char *other = gpx_codec_name(blob[1]);
+
+		if (other != NULL)
+			ereport(ERROR,
+					(errcode(sqlstate),
+					 errmsg("invalid %s value", tname),
+					 errdetail("The value holds a %s list (codec \"%s\"), but type %s requires codec \"%s\".",
+							   posting_type_name(blob[1]), other,
+							   tname, gpx_codec_name(codec))));
+		ereport(ERROR,
+				(errcode(sqlstate),
+				 errmsg("invalid %s value", tname),
+				 errdetail("The value names codec %d, which is unknown.",
+						   (int) blob[1])));
+	}
+	st = gpx_validate(blob, len, scratch);
+	if (st != GPX_OK)
+		ereport(ERROR,
+				(errcode(sqlstate),
+				 errmsg("invalid %s value", tname),
+				 errdetail("The value failed validation: %s.",
+						   gpx_status_str(st))));
+}
+
+/* Copy untrusted bytes into a new varlena and validate them. */
+struct varlena *
+posting_from_bytes(int codec, const char *data, Size len, int sqlstate)
+{
+	struct varlena *vl;
+
+	if (len > MaxAllocSize - VARHDRSZ)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("%s value is too large", posting_type_name(codec)),
+				 errdetail("The value has %zu bytes; at most %zu are allowed.",
+						   (size_t) len, (size_t) (MaxAllocSize - VARHDRSZ))));
+	vl = (struct varlena *) palloc(VARHDRSZ + len);
+	SET_VARSIZE(vl, VARHDRSZ + len);
+	memcpy(VARDATA(vl), data, len);
+	posting_check_external(codec, vl, sqlstate);
+	return vl;
+}
+
+/* Report an encoder failure: too large is a user error, the rest are bugs. */
+static void
+posting_report_encode(gpx_status st, int codec, uint32 n)
+{
+	if (st == GPX_E_TOOBIG)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("%s value is too large", posting_type_name(codec)),
+				 errdetail("A list of %u docIDs does not fit in one value.", n)));
+	elog(ERROR, "gpuidx: encoding %u docIDs as %s failed: %s",
+		 n, posting_type_name(codec), gpx_status_str(st));
+}
+
+/* Encode sorted unique docs as a datum of codec. */
+Datum
+posting_build(int codec, const uint32 *docs, uint32 n)
+{
+	size_t		bound = gpx_encode_bound(codec, n, n ? docs[n - 1] : 0);
+	size_t		outlen = 0;
+	struct varlena *vl;
+	gpx_status	st;
+
+	if (bound == 0)
+		elog(ERROR, "gpuidx: unknown codec %d", codec);
+	if (bound <= MaxAllocSize - VARHDRSZ)
+	{
+		vl = (struct varlena *) palloc(VARHDRSZ + bound);
+		st = gpx_encode(codec, docs, n, (uint8_t *) VARDATA(vl), bound,
+						&outlen);
+		if (st != GPX_OK)
+			posting_report_encode(st, codec, n);
+		/* give back a large over-estimate */
+		if (bound - outlen > 8192 && bound - outlen > outlen / 4)
+			vl = (struct varlena *) repalloc(vl, VARHDRSZ + outlen);
+	}
+	else
+	{
+		/* the bound is above 1 GB; the real size may still fit */
+		uint8	   *tmp = MemoryContextAllocHuge(CurrentMemoryContext, bound);
+
+		st = gpx_encode(codec, docs, n, tmp, bound, &outlen);
+		if (st != GPX_OK)
+			posting_report_encode(st, codec, n);
+		if (outlen > MaxAllocSize - VARHDRSZ)
+			posting_report_encode(GPX_E_TOOBIG, codec, n);
+		vl = (struct varlena *) palloc(VARHDRSZ + outlen);
+		memcpy(VARDATA(vl), tmp, outlen);
+		pfree(tmp);
+	}
+	SET_VARSIZE(vl, VARHDRSZ + outlen);
+	return PointerGetDatum(vl);
+}
+
+/* Sort and deduplicate docs in place; returns the new count. */
+uint32
+posting_sort_unique(uint32 *docs, uint32 n)
+{
+	uint32		i,
+				j;
+
+	/* already strictly increasing (the common case): nothing to do */
+	for (i = 1; i < n; i++)
+		if (docs[i] <= docs[i - 1])
+			break;
+	if (i >= n)
+		return n;
+	posting_sort_u32(docs, n);
+	for (i = 1, j = 1; i < n; i++)
+		if (docs[i] != docs[j - 1])
+			docs[j++] = docs[i];
+	return j;
+}
+
+/* A negative int4 docID. */
+void
+posting_report_negative(int32 v)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+			 errmsg("docID %d is out of range", v),
+			 errdetail("DocIDs must be between 0 and %u.", GPX_MAX_DOCID)));
+}
+
+/* More docIDs than an in-memory path may hold. */
+void
+posting_report_too_many(const char *context, uint64 n)
+{
+	if (n > 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("too many docIDs %s", context),
+				 errdetail("The list has " UINT64_FORMAT " docIDs, but at most %u can be held in memory at once.",
+						   n, POSTING_MAX_ELEMS)));
+	ereport(ERROR,
+			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+			 errmsg("too many docIDs %s", context),
+			 errdetail("At most %u docIDs can be held in memory at once.",
+					   POSTING_MAX_ELEMS)));
+}
+
+/*
+ * Decode a whole list into out[0..n), block by block and interruptible.
+ * Blocks that end within GPX_MAX_BLOCK slots of the end go through a
+ * scratch buffer, so a codec that fills all GPX_MAX_BLOCK slots of its
+ * output can never write past out[n - 1].
+ */
+void
+posting_decode_into(const gpx_list *l, uint32 *out)
+{
+	uint32		scratch[GPX_MAX_BLOCK];
+	uint64		pos = 0;
+	uint32		k;
+
+	for (k = 0; k < l->nblocks; k++)
+	{
+		uint32		cnt;
+
+		if (k % POSTING_INTERRUPT_BLOCKS == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (pos + GPX_MAX_BLOCK <= l->n)
+			cnt = gpx_decode_block(l, k, out + pos);
+		else
+		{
+			cnt = gpx_decode_block(l, k, scratch);
+			if (cnt > l->n - pos)
+				elog(ERROR, "gpuidx: block %u decoded to too many docIDs", k);
+			memcpy(out + pos, scratch, cnt * sizeof(uint32));
+		}
+		pos += cnt;
+	}
+	if (pos != l->n)
+		elog(ERROR, "gpuidx: list decoded to " UINT64_FORMAT " docIDs, expected %u",
+			 pos, l->n);
+}
+
+/* Decode a whole list into a new palloc'd array. */
+uint32 *
+posting_decode_all(const PostingList *pl, const char *context)
+{
+	uint32	   *out;
+
+	if (pl->l.n > POSTING_MAX_ELEMS)
+		posting_report_too_many(context, pl->l.n);
+	out = (uint32 *) palloc(Max(pl->l.n, 1) * sizeof(uint32));
+	posting_decode_into(&pl->l, out);
+	return out;
+}

@@ -1,0 +1,90 @@
+/*
+ * posting.h - PostgreSQL glue shared by the posting_pfor, posting_lrc and
+ * posting_qs types: varlena <-> gpx_list, gpx_status -> ereport, the
+ * codec of a type, the datum builder and the in-memory size limits.
+ *
+ * A posting value is a varlena whose data (after the 4-byte header) is
+ * exactly one codec blob (see src/codec/gpx_codec.h).  Values stored in
+ * tables are trusted: every entry point that takes bytes from outside
+ * (text input, binary receive, bytea cast) validates the whole blob first.
+ */
+#ifndef POSTING_H
+#define POSTING_H
+
+#include "postgres.h"
+
+#include "fmgr.h"
+#include "utils/array.h"
+#include "utils/memutils.h"
+
+#include "gpx_codec.h"
+
+/*
+ * The most docIDs any in-memory path (text input, int4[] conversion in
+ * both directions, the aggregates, casts between the types) handles: the
+ * element count of the largest one-dimensional int4[] that fits in
+ * MaxAllocSize (268435449).  Lists up to GPX_MAX_N still work with the
+ * streaming functions (unnest, accessors, containment, send / bytea).
+ */
+#define POSTING_MAX_ELEMS \
+	((uint32) ((MaxAllocSize - ARR_OVERHEAD_NONULLS(1)) / sizeof(int32)))
+
+/* Expand X(suffix, codec id) once per type. */
+#define POSTING_FOR_EACH_CODEC(X) \
+	X(pfor, GPX_CODEC_PFOR) \
+	X(lrc, GPX_CODEC_LRC) \
+	X(qs, GPX_CODEC_QS)
+
+/* A posting value opened for reading (full detoast + gpx_open). */
+typedef struct PostingList
+{
+	struct varlena *vl;			/* detoasted datum, 4-byte header */
+	gpx_list	l;				/* parsed view of VARDATA(vl) */
+} PostingList;
+
+/* SQL type name of a codec ("posting_pfor"), or "posting list" if unknown. */
+extern const char *posting_type_name(int codec);
+
+/* Open a trusted datum (full detoast); corrupt bytes -> DATA_CORRUPTED. */
+extern void posting_open(Datum d, PostingList *pl);
+
+/* Read only the header of a trusted datum (detoasts a 32-byte slice). */
+extern void posting_peek(Datum d, gpx_list *l);
+
+/* Blob size in bytes of a datum, from its (toast) header only. */
+extern Size posting_blob_size(Datum d);
+
+/*
+ * Validate untrusted bytes as a blob of `codec` and return a new varlena
+ * holding them; any problem -> ereport(ERROR, errcode) naming it.
+ */
+extern struct varlena *posting_from_bytes(int codec, const char *data,
+										  Size len, int sqlstate);
+
+/*
+ * Check an untrusted varlena (4-byte header, blob as its data) in place;
+ * any problem -> ereport(ERROR, errcode).
+ */
+extern void posting_check_external(int codec, const struct varlena *vl,
+								   int sqlstate);
+
+/* Encode docs[0..n) (strictly increasing) as a datum of `codec`. */
+extern Datum posting_build(int codec, const uint32 *docs, uint32 n);
+
+/* Sort docs[0..n) and remove duplicates in place; returns the new count. */
+extern uint32 posting_sort_unique(uint32 *docs, uint32 n);
+
+/* ereport(ERROR) for a docID outside [0, 2^31-1] from an int4 source. */
+extern void posting_report_negative(int32 v) pg_attribute_noreturn();
+
+/* ereport(ERROR, PROGRAM_LIMIT_EXCEEDED) for more than POSTING_MAX_ELEMS. */
+extern void posting_report_too_many(const char *what, uint64 n)
+			pg_attribute_noreturn();
+
+/* Decode a whole list into out[0..n), interruptible, never past out[n-1]. */
+extern void posting_decode_into(const gpx_list *l, uint32 *out);
+
+/* Decode a whole opened list into a palloc'd array (n <= POSTING_MAX_ELEMS). */
+extern uint32 *posting_decode_all(const PostingList *pl, const char *what);
+
+#endif							/* POSTING_H */

@@ -1,0 +1,79 @@
+# test/bench/bench.mk - benchmark harness, synthetic data generator, demo.
+# Included from the top-level Makefile (after PGXS, which defines CC and the
+# codec sources):   include test/bench/bench.mk
+#
+#   make bench            CPU benchmark (docs/bench/cpu.md + PNGs)
+#   make bench-gpu        the same on the GPU machine, GPU paths required
+#   make bench-ci         a tiny run into test/bench/out (checks the harness;
+#                         figures mostly "too small to report")
+#   make benchmarks-md    regenerate docs/BENCHMARKS.md from docs/bench/*.md
+#   make gentest          generator and loader tests (test/gen/run-suite.sh)
+#   make demo             scripts/demo.sh (root on a fresh Debian 12)
+#   make bench-tools      just build the programs below
+#
+# Knobs go to the scripts through the environment, e.g.
+#   make bench BENCH_SCALE=0.05 BENCH_QUERIES=2000 BENCH_CORPUS=linux
+
+BENCH_CC ?= $(CC)
+BENCH_CFLAGS ?= -O2 -g -std=gnu11 -Wall -Wextra -Wno-unused-parameter
+BENCH_PG_CONFIG ?= $(or $(PG_CONFIG),pg_config)
+BENCH_PQ_INC ?= -I$(shell $(BENCH_PG_CONFIG) --includedir 2>/dev/null)
+# libpq: the development symlink when there is one, else the runtime library
+# itself (the GPU machine's PostgreSQL bundle has only libpq.so.5)
+BENCH_PQ_LIB ?= $(shell d=$$($(BENCH_PG_CONFIG) --libdir 2>/dev/null); \
+	if [ -e "$$d/libpq.so" ]; then echo "-L$$d -lpq"; else \
+	for p in $$(echo "$$LD_LIBRARY_PATH" | tr : ' ') $$d /usr/lib/x86_64-linux-gnu; do \
+	[ -e "$$p/libpq.so.5" ] && { echo "-L$$p -l:libpq.so.5"; break; }; done; fi)
+BENCH_CODEC_SRCS ?= $(sort $(wildcard src/codec/gpx_*.c))
+
+# the library-level benchmark links the CUDA objects when the main build made them
+BENCH_CUDA_LINK = $(if $(strip $(CUDA_OBJS)),$(CUDA_OBJS) -L$(CUDA_HOME)/lib64 \
+	-L$(CUDA_HOME)/targets/x86_64-linux/lib -lcudart_static -ldl -lrt -lstdc++,)
+
+BENCH_PROGS = test/gen/bin/gpx_gen test/gen/bin/gpx_gencheck \
+	test/bench/bin/bench_codec test/bench/bin/bench_query test/bench/bin/gpx_corpus
+
+test/gen/bin/%: test/gen/%.c test/gen/gen_common.h
+	@mkdir -p test/gen/bin
+	$(BENCH_CC) $(BENCH_CFLAGS) -o $@ $< -lm
+
+test/bench/bin/bench_codec: test/bench/bench_codec.c test/gen/gen_common.h $(BENCH_CODEC_SRCS) \
+		$(wildcard src/codec/*.h) $(if $(strip $(CUDA_OBJS)),$(CUDA_OBJS))
+	@mkdir -p test/bench/bin
+	$(BENCH_CC) $(BENCH_CFLAGS) -Isrc/codec -Icuda -Itest/gen -o $@ $< $(BENCH_CODEC_SRCS) \
+		$(BENCH_CUDA_LINK) -lm -lpthread
+
+test/bench/bin/bench_query: test/bench/bench_query.c test/gen/gen_common.h
+	@mkdir -p test/bench/bin
+	$(BENCH_CC) $(BENCH_CFLAGS) $(BENCH_PQ_INC) -Itest/gen -o $@ $< $(BENCH_PQ_LIB) -lm -lpthread
+
+test/bench/bin/gpx_corpus: test/bench/gpx_corpus.c
+	@mkdir -p test/bench/bin
+	$(BENCH_CC) $(BENCH_CFLAGS) -o $@ $<
+
+.PHONY: bench-tools bench bench-gpu bench-ci benchmarks-md gentest demo
+bench-tools: $(BENCH_PROGS)
+
+bench: bench-tools
+	test/bench/run-bench.sh --profile cpu
+
+bench-gpu: bench-tools
+	test/bench/run-bench.sh --profile gpu
+
+bench-ci: bench-tools
+	test/bench/run-bench.sh --profile ci
+
+benchmarks-md:
+	test/bench/mkbenchmarks.sh
+
+gentest: bench-tools
+	test/gen/run-suite.sh
+
+demo:
+	scripts/demo.sh
+
+# PGXS tests EXTRA_CLEAN when it is included, before this file: hook clean
+.PHONY: bench-clean
+clean: bench-clean
+bench-clean:
+	rm -rf test/gen/bin test/bench/bin test/bench/out

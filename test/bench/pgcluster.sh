@@ -1,0 +1,104 @@
+# test/bench/pgcluster.sh - throwaway PostgreSQL clusters for the benchmark,
+# the generator tests and the demo.  Source it, then:
+#
+#   pgc_start DIR [PRELOAD]   initdb + start a cluster in DIR/data, sockets in
+#                             DIR (under /tmp), on a free port >= 55433; as
+#                             root the server runs as an unprivileged user
+#                             ($GPUIDX_PG_USER, default gpuidxbench, created
+#                             if missing).  PRELOAD=1 tries
+#                             shared_preload_libraries = 'gpuidx' first and
+#                             falls back to none if the server will not start.
+#                             Exports PGHOST, PGPORT, PGUSER=postgres.
+#   pgc_stop                  stop it (immediate) and remove DIR
+#   pgc_psql ARGS...          psql -X -q -v ON_ERROR_STOP=1 with ARGS
+#
+# Sets PGC_PRELOADED=1 when the server runs with gpuidx preloaded.
+
+PGC_BIN=${PGC_BIN:-$(pg_config --bindir 2>/dev/null || echo /usr/lib/postgresql/15/bin)}
+PGC_DIR=""
+PGC_RUNAS=""
+PGC_PRELOADED=0
+
+# Run a command as the cluster owner.
+pgc_as() {
+	if [ -z "$PGC_RUNAS" ]; then
+		"$@"
+	elif command -v runuser >/dev/null 2>&1; then
+		runuser -u "$PGC_RUNAS" -- "$@"
+	else
+		su -s /bin/sh "$PGC_RUNAS" -c "$(printf '%q ' "$@")"
+	fi
+}
+
+# Print the first port >= $1 with no socket lock file and nothing listening.
+pgc_free_port() {
+	local p=${1:-55433}
+	while [ -e "/tmp/.s.PGSQL.$p" ] || [ -e "/tmp/.s.PGSQL.$p.lock" ] \
+		|| (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || [ -e "$PGC_DIR/.s.PGSQL.$p" ]; do
+		p=$((p + 1))
+	done
+	echo "$p"
+}
+
+# initdb and start a cluster in $1; optional $2=1 to try preloading gpuidx.
+pgc_start() {
+	PGC_DIR=$1
+	local preload=${2:-0} port
+	mkdir -p "$PGC_DIR"
+	if [ "$(id -u)" = 0 ]; then
+		PGC_RUNAS=${GPUIDX_PG_USER:-gpuidxbench}
+		id "$PGC_RUNAS" >/dev/null 2>&1 || useradd -m "$PGC_RUNAS" || return 1
+		chown -R "$PGC_RUNAS" "$PGC_DIR"
+	fi
+	chmod 755 "$PGC_DIR"
+	pgc_as "$PGC_BIN/initdb" -D "$PGC_DIR/data" -A trust -U postgres -E UTF8 --locale=C \
+		>"$PGC_DIR/initdb.log" 2>&1 || { cat "$PGC_DIR/initdb.log"; return 1; }
+	port=$(pgc_free_port "${GPUIDX_PG_PORT:-55433}")
+	cat >>"$PGC_DIR/data/postgresql.conf" <<EOF
+port = $port
+unix_socket_directories = '$PGC_DIR'
+listen_addresses = ''
+max_worker_processes = 16
+shared_buffers = ${GPUIDX_PG_SHARED_BUFFERS:-512MB}
+work_mem = 64MB
+maintenance_work_mem = 512MB
+max_wal_size = 8GB
+checkpoint_timeout = 30min
+fsync = off
+synchronous_commit = off
+full_page_writes = off
+jit = off
+log_min_messages = warning
+EOF
+	PGC_PRELOADED=0
+	if [ "$preload" = 1 ] && [ -f "$(pg_config --pkglibdir)/gpuidx.so" ]; then
+		echo "shared_preload_libraries = 'gpuidx'" >>"$PGC_DIR/data/postgresql.conf"
+		if pgc_as "$PGC_BIN/pg_ctl" -D "$PGC_DIR/data" -l "$PGC_DIR/server.log" -w -t 60 start >/dev/null 2>&1; then
+			PGC_PRELOADED=1
+		else
+			echo "(the server would not start with gpuidx preloaded; starting without: $(tail -n 1 "$PGC_DIR/server.log"))" >&2
+			sed -i "/^shared_preload_libraries = 'gpuidx'/d" "$PGC_DIR/data/postgresql.conf"
+		fi
+	fi
+	if [ "$PGC_PRELOADED" = 0 ]; then
+		pgc_as "$PGC_BIN/pg_ctl" -D "$PGC_DIR/data" -l "$PGC_DIR/server.log" -w -t 60 start >/dev/null \
+			|| { cat "$PGC_DIR/server.log"; return 1; }
+	fi
+	export PGHOST=$PGC_DIR PGPORT=$port PGUSER=postgres PGDATABASE=postgres
+	export PGC_PRELOADED
+}
+
+# Stop the cluster and remove its directory.
+pgc_stop() {
+	[ -n "$PGC_DIR" ] || return 0
+	if [ -f "$PGC_DIR/data/postmaster.pid" ]; then
+		pgc_as "$PGC_BIN/pg_ctl" -D "$PGC_DIR/data" -m immediate -w stop >/dev/null 2>&1
+	fi
+	rm -rf "$PGC_DIR"
+	PGC_DIR=""
+}
+
+# psql with the harness's settings (no NOTICEs).
+pgc_psql() {
+	PGOPTIONS="-c client_min_messages=warning ${PGOPTIONS:-}" "$PGC_BIN/psql" -X -q -v ON_ERROR_STOP=1 "$@"
+}

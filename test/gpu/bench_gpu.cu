@@ -1,0 +1,765 @@
+/*
+ * bench_gpu.cu - throughput of the CUDA back end, beside the card's copy
+ * bandwidth and the all-core CPU back end of the same machine, in one run.
+ *
+ *   bench_gpu [--quick] [--no-decode] [--no-isect] [--threads N]
+ *             [--queries N] [--codecs pfor,lrc,qs] [--seed N]
+ *
+ * 1. copy   device-to-device cudaMemcpy of 1 GiB (bytes read + written).
+ * 2. decode every codec, lists of 10^6, 10^7, 10^8 docIDs ("sparse":
+ *           uniform over [0, 2^31); "dense": uniform over [0, 4n)), data
+ *           resident on the GPU, the whole-list kernel timed with events
+ *           (median of many runs); docIDs/s and GB/s (compressed bytes read
+ *           + 4 bytes written per docID); output checked against the input.
+ * 3. isect  GOV2-like batches: 25,205,179 documents in 64 topic ranges,
+ *           per topic 4 + 2 + 1 + 1 + 1 + 1 terms of mean lengths 8.6K, 37K,
+ *           206K, 364K, 575K, 740K (VLDB 2011 Table 4's stage lengths; 90 /
+ *           70 % of a term's postings inside its topic range); queries of
+ *           2..6 terms of one topic in proportions 16.1 / 24.5 / 22.8 /
+ *           14.8 / 8.2 %; batches cut from the query stream when the summed
+ *           shortest-list length reaches c = 256K .. 4M.  GPU: one
+ *           gpx_cuda_run_batch per batch (lists cached on the GPU after a
+ *           checked warm-up pass, output in pinned memory as in the
+ *           executor); CPU: gpx_batch_pool_run with every hardware thread.
+ *           Results of every query are compared between the two.
+ *
+ * Prints markdown tables; figures are this machine's, this run's.
+ */
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <string>
+#include <thread>
+#include <vector>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gpx_codec.h"
+#include "gpx_batch.h"
+#include "gpx_cuda.h"
+#include "gpx_cuda_dev.cuh"
+
+#define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
+	fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); exit(1); } } while (0)
+
+/* splitmix64. */
+struct rng
+{
+	uint64_t	s;
+
+	/* Next 64 random bits. */
+	uint64_t next()
+	{
+		uint64_t	z = (s += 0x9E3779B97F4A7C15ull);
+
+		z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+		z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+		return z ^ (z >> 31);
+	}
+	/* Uniform in [0, n). */
+	uint64_t below(uint64_t n) { return n ? next() % n : 0; }
+	/* Uniform double in [0, 1). */
+	double unit() { return (next() >> 11) * (1.0 / 9007199254740992.0); }
+	/* Standard normal (Box-Muller). */
+	double normal()
+	{
+		double		u = unit() + 1e-300,
+					v = unit();
+
+		return sqrt(-2 * log(u)) * cos(2 * M_PI * v);
+	}
+};
+
+static int g_threads;
+
+/* Run f(i) for i in [0, n) on g_threads threads (dynamic). */
+template <typename F>
+static void
+par_for(size_t n, F f)
+{
+	std::atomic<size_t> next(0);
+	std::vector<std::thread> th;
+	int			nt = std::max(1, std::min<int>(g_threads, (int) n));
+
+	for (int t = 0; t < nt; t++)
+		th.emplace_back([&]()
+						{
+							for (size_t i; (i = next++) < n;)
+								f(i);
+						});
+	for (auto &t : th)
+		t.join();
+}
+
+/* Wall-clock seconds. */
+static double
+now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Sorted distinct sample of n values in [lo, lo + span), n <= span. */
+static void
+sample_sorted(rng &r, uint64_t lo, uint64_t span, uint64_t n, std::vector<uint32_t> &out)
+{
+	size_t		base = out.size();
+
+	if (n == 0)
+		return;
+	if (n * 3 >= span)
+	{
+		/* dense: Bernoulli over the range, then trim/top up */
+		double		p = (double) n / span;
+
+		for (uint64_t x = 0; x < span; x++)
+			if (r.unit() < p)
+				out.push_back((uint32_t) (lo + x));
+	}
+	else
+		for (uint64_t k = 0; k < n; k++)
+			out.push_back((uint32_t) (lo + r.below(span)));
+	std::sort(out.begin() + base, out.end());
+	out.erase(std::unique(out.begin() + base, out.end()), out.end());
+	while (out.size() - base > n)
+		out.erase(out.begin() + base + r.below(out.size() - base));
+	while (out.size() - base < n)
+	{
+		uint32_t	x = (uint32_t) (lo + r.below(span));
+		auto		it = std::lower_bound(out.begin() + base, out.end(), x);
+
+		if (it == out.end() || *it != x)
+			out.insert(it, x);
+	}
+}
+
+/* Encode docs into blob with codec, in parallel pieces stitched together. */
+static void
+encode_par(int codec, const std::vector<uint32_t> &docs, std::vector<uint8_t> &blob)
+{
+	uint32_t	n = (uint32_t) docs.size();
+	uint32_t	lg = codec == GPX_CODEC_PFOR ? 7 : 8;
+	size_t		piece = (size_t) 1 << 20;	/* multiple of every block size */
+	size_t		np = (n + piece - 1) / piece;
+	std::vector<std::vector<uint8_t>> parts(np);
+	size_t		len = 0;
+
+	if (codec == GPX_CODEC_QS || np <= 1)
+	{
+		size_t		cap = gpx_encode_bound(codec, n, n ? docs.back() : 0);
+
+		blob.assign(cap, 0);
+		if (gpx_encode(codec, docs.data(), n, blob.data(), cap, &len) != GPX_OK)
+		{
+			fprintf(stderr, "encode failed\n");
+			exit(1);
+		}
+		blob.resize(len);
+		return;
+	}
+	par_for(np, [&](size_t p)
+			{
+				size_t		a = p * piece,
+							m = std::min(piece, (size_t) n - a);
+				size_t		cap = gpx_encode_bound(codec, (uint32_t) m, docs[a + m - 1]);
+				size_t		l = 0;
+
+				parts[p].assign(cap, 0);
+				if (gpx_encode(codec, docs.data() + a, (uint32_t) m, parts[p].data(), cap, &l) != GPX_OK)
+				{
+					fprintf(stderr, "encode failed\n");
+					exit(1);
+				}
+				parts[p].resize(l);
+			});
+	{
+		/* stitch: one header, directories with shifted offsets, payloads */
+		uint32_t	nb = 0;
+		uint64_t	pw = 0;
+		std::vector<uint32_t> dir;
+		std::vector<uint8_t> payload;
+
+		for (auto &pt : parts)
+		{
+			gpx_list	l;
+
+			gpx_open(&l, pt.data(), pt.size());
+			for (uint32_t k = 0; k < l.nblocks; k++)
+			{
+				dir.push_back(gpx_dir_first(&l, k));
+				dir.push_back((uint32_t) (gpx_dir_offset(&l, k) + pw));
+			}
+			payload.insert(payload.end(), l.payload, l.payload + l.payload_bytes);
+			pw += l.payload_bytes / 4;
+			nb += l.nblocks;
+		}
+		blob.assign(32, 0);
+		blob[0] = GPX_FORMAT_VERSION;
+		blob[1] = (uint8_t) codec;
+		blob[2] = (uint8_t) lg;
+		blob[3] = 0;
+		{
+			uint32_t	h[7] = {n, docs[0], docs[n - 1], nb, (uint32_t) payload.size(), 0, 0};
+
+			memcpy(blob.data() + 4, h, sizeof(h));
+		}
+		blob.insert(blob.end(), (uint8_t *) dir.data(), (uint8_t *) (dir.data() + dir.size()));
+		blob.insert(blob.end(), payload.begin(), payload.end());
+	}
+}
+
+/* ------------------------------------------------------------ copy -- */
+
+/* Device-to-device copy bandwidth (read + write), GB/s. */
+static double
+copy_bandwidth(void)
+{
+	size_t		bytes = (size_t) 1 << 30;
+	void	   *a,
+			   *b;
+	cudaEvent_t e0,
+				e1;
+	float		ms;
+	std::vector<float> t;
+
+	CK(cudaMalloc(&a, bytes));
+	CK(cudaMalloc(&b, bytes));
+	CK(cudaMemset(a, 1, bytes));
+	CK(cudaEventCreate(&e0));
+	CK(cudaEventCreate(&e1));
+	for (int i = 0; i < 23; i++)
+	{
+		CK(cudaEventRecord(e0));
+		CK(cudaMemcpy(b, a, bytes, cudaMemcpyDeviceToDevice));
+		CK(cudaEventRecord(e1));
+		CK(cudaEventSynchronize(e1));
+		CK(cudaEventElapsedTime(&ms, e0, e1));
+		if (i >= 3)
+			t.push_back(ms);
+	}
+	std::sort(t.begin(), t.end());
+	cudaFree(a);
+	cudaFree(b);
+	return 2.0 * bytes / (t[t.size() / 2] * 1e-3) / 1e9;
+}
+
+/* ---------------------------------------------------------- decode -- */
+
+/* Decode throughput table for every codec, size and density. */
+static void
+bench_decode(bool quick, const std::vector<int> &codecs, double copy_gbs)
+{
+	std::vector<uint64_t> sizes = quick ? std::vector<uint64_t> {1000000, 10000000} :
+		std::vector<uint64_t> {1000000, 10000000, 100000000};
+
+	printf("\n## Decode (whole list, data resident on the GPU)\n\n");
+	printf("| codec | docIDs | density | bits/docID | kernel ms (median) | G docIDs/s | GB/s | of copy bw | check |\n");
+	printf("|---|---|---|---|---|---|---|---|---|\n");
+	for (uint64_t n : sizes)
+		for (int dense = 0; dense < 2; dense++)
+		{
+			rng			r = {n * 31 + dense};
+			std::vector<uint32_t> docs;
+			uint64_t	universe = dense ? 4 * n : ((uint64_t) 1 << 31);
+
+			{
+				/* sorted distinct: random gaps with the right mean */
+				double		mean = (double) universe / n;
+				uint64_t	x = r.below((uint64_t) mean);
+
+				docs.resize(n);
+				for (uint64_t i = 0; i < n; i++)
+				{
+					docs[i] = (uint32_t) x;
+					x += 1 + r.below((uint64_t) (2 * mean - 1));
+					if (x > GPX_MAX_DOCID)
+						x = GPX_MAX_DOCID;
+				}
+				/* the tail may have been clamped: make it strictly increasing */
+				for (uint64_t i = n - 1; i > 0 && docs[i] <= docs[i - 1]; i--)
+					docs[i - 1] = docs[i] - 1;
+			}
+			for (int codec : codecs)
+			{
+				std::vector<uint8_t> blob;
+				gpx_list	l;
+				gpx_dl		dl;
+				uint8_t    *d_blob;
+				uint32_t   *d_out;
+				cudaEvent_t e0,
+							e1;
+				std::vector<float> t;
+				float		ms;
+				double		tot = 0;
+				bool		ok;
+				std::vector<uint32_t> back(n);
+
+				encode_par(codec, docs, blob);
+				if (gpx_open(&l, blob.data(), blob.size()) != GPX_OK)
+				{
+					printf("| %s | %llu | - | stitched blob does not open |\n",
+						   gpx_codec_name(codec), (unsigned long long) n);
+					continue;
+				}
+				CK(cudaMalloc(&d_blob, blob.size()));
+				CK(cudaMalloc(&d_out, n * 4 + 512));
+				CK(cudaMemcpy(d_blob, blob.data(), blob.size(), cudaMemcpyHostToDevice));
+				CK(cudaMemset(d_out, 0xA5, n * 4));
+				memset(&dl, 0, sizeof(dl));
+				dl.dir = d_blob + 32;
+				dl.payload = dl.dir + (size_t) l.nblocks * 8;
+				dl.n = l.n;
+				dl.nblocks = l.nblocks;
+				dl.first = l.first;
+				dl.last = l.last;
+				dl.payload_words = l.payload_bytes / 4;
+				dl.qs_low_words = codec == GPX_CODEC_QS ?
+					(uint32_t) ((uint64_t) l.n * l.param + 31) / 32 : 0;
+				dl.codec = l.codec;
+				dl.param = l.param;
+				dl.log2_block = l.log2_block;
+				CK(cudaEventCreate(&e0));
+				CK(cudaEventCreate(&e1));
+				for (int i = 0; i < 3; i++)
+					CK(gpx_cuda_k_decode_list(&dl, d_out, 0));
+				CK(cudaDeviceSynchronize());
+				for (int i = 0; i < 400 && (i < 10 || tot < 300); i++)
+				{
+					CK(cudaEventRecord(e0));
+					CK(gpx_cuda_k_decode_list(&dl, d_out, 0));
+					CK(cudaEventRecord(e1));
+					CK(cudaEventSynchronize(e1));
+					CK(cudaEventElapsedTime(&ms, e0, e1));
+					t.push_back(ms);
+					tot += ms;
+				}
+				std::sort(t.begin(), t.end());
+				ms = t[t.size() / 2];
+				CK(cudaMemcpy(back.data(), d_out, n * 4, cudaMemcpyDeviceToHost));
+				ok = back == docs;
+				{
+					double		gd = n / (ms * 1e-3) / 1e9;
+					double		gb = (blob.size() + 4.0 * n) / (ms * 1e-3) / 1e9;
+
+					printf("| %s | %.0e | %s | %.2f | %.4f | %.1f | %.0f | %.0f%% | %s |\n",
+						   gpx_codec_name(codec), (double) n, dense ? "dense (4n)" : "sparse (2^31)",
+						   8.0 * blob.size() / n, ms, gd, gb, 100 * gb / copy_gbs,
+						   ok ? "equal" : "DIFFERS");
+				}
+				fflush(stdout);
+				cudaFree(d_blob);
+				cudaFree(d_out);
+				cudaEventDestroy(e0);
+				cudaEventDestroy(e1);
+			}
+		}
+}
+
+/* ----------------------------------------------------------- isect -- */
+
+static const uint32_t GOV2_DOCS = 25205179;
+
+/* The synthetic collection: term lists and their encodings. */
+struct collection
+{
+	int			topics;
+	std::vector<std::vector<uint32_t>> docs;
+	std::vector<int> cls;		/* class 1..6 of each term */
+	std::vector<std::vector<int>> by_topic_class;	/* [topic*7+class] -> terms */
+	std::vector<std::vector<uint8_t>> blob[GPX_CODEC_MAX + 1];
+	std::vector<gpx_list> view[GPX_CODEC_MAX + 1];
+	std::vector<uint64_t> hash[GPX_CODEC_MAX + 1];
+};
+
+/* Build the GOV2-like collection (see the file comment). */
+static void
+make_collection(collection &C, int topics, const std::vector<int> &codecs)
+{
+	static const double mean_len[7] = {0, 8600, 37000, 206000, 364000, 575000, 740000};
+	static const int per_topic[7] = {0, 4, 2, 1, 1, 1, 1};
+	uint64_t	S = GOV2_DOCS / topics;
+	std::vector<std::pair<int, int>> terms;	/* (topic, class) */
+	double		t0 = now();
+	uint64_t	total = 0;
+
+	C.topics = topics;
+	C.by_topic_class.assign(topics * 7, std::vector<int>());
+	for (int t = 0; t < topics; t++)
+		for (int c = 1; c <= 6; c++)
+			for (int k = 0; k < per_topic[c]; k++)
+			{
+				C.by_topic_class[t * 7 + c].push_back((int) terms.size());
+				terms.push_back(std::make_pair(t, c));
+			}
+	C.docs.resize(terms.size());
+	C.cls.resize(terms.size());
+	par_for(terms.size(), [&](size_t i)
+			{
+				rng			r = {0xC0FFEEull + i * 7919};
+				int			t = terms[i].first,
+							c = terms[i].second;
+				/* lognormal length around the class mean (sigma 0.5) */
+				double		len = mean_len[c] * exp(0.5 * r.normal() - 0.125);
+				uint64_t	n = (uint64_t) std::max(200.0, std::min(len, GOV2_DOCS / 3.0));
+				double		phi = c <= 2 ? 0.9 : 0.7;
+				uint64_t	nin = std::min<uint64_t>((uint64_t) (phi * n), S / 2);
+				std::vector<uint32_t> in,
+							out,
+							all;
+
+				sample_sorted(r, (uint64_t) t * S, S, nin, in);
+				sample_sorted(r, 0, GOV2_DOCS, n - nin, out);
+				all.resize(in.size() + out.size());
+				std::merge(in.begin(), in.end(), out.begin(), out.end(), all.begin());
+				all.erase(std::unique(all.begin(), all.end()), all.end());
+				C.docs[i].swap(all);
+				C.cls[i] = c;
+			});
+	for (auto &d : C.docs)
+		total += d.size();
+	for (int codec : codecs)
+	{
+		C.blob[codec].resize(terms.size());
+		C.view[codec].resize(terms.size());
+		C.hash[codec].resize(terms.size());
+		par_for(terms.size(), [&](size_t i)
+				{
+					const std::vector<uint32_t> &d = C.docs[i];
+					size_t		cap = gpx_encode_bound(codec, (uint32_t) d.size(), d.back());
+					size_t		len = 0;
+					std::vector<uint8_t> &b = C.blob[codec][i];
+
+					b.assign(cap, 0);
+					gpx_encode(codec, d.data(), (uint32_t) d.size(), b.data(), cap, &len);
+					b.resize(len);
+					gpx_open(&C.view[codec][i], b.data(), len);
+					C.hash[codec][i] = gpx_hash64(b.data(), len);
+				});
+	}
+	printf("collection: %d topics, %zu terms, %.1f M postings, built in %.1f s\n",
+		   topics, terms.size(), total / 1e6, now() - t0);
+	for (int codec : codecs)
+	{
+		size_t		bytes = 0;
+
+		for (auto &b : C.blob[codec])
+			bytes += b.size();
+		printf("  %s: %.1f MB, %.2f bits/docID\n", gpx_codec_name(codec), bytes / 1e6,
+			   8.0 * bytes / total);
+	}
+}
+
+/* A query: term ids. */
+typedef std::vector<int> query;
+
+/* The query stream (proportions of 2..6 terms as in GOV2). */
+static std::vector<query>
+make_queries(const collection &C, size_t nq, uint64_t seed)
+{
+	static const double prop[5] = {16.1, 24.5, 22.8, 14.8, 8.2};
+	std::vector<query> qs;
+	rng			r = {seed};
+	double		sum = 0,
+				shortest = 0;
+	size_t		cnt[7] = {0};
+
+	for (double p : prop)
+		sum += p;
+	for (size_t i = 0; i < nq; i++)
+	{
+		double		u = r.unit() * sum;
+		int			k = 2;
+		int			t = (int) r.below(C.topics);
+		query		q;
+		size_t		mn = SIZE_MAX;
+
+		for (int j = 0; j < 5; j++)
+		{
+			if (u < prop[j])
+			{
+				k = j + 2;
+				break;
+			}
+			u -= prop[j];
+		}
+		for (int c = 1; c <= k; c++)
+		{
+			const std::vector<int> &v = C.by_topic_class[t * 7 + c];
+
+			q.push_back(v[r.below(v.size())]);
+		}
+		/* terms in random order: the back end orders them itself */
+		for (int j = k - 1; j > 0; j--)
+			std::swap(q[j], q[r.below(j + 1)]);
+		for (int id : q)
+			mn = std::min(mn, C.docs[id].size());
+		shortest += mn;
+		cnt[k]++;
+		qs.push_back(q);
+	}
+	printf("queries: %zu; 2..6 terms: %.1f / %.1f / %.1f / %.1f / %.1f %%; mean shortest list %.0f\n",
+		   nq, 100.0 * cnt[2] / nq, 100.0 * cnt[3] / nq, 100.0 * cnt[4] / nq,
+		   100.0 * cnt[5] / nq, 100.0 * cnt[6] / nq, shortest / nq);
+	return qs;
+}
+
+/* One batch: descriptor plus storage. */
+struct tbatch
+{
+	gpx_batch	b;
+	std::vector<gpx_batch_query> q;
+	std::vector<gpx_batch_list> l;
+	uint32_t   *out;
+	uint64_t	out_words;
+	uint64_t	postings;
+};
+
+/* Cut the query stream into batches at threshold c (summed shortest). */
+static std::vector<tbatch>
+make_batches(const collection &C, int codec, const std::vector<query> &qs, uint64_t c,
+			 uint32_t *outbuf, uint64_t outwords)
+{
+	std::vector<tbatch> bs;
+	size_t		i = 0;
+
+	while (i < qs.size())
+	{
+		tbatch		t;
+		uint64_t	off = 0;
+
+		t.postings = 0;
+		while (i < qs.size() && t.postings < c)
+		{
+			gpx_batch_query bq;
+			uint32_t	mn = UINT32_MAX;
+
+			memset(&bq, 0, sizeof(bq));
+			bq.first_list = (uint32_t) t.l.size();
+			bq.nlists = (uint32_t) qs[i].size();
+			for (int id : qs[i])
+			{
+				gpx_batch_list bl;
+
+				bl.list = C.view[codec][id];
+				bl.hash = C.hash[codec][id];
+				t.l.push_back(bl);
+				mn = std::min<uint32_t>(mn, bl.list.n);
+			}
+			bq.out_offset = off;
+			bq.out_capacity = mn;
+			off += mn;
+			t.postings += mn;
+			t.q.push_back(bq);
+			i++;
+		}
+		if (off > outwords)
+		{
+			fprintf(stderr, "output area too small\n");
+			exit(1);
+		}
+		t.out = outbuf;
+		t.out_words = outwords;
+		bs.push_back(std::move(t));
+	}
+	for (tbatch &t : bs)
+	{
+		t.b.nqueries = (uint32_t) t.q.size();
+		t.b.nlists = (uint32_t) t.l.size();
+		t.b.queries = t.q.data();
+		t.b.lists = t.l.data();
+		t.b.out = t.out;
+		t.b.out_words = t.out_words;
+	}
+	return bs;
+}
+
+/* 64-bit hash of a query's result. */
+static uint64_t
+result_hash(const uint32_t *v, uint32_t n)
+{
+	uint64_t	h = 1469598103934665603ull ^ n;
+
+	for (uint32_t i = 0; i < n; i++)
+		h = (h ^ v[i]) * 1099511628211ull;
+	return h;
+}
+
+/* Batched intersection: GPU vs all-core CPU on the same batches. */
+static void
+bench_isect(bool quick, const std::vector<int> &codecs, size_t nq)
+{
+	collection	C;
+	std::vector<query> qs;
+	std::vector<uint64_t> cs = {256u << 10, 512u << 10, 1u << 20, 2u << 20, 4u << 20};
+	gpx_cuda_ctx *ctx = nullptr;
+	gpx_cuda_options o;
+	char		err[512];
+	gpx_batch_pool *pool = nullptr;
+	uint64_t	outwords = (uint64_t) 48 << 20;
+	uint32_t   *gout = (uint32_t *) aligned_alloc(4096, outwords * 4);
+	uint32_t   *cout_ = (uint32_t *) aligned_alloc(4096, outwords * 4);
+
+	printf("\n## Batched intersection, GOV2-like (GPU vs %d CPU threads)\n\n", g_threads);
+	make_collection(C, quick ? 16 : 64, codecs);
+	qs = make_queries(C, nq, 4242);
+	memset(&o, 0, sizeof(o));
+	o.cache_bytes = (size_t) 4 << 30;
+	o.batch_bytes = (size_t) 256 << 20;
+	if (gpx_cuda_open(&o, &ctx, err, sizeof(err)) != GPX_CUDA_OK)
+	{
+		printf("gpu: %s\n", err);
+		return;
+	}
+	if (gpx_cuda_pin(ctx, gout, outwords * 4) != GPX_CUDA_OK)
+		printf("(output not pinned: %s)\n", gpx_cuda_last_error(ctx));
+	if (gpx_batch_pool_create(g_threads, &pool) != GPX_OK)
+	{
+		printf("cpu pool failed\n");
+		return;
+	}
+	memset(gout, 0, outwords * 4);
+	memset(cout_, 0, outwords * 4);
+	printf("| codec | c | batches | queries/batch | GPU queries/s | GPU kernel-only queries/s | "
+		   "CPU queries/s | GPU / CPU | GPU ms/batch | checked |\n");
+	printf("|---|---|---|---|---|---|---|---|---|---|\n");
+	for (int codec : codecs)
+		for (uint64_t c : cs)
+		{
+			std::vector<tbatch> gb = make_batches(C, codec, qs, c, gout, outwords),
+						cb = make_batches(C, codec, qs, c, cout_, outwords);
+			gpx_batch_stats st;
+			double		t0,
+						tg,
+						tc,
+						kms = 0;
+			long		bad = 0;
+			size_t		nqs = qs.size();
+
+			/* warm-up pass: fills the GPU cache; every query checked */
+			for (size_t k = 0; k < gb.size(); k++)
+			{
+				gpx_cuda_status s = gpx_cuda_run_batch(ctx, &gb[k].b, &st);
+
+				if (s != GPX_CUDA_OK)
+				{
+					printf("gpu batch failed: %s (%s)\n", gpx_cuda_status_str(s),
+						   gpx_cuda_last_error(ctx));
+					return;
+				}
+				gpx_batch_pool_run(pool, &cb[k].b, NULL);
+				for (size_t j = 0; j < gb[k].q.size(); j++)
+				{
+					const gpx_batch_query &g = gb[k].q[j],
+								&h = cb[k].q[j];
+
+					if (g.status != h.status || g.out_count != h.out_count ||
+						result_hash(gout + g.out_offset, g.out_count) !=
+						result_hash(cout_ + h.out_offset, h.out_count))
+						bad++;
+				}
+			}
+			/* timed passes */
+			t0 = now();
+			for (size_t k = 0; k < gb.size(); k++)
+			{
+				gpx_cuda_run_batch(ctx, &gb[k].b, &st);
+				kms += st.compute_ms;
+			}
+			tg = now() - t0;
+			t0 = now();
+			for (size_t k = 0; k < cb.size(); k++)
+				gpx_batch_pool_run(pool, &cb[k].b, NULL);
+			tc = now() - t0;
+			printf("| %s | %lluK | %zu | %.1f | %.0f | %.0f | %.0f | %.1fx | %.3f | %s |\n",
+				   gpx_codec_name(codec), (unsigned long long) (c >> 10), gb.size(),
+				   (double) nqs / gb.size(), nqs / tg, nqs / (kms * 1e-3), nqs / tc,
+				   tc / tg, 1e3 * tg / gb.size(), bad ? "MISMATCH" : "equal");
+			if (bad)
+				printf("   %ld queries differ between GPU and CPU\n", bad);
+			fflush(stdout);
+		}
+	{
+		char		d[1024];
+
+		gpx_cuda_describe(ctx, d, sizeof(d));
+		printf("\ngpu: %s\n", d);
+	}
+	gpx_batch_pool_destroy(pool);
+	gpx_cuda_close(ctx);
+}
+
+/* Entry point. */
+int
+main(int argc, char **argv)
+{
+	bool		quick = false,
+				dec = true,
+				isect = true;
+	size_t		nq = 0;
+	std::vector<int> codecs = {GPX_CODEC_PFOR, GPX_CODEC_LRC, GPX_CODEC_QS};
+	cudaDeviceProp p;
+	int			dev = 0;
+	double		bw;
+	char		host[256] = "";
+	time_t		tnow = time(NULL);
+
+	g_threads = (int) std::thread::hardware_concurrency();
+	for (int i = 1; i < argc; i++)
+	{
+		if (strcmp(argv[i], "--quick") == 0)
+			quick = true;
+		else if (strcmp(argv[i], "--no-decode") == 0)
+			dec = false;
+		else if (strcmp(argv[i], "--no-isect") == 0)
+			isect = false;
+		else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc)
+			g_threads = atoi(argv[++i]);
+		else if (strcmp(argv[i], "--queries") == 0 && i + 1 < argc)
+			nq = (size_t) atol(argv[++i]);
+		else if (strcmp(argv[i], "--codecs") == 0 && i + 1 < argc)
+		{
+			std::string s = argv[++i];
+
+			codecs.clear();
+			if (s.find("pfor") != std::string::npos)
+				codecs.push_back(GPX_CODEC_PFOR);
+			if (s.find("lrc") != std::string::npos)
+				codecs.push_back(GPX_CODEC_LRC);
+			if (s.find("qs") != std::string::npos)
+				codecs.push_back(GPX_CODEC_QS);
+		}
+		else
+		{
+			fprintf(stderr, "usage: %s [--quick] [--no-decode] [--no-isect] [--threads N] "
+					"[--queries N] [--codecs pfor,lrc,qs]\n", argv[0]);
+			return 2;
+		}
+	}
+	if (g_threads < 1)
+		g_threads = 1;
+	if (nq == 0)
+		nq = quick ? 4000 : 40000;
+	if (cudaGetDeviceProperties(&p, dev) != cudaSuccess)
+	{
+		printf("no gpu\n");
+		return 77;
+	}
+	gethostname(host, sizeof(host) - 1);
+	printf("# bench_gpu: %s, %s (%d SMs, %.1f GiB, L2 %d MiB), %d CPU threads, %s",
+		   host, p.name, p.multiProcessorCount, p.totalGlobalMem / (double) (1 << 30),
+		   p.l2CacheSize >> 20, g_threads, ctime(&tnow));
+	bw = copy_bandwidth();
+	printf("\ndevice-to-device copy: %.0f GB/s (bytes read + written, 1 GiB, median of 20)\n", bw);
+	if (dec)
+		bench_decode(quick, codecs, bw);
+	if (isect)
+		bench_isect(quick, codecs, nq);
+	return 0;
+}

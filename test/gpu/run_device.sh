@@ -1,0 +1,82 @@
+#!/bin/bash
+# test/gpu/run_device.sh - one pass on a GPU machine: build the GPU test and
+# benchmark, run the tests, compute-sanitizer, and the benchmarks, within
+# one time budget; logs go to OUTDIR, a summary to stdout.
+#
+#   test/gpu/run_device.sh OUTDIR [BUDGET_SECONDS] [STEPS...]
+#
+# STEPS (default: info build test memcheck bench racecheck):
+#   info       nvidia-smi, nvcc and compute-sanitizer versions, CPU count
+#   build      make -f cuda/cuda.mk gpu-build (nvcc sm_90, warnings shown)
+#   test       test/gpu/bin/test_gpu (full suites)
+#   quicktest  test/gpu/bin/test_gpu --quick
+#   memcheck   compute-sanitizer --tool memcheck test_gpu --quick
+#   racecheck  compute-sanitizer --tool racecheck test_gpu --quick --max-n 3000
+#   synccheck  compute-sanitizer --tool synccheck test_gpu --quick --max-n 3000
+#   bench      test/gpu/bin/bench_gpu ($BENCH_ARGS)
+#   benchquick test/gpu/bin/bench_gpu --quick
+# Steps that would start with less than 20 s of the budget left are skipped.
+set -u
+OUT=${1:?usage: run_device.sh OUTDIR [BUDGET] [STEPS...]}
+BUDGET=${2:-560}
+shift 2 2>/dev/null || shift $#
+STEPS=${*:-info build test memcheck bench racecheck}
+START=$(date +%s)
+SAN=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+mkdir -p "$OUT"
+cd "$(dirname "$0")/../.." || exit 1
+
+# left: seconds of the budget still available
+left() { echo $(( BUDGET - ($(date +%s) - START) )); }
+
+# step NAME MAXSECONDS CMD...: run CMD with a timeout, log to OUT/NAME.log
+step() {
+	local name=$1 max=$2 l t0 rc
+	shift 2
+	l=$(left)
+	if [ "$l" -lt 20 ]; then
+		echo "== $name: skipped (budget spent)"
+		return 0
+	fi
+	[ "$max" -gt $((l - 5)) ] && max=$((l - 5))
+	t0=$(date +%s)
+	timeout --signal=KILL "$max" "$@" > "$OUT/$name.log" 2>&1
+	rc=$?
+	echo "== $name: rc=$rc in $(( $(date +%s) - t0 )) s (limit $max s)"
+	return $rc
+}
+
+for s in $STEPS; do
+	case $s in
+		info)
+			step info 30 bash -c "nvidia-smi; $NVCC --version; $SAN --version; nproc; free -g; uname -a; date -u" ;;
+		build)
+			step build 240 make -j16 -f cuda/cuda.mk gpu-build GPU_NVCC="$NVCC"
+			grep -i 'warning\|error' "$OUT/build.log" | head -20 ;;
+		test)
+			step test 240 test/gpu/bin/test_gpu
+			grep -v '^  ' "$OUT/test.log" | tail -40 ;;
+		quicktest)
+			step quicktest 120 test/gpu/bin/test_gpu --quick
+			tail -25 "$OUT/quicktest.log" ;;
+		memcheck)
+			step memcheck 200 "$SAN" --tool memcheck --leak-check no test/gpu/bin/test_gpu --quick
+			grep -E 'ERROR SUMMARY|passed,|Invalid|out of bounds' "$OUT/memcheck.log" | head -20 ;;
+		racecheck)
+			step racecheck 150 "$SAN" --tool racecheck test/gpu/bin/test_gpu --quick --max-n 3000
+			grep -E 'RACECHECK SUMMARY|ERROR SUMMARY|passed,|hazard' "$OUT/racecheck.log" | head -20 ;;
+		synccheck)
+			step synccheck 150 "$SAN" --tool synccheck test/gpu/bin/test_gpu --quick --max-n 3000
+			grep -E 'ERROR SUMMARY|passed,' "$OUT/synccheck.log" | head -20 ;;
+		bench)
+			step bench 330 test/gpu/bin/bench_gpu ${BENCH_ARGS:-}
+			cat "$OUT/bench.log" ;;
+		benchquick)
+			step benchquick 200 test/gpu/bin/bench_gpu --quick
+			cat "$OUT/benchquick.log" ;;
+		*)
+			echo "unknown step $s" ;;
+	esac
+done
+echo "== total $(( $(date +%s) - START )) s"

@@ -1,0 +1,917 @@
+/*
+ * test_gpu.cu - randomized correctness suites of the CUDA back end against
+ * the CPU codecs and the CPU batch back end (bit for bit):
+ *
+ *   decode   every codec, lengths 0 .. 10^7, uniform / clustered / extreme
+ *            lists (0 and 2^31-1 included): gpx_cuda_decode == gpx_decode;
+ *   batch    batches of 1-8-list queries with skewed lengths, mixed codecs,
+ *            correlated lists, empty answers, lists touching 0 and 2^31-1,
+ *            empty lists, disjoint ranges, repeated lists, unhashed lists,
+ *            bad queries (GPX_E_ARG), small output slots (GPX_E_NOSPACE):
+ *            status, count and results == gpx_batch_run_cpu, and a naive
+ *            merge of the raw arrays; run cold, warm (cache hits), with a
+ *            tiny cache and staging (eviction, chunking, split queries),
+ *            on two device contexts, and into a pinned (mapped) output;
+ *   api      bad device ordinal, list bigger than the cache (GPX_CUDA_OOM,
+ *            then the context still works), cache_has, describe.
+ *
+ *   test_gpu [--quick] [--seed N] [--max-n N] [--devices a,b,...]
+ *
+ * Prints "N passed, N failed" last; exits 1 on any failure, 77 (skip) when
+ * no usable GPU is present.  Built by nvcc (make -f cuda/cuda.mk gpucheck)
+ * or, with -DGPX_EMU, against the host emulation (emucheck).
+ */
+#include <algorithm>
+#include <vector>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpx_codec.h"
+#include "gpx_batch.h"
+#include "gpx_cuda.h"
+
+static long g_passed,
+			g_failed;
+
+#define CHECKF(cond, ...) do { \
+	if (cond) g_passed++; \
+	else { g_failed++; \
+		if (g_failed <= 60) { fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
+			fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } \
+} while (0)
+
+/* splitmix64. */
+struct rng
+{
+	uint64_t	s;
+
+	/* Next 64 random bits. */
+	uint64_t next()
+	{
+		uint64_t	z = (s += 0x9E3779B97F4A7C15ull);
+
+		z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+		z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+		return z ^ (z >> 31);
+	}
+	/* Uniform in [0, n). */
+	uint64_t below(uint64_t n) { return n ? next() % n : 0; }
+	/* Uniform double in [0, 1). */
+	double unit() { return (next() >> 11) * (1.0 / 9007199254740992.0); }
+};
+
+enum dist
+{
+	D_UNIFORM,
+	D_CLUSTERED,
+	D_EXTREME
+};
+static const char *dist_name[] = {"uniform", "clustered", "extreme"};
+
+/* Sort, de-duplicate, drop values above 2^31-1. */
+static void
+normalize(std::vector<uint32_t> &v)
+{
+	std::sort(v.begin(), v.end());
+	v.erase(std::unique(v.begin(), v.end()), v.end());
+	while (!v.empty() && v.back() > GPX_MAX_DOCID)
+		v.pop_back();
+}
+
+/* Remove random elements until n are left (the ends stay if keep_ends). */
+static void
+trim_random(rng &r, std::vector<uint32_t> &v, size_t n, bool keep_ends)
+{
+	while (v.size() > n)
+	{
+		size_t		extra = v.size() - n;
+		std::vector<uint8_t> del(v.size(), 0);
+		size_t		lo = keep_ends ? 1 : 0,
+					span = v.size() - (keep_ends ? 2 : 0),
+					o = 0;
+
+		for (size_t k = 0; k < extra; k++)
+			del[lo + r.below(span)] = 1;
+		for (size_t i = 0; i < v.size(); i++)
+			if (!del[i])
+				v[o++] = v[i];
+		if (o < n)
+		{
+			/* deleted too many (repeated picks cannot do that) */
+			abort();
+		}
+		v.resize(o);
+	}
+}
+
+/* n distinct docIDs of the given distribution (exactly n). */
+static std::vector<uint32_t>
+make_list(rng &r, dist d, uint32_t n, uint64_t universe = (uint64_t) GPX_MAX_DOCID + 1)
+{
+	std::vector<uint32_t> v;
+
+	if (n == 0)
+		return v;
+	if (universe < n)
+		universe = n;
+	v.reserve(n + n / 8 + 16);
+	if (d == D_UNIFORM)
+	{
+		while (v.size() < n)
+		{
+			size_t		need = n - v.size();
+
+			for (size_t i = 0; i < need + need / 16 + 1; i++)
+				v.push_back((uint32_t) r.below(universe));
+			normalize(v);
+		}
+		trim_random(r, v, n, false);
+	}
+	else if (d == D_CLUSTERED)
+	{
+		/* dense runs (gaps 1..4) with occasional jumps; rescaled to fit */
+		std::vector<uint64_t> gaps(n);
+		uint64_t	sum = 0,
+					x = 0;
+
+		for (uint32_t i = 0; i < n; i++)
+		{
+			gaps[i] = i == 0 ? r.below(1u << 20) :
+				r.unit() < 0.01 ? 1 + r.below(1u << 24) : 1 + r.below(4);
+			sum += gaps[i];
+		}
+		if (sum > GPX_MAX_DOCID)
+		{
+			double		f = (double) (GPX_MAX_DOCID - 5ull * n) / (double) sum;
+
+			for (uint32_t i = 0; i < n; i++)
+				if (gaps[i] > 4)
+					gaps[i] = std::max<uint64_t>(1, (uint64_t) (gaps[i] * f));
+		}
+		for (uint32_t i = 0; i < n; i++)
+		{
+			x += gaps[i];
+			v.push_back((uint32_t) x);
+		}
+	}
+	else if (n <= 2)
+	{
+		if (n == 2)
+			v = {0, GPX_MAX_DOCID};
+		else
+			v.push_back(r.below(2) ? GPX_MAX_DOCID : 0);
+	}
+	else
+	{
+		/* 0 and 2^31-1, dense runs at both ends, huge gaps in between */
+		v.push_back(0);
+		v.push_back(GPX_MAX_DOCID);
+		for (;;)
+		{
+			while (v.size() < n + n / 8 + 2)
+			{
+				uint64_t	k = r.below(6);
+				uint32_t	x;
+
+				if (k == 0)
+					x = (uint32_t) r.below(4 * (uint64_t) n + 8);
+				else if (k == 1)
+					x = GPX_MAX_DOCID - (uint32_t) r.below(4 * (uint64_t) n + 8);
+				else if (k == 2)
+					x = (uint32_t) (r.below(32) << 26) + (uint32_t) r.below(3);
+				else
+					x = (uint32_t) r.below((uint64_t) GPX_MAX_DOCID + 1);
+				v.push_back(x);
+			}
+			normalize(v);
+			if (v.size() >= n)
+				break;
+		}
+		trim_random(r, v, n, true);
+	}
+	return v;
+}
+
+/* An encoded list: blob plus parsed view. */
+struct blob
+{
+	std::vector<uint8_t> bytes;
+	gpx_list	l;
+	uint64_t	hash;
+};
+
+/* Encode docs with codec (validated); false on failure. */
+static bool
+encode(int codec, const std::vector<uint32_t> &docs, blob &b)
+{
+	size_t		cap = gpx_encode_bound(codec, (uint32_t) docs.size(),
+									   docs.empty() ? 0 : docs.back());
+	size_t		len = 0;
+	std::vector<uint32_t> scratch(GPX_MAX_BLOCK);
+	gpx_status	st;
+
+	b.bytes.assign(cap + 16, 0);
+	st = gpx_encode(codec, docs.data(), (uint32_t) docs.size(), b.bytes.data(), cap, &len);
+	if (st != GPX_OK)
+	{
+		fprintf(stderr, "encode %s n=%zu: %s\n", gpx_codec_name(codec), docs.size(),
+				gpx_status_str(st));
+		return false;
+	}
+	b.bytes.resize(len);
+	if (gpx_validate(b.bytes.data(), len, scratch.data()) != GPX_OK ||
+		gpx_open(&b.l, b.bytes.data(), len) != GPX_OK)
+	{
+		fprintf(stderr, "validate %s n=%zu failed\n", gpx_codec_name(codec), docs.size());
+		return false;
+	}
+	b.hash = gpx_hash64(b.bytes.data(), len);
+	return true;
+}
+
+/* Options of this run. */
+static bool g_quick;
+static uint64_t g_seed = 12345;
+static uint32_t g_max_n = 10000000;
+static std::vector<int> g_devs;
+
+/* ------------------------------------------------------------ decode -- */
+
+/* GPU decode of every codec over the lengths and distributions. */
+static void
+suite_decode(gpx_cuda_ctx *ctx)
+{
+	static const uint32_t lens[] = {0, 1, 2, 3, 31, 127, 128, 129, 255, 256, 257,
+		1000, 10000, 100000, 1000000, 10000000};
+	rng			r = {g_seed ^ 0xDEC0DEull};
+	long		f0 = g_failed,
+				cases = 0;
+
+	for (int codec = GPX_CODEC_MIN; codec <= GPX_CODEC_MAX; codec++)
+		for (uint32_t n : lens)
+			for (int d = 0; d < 3; d++)
+			{
+				std::vector<uint32_t> docs,
+							cpu,
+							gpu;
+				blob		b;
+				gpx_cuda_status st;
+
+				if (n > g_max_n || (n >= 10000000 && d != D_UNIFORM) ||
+					(n >= 1000000 && d == D_EXTREME))
+					continue;
+				docs = make_list(r, (dist) d, n);
+				if (!encode(codec, docs, b))
+				{
+					CHECKF(false, "encode %s %s n=%u", gpx_codec_name(codec), dist_name[d], n);
+					continue;
+				}
+				cpu.assign(docs.size() + 1, 0);
+				gpx_decode(&b.l, cpu.data());
+				cpu.resize(docs.size());
+				CHECKF(cpu == docs, "cpu decode %s %s n=%u", gpx_codec_name(codec), dist_name[d], n);
+				gpu.assign(docs.size() + 1, 0xA5A5A5A5u);
+				st = gpx_cuda_decode(ctx, &b.l, gpu.data());
+				CHECKF(st == GPX_CUDA_OK, "gpx_cuda_decode %s %s n=%u: %s (%s)",
+					   gpx_codec_name(codec), dist_name[d], n, gpx_cuda_status_str(st),
+					   gpx_cuda_last_error(ctx));
+				CHECKF(gpu[docs.size()] == 0xA5A5A5A5u, "decode wrote past n (%s n=%u)",
+					   gpx_codec_name(codec), n);
+				gpu.resize(docs.size());
+				if (gpu != cpu)
+				{
+					size_t		i = 0;
+
+					while (i < n && gpu[i] == cpu[i])
+						i++;
+					CHECKF(false, "gpu decode %s %s n=%u differs at %zu: gpu %u cpu %u",
+						   gpx_codec_name(codec), dist_name[d], n, i, gpu[i], cpu[i]);
+				}
+				else
+					g_passed++;
+				cases++;
+			}
+	printf("decode: %ld cases, %s\n", cases, g_failed == f0 ? "all equal" : "FAILURES");
+}
+
+/* ------------------------------------------------------------- batch -- */
+
+/* The raw lists and their encodings in each codec. */
+struct pool
+{
+	std::vector<std::vector<uint32_t>> docs;
+	std::vector<blob> enc[GPX_CODEC_MAX + 1];
+};
+
+/* A query of the test batch: list ids, codec per list, flags. */
+struct tquery
+{
+	std::vector<uint32_t> lists;
+	std::vector<int> codecs;
+	bool		bad;			/* nlists = 0 */
+	bool		small_out;		/* out_capacity below the result */
+	bool		nohash;
+};
+
+/* Naive results of the current query set, by query (filled once). */
+static std::vector<std::vector<uint32_t>> g_naive;
+
+/* Naive k-way intersection of raw arrays. */
+static std::vector<uint32_t>
+naive_compute(const pool &P, const tquery &q)
+{
+	std::vector<uint32_t> acc = P.docs[q.lists[0]],
+				tmp;
+
+	for (size_t j = 1; j < q.lists.size(); j++)
+	{
+		const std::vector<uint32_t> &o = P.docs[q.lists[j]];
+
+		tmp.clear();
+		std::set_intersection(acc.begin(), acc.end(), o.begin(), o.end(),
+							  std::back_inserter(tmp));
+		acc.swap(tmp);
+	}
+	return acc;
+}
+
+/* Naive result of query i (cached). */
+static const std::vector<uint32_t> &
+naive(size_t i)
+{
+	return g_naive[i];
+}
+
+/* Build the pool: correlated lists of skewed lengths in every codec. */
+static void
+make_pool(rng &r, pool &P, uint32_t nbig)
+{
+	std::vector<uint32_t> base = make_list(r, D_UNIFORM, nbig, 40u * nbig);
+	auto		add = [&](std::vector<uint32_t> v)
+	{
+		P.docs.push_back(v);
+	};
+
+	/* subsets of a common base (non-empty intersections) plus noise */
+	for (int i = 0; i < 24; i++)
+	{
+		double		keep = 0.05 + 0.9 * r.unit();
+		uint32_t	noise = (uint32_t) r.below(nbig / 2 + 1);
+		std::vector<uint32_t> v;
+
+		for (uint32_t x : base)
+			if (r.unit() < keep)
+				v.push_back(x);
+		for (uint32_t k = 0; k < noise; k++)
+			v.push_back((uint32_t) r.below(40ull * nbig));
+		normalize(v);
+		add(v);
+	}
+	/* short lists drawn from the base (shortest lists of the queries) */
+	for (int i = 0; i < 24; i++)
+	{
+		uint32_t	n = 1 + (uint32_t) r.below(i < 12 ? 300 : 5000);
+		std::vector<uint32_t> v;
+
+		for (uint32_t k = 0; k < n; k++)
+			v.push_back(r.unit() < 0.7 ? base[r.below(base.size())] :
+						(uint32_t) r.below(40ull * nbig));
+		normalize(v);
+		add(v);
+	}
+	/* independent lists of every distribution, extremes included */
+	for (int i = 0; i < 12; i++)
+		add(make_list(r, (dist) (i % 3), 1 + (uint32_t) r.below(i < 6 ? 2000 : nbig)));
+	/* fixed edge lists */
+	add(std::vector<uint32_t>());	/* empty */
+	add(std::vector<uint32_t> {0});
+	add(std::vector<uint32_t> {GPX_MAX_DOCID});
+	add(std::vector<uint32_t> {0, GPX_MAX_DOCID});
+	{
+		std::vector<uint32_t> v;	/* dense run at the top */
+
+		for (uint32_t k = 0; k < 3000; k++)
+			v.push_back(GPX_MAX_DOCID - 2999 + k);
+		v.insert(v.begin(), 0);
+		add(v);
+	}
+	{
+		std::vector<uint32_t> v;	/* dense run at the bottom */
+
+		for (uint32_t k = 0; k < 3000; k++)
+			v.push_back(k);
+		v.push_back(GPX_MAX_DOCID);
+		add(v);
+	}
+	{
+		std::vector<uint32_t> v;	/* far away from the base: disjoint ranges */
+
+		for (uint32_t k = 0; k < 2000; k++)
+			v.push_back(2000000000u + 7 * k);
+		add(v);
+	}
+	for (int c = GPX_CODEC_MIN; c <= GPX_CODEC_MAX; c++)
+	{
+		P.enc[c].resize(P.docs.size());
+		for (size_t i = 0; i < P.docs.size(); i++)
+			if (!encode(c, P.docs[i], P.enc[c][i]))
+				CHECKF(false, "encode pool list %zu", i);
+	}
+}
+
+/* Random queries over the pool, with the special cases sprinkled in. */
+static std::vector<tquery>
+make_queries(rng &r, const pool &P, uint32_t nq)
+{
+	std::vector<tquery> qs;
+	uint32_t	nl = (uint32_t) P.docs.size();
+
+	for (uint32_t i = 0; i < nq; i++)
+	{
+		tquery		q;
+		uint32_t	k = 1 + (uint32_t) r.below(8);
+		int			mode = (int) r.below(4);	/* 0: mixed codecs, else one codec */
+
+		if (r.unit() < 0.85 && k == 1)
+			k = 2 + (uint32_t) r.below(7);
+		q.bad = r.unit() < 0.02;
+		q.small_out = r.unit() < 0.04;
+		q.nohash = r.unit() < 0.05;
+		for (uint32_t j = 0; j < k; j++)
+		{
+			uint32_t	li;
+
+			/* one short list, the others long (skew) */
+			if (j == 0)
+				li = 24 + (uint32_t) r.below(24);
+			else if (r.unit() < 0.75)
+				li = (uint32_t) r.below(24);
+			else
+				li = (uint32_t) r.below(nl);
+			q.lists.push_back(li);
+			q.codecs.push_back(mode == 0 ? GPX_CODEC_MIN + (int) r.below(3) : mode);
+		}
+		std::swap(q.lists[0], q.lists[r.below(k)]);
+		if (r.unit() < 0.03)
+		{
+			/* long lists only: sources larger than a small chunk */
+			q.lists.resize(1 + r.below(2));
+			q.codecs.resize(q.lists.size());
+			for (auto &li : q.lists)
+				li = (uint32_t) r.below(24);
+		}
+		qs.push_back(q);
+	}
+	return qs;
+}
+
+/* A gpx_batch over queries, with its own output area. */
+struct tbatch
+{
+	gpx_batch	b;
+	std::vector<gpx_batch_query> qv;
+	std::vector<gpx_batch_list> lv;
+	std::vector<uint32_t> out;
+	std::vector<uint32_t> expect;	/* naive result sizes */
+};
+
+/* Lay the queries out as a batch (out slots padded with guard words). */
+static void
+build_batch(const pool &P, const std::vector<tquery> &qs, tbatch &T, uint32_t *outbuf,
+			uint64_t outwords)
+{
+	uint64_t	off = 3;
+
+	T.qv.clear();
+	T.lv.clear();
+	for (size_t qi = 0; qi < qs.size(); qi++)
+	{
+		const tquery &q = qs[qi];
+		gpx_batch_query bq;
+		uint32_t	nmin = UINT32_MAX;
+
+		memset(&bq, 0, sizeof(bq));
+		bq.first_list = (uint32_t) T.lv.size();
+		bq.nlists = q.bad ? 0 : (uint32_t) q.lists.size();
+		for (size_t j = 0; j < q.lists.size(); j++)
+		{
+			gpx_batch_list bl;
+			const blob &e = P.enc[q.codecs[j]][q.lists[j]];
+
+			bl.list = e.l;
+			bl.hash = q.nohash ? 0 : e.hash;
+			T.lv.push_back(bl);
+			nmin = std::min<uint32_t>(nmin, e.l.n);
+		}
+		bq.out_offset = off;
+		bq.out_capacity = nmin;
+		if (q.small_out)
+		{
+			uint32_t	exp = (uint32_t) (qs.size() == g_naive.size() ?
+										  naive(qi).size() : naive_compute(P, q).size());
+
+			bq.out_capacity = exp > 0 ? exp - 1 : 0;
+		}
+		off += bq.out_capacity + 2;
+		T.qv.push_back(bq);
+	}
+	if (outbuf != nullptr)
+	{
+		T.b.out = outbuf;
+		T.b.out_words = outwords;
+	}
+	else
+	{
+		T.out.assign(off + 8, 0xDEADBEEFu);
+		T.b.out = T.out.data();
+		T.b.out_words = T.out.size();
+	}
+	T.b.nqueries = (uint32_t) T.qv.size();
+	T.b.nlists = (uint32_t) T.lv.size();
+	T.b.queries = T.qv.data();
+	T.b.lists = T.lv.data();
+}
+
+/* Compare a GPU-run batch with the CPU-run one and the naive results. */
+static void
+compare_batches(const pool &P, const std::vector<tquery> &qs, const tbatch &G,
+				const tbatch &C, const char *what)
+{
+	long		f0 = g_failed;
+
+	for (size_t i = 0; i < qs.size(); i++)
+	{
+		const gpx_batch_query &g = G.qv[i],
+					&c = C.qv[i];
+
+		if (g.status != c.status || g.out_count != c.out_count)
+		{
+			CHECKF(false, "%s: query %zu (k=%zu): gpu status %d count %u, cpu status %d count %u",
+				   what, i, qs[i].lists.size(), g.status, g.out_count, c.status, c.out_count);
+			continue;
+		}
+		if (g.status == GPX_OK &&
+			memcmp(G.b.out + g.out_offset, C.b.out + c.out_offset, (size_t) g.out_count * 4) != 0)
+		{
+			CHECKF(false, "%s: query %zu results differ", what, i);
+			continue;
+		}
+		/* guard words after the slot's capacity stay untouched */
+		if (G.b.out[g.out_offset + g.out_capacity] != 0xDEADBEEFu)
+		{
+			CHECKF(false, "%s: query %zu wrote past its output slot", what, i);
+			continue;
+		}
+		if (!qs[i].bad && g.status == GPX_OK)
+		{
+			const std::vector<uint32_t> &nv = naive(i);
+
+			if (nv.size() != g.out_count ||
+				(nv.size() > 0 && memcmp(nv.data(), G.b.out + g.out_offset, nv.size() * 4) != 0))
+			{
+				CHECKF(false, "%s: query %zu differs from the naive merge (%zu vs %u)",
+					   what, i, nv.size(), g.out_count);
+				continue;
+			}
+		}
+		g_passed++;
+	}
+	printf("batch %-34s %zu queries: %s\n", what, qs.size(), g_failed == f0 ? "ok" : "FAILURES");
+}
+
+/* Open a context (devices from --devices, or device 0). */
+static gpx_cuda_status
+open_ctx(gpx_cuda_ctx **ctx, size_t cache, size_t batch, const std::vector<int> &devs)
+{
+	gpx_cuda_options o;
+	char		err[512];
+	gpx_cuda_status st;
+
+	memset(&o, 0, sizeof(o));
+	o.devices = devs.empty() ? NULL : devs.data();
+	o.ndevices = (int) devs.size();
+	o.cache_bytes = cache;
+	o.batch_bytes = batch;
+	st = gpx_cuda_open(&o, ctx, err, sizeof(err));
+	if (st != GPX_CUDA_OK)
+		fprintf(stderr, "gpx_cuda_open: %s: %s\n", gpx_cuda_status_str(st), err);
+	return st;
+}
+
+/* Run the batch on a GPU context and compare with the CPU. */
+static void
+run_and_compare(gpx_cuda_ctx *ctx, const pool &P, const std::vector<tquery> &qs,
+				const tbatch &C, const char *what, gpx_batch_stats *stp,
+				uint32_t *outbuf = nullptr, uint64_t outwords = 0)
+{
+	tbatch		G;
+	gpx_batch_stats st;
+	gpx_cuda_status s;
+
+	build_batch(P, qs, G, outbuf, outwords);
+	if (outbuf != nullptr)
+		for (uint64_t i = 0; i < outwords; i++)
+			outbuf[i] = 0xDEADBEEFu;
+	for (auto &q : G.qv)
+		q.status = -1, q.out_count = 12345;
+	s = gpx_cuda_run_batch(ctx, &G.b, &st);
+	CHECKF(s == GPX_CUDA_OK, "%s: gpx_cuda_run_batch: %s (%s)", what, gpx_cuda_status_str(s),
+		   gpx_cuda_last_error(ctx));
+	if (s != GPX_CUDA_OK)
+		return;
+	compare_batches(P, qs, G, C, what);
+	if (stp != nullptr)
+		*stp = st;
+}
+
+/* The batch suite: one CPU reference run, several GPU configurations. */
+static void
+suite_batch(gpx_cuda_ctx *ctx, gpx_cuda_ctx *ctx_small, gpx_cuda_ctx *ctx_multi)
+{
+	rng			r = {g_seed ^ 0xBA7C4ull};
+	pool		P;
+	std::vector<tquery> qs;
+	tbatch		C;
+	gpx_batch_stats st1,
+				st2;
+	uint32_t	nbig = g_quick ? 20000 : 400000;
+	uint32_t	nq = g_quick ? 150 : 1500;
+
+	make_pool(r, P, nbig);
+	qs = make_queries(r, P, nq);
+	g_naive.clear();
+	for (const tquery &q : qs)
+		g_naive.push_back(naive_compute(P, q));
+	build_batch(P, qs, C, nullptr, 0);
+	CHECKF(gpx_batch_run_cpu(&C.b, 2, NULL) == GPX_OK, "cpu batch");
+
+	memset(&st1, 0, sizeof(st1));
+	memset(&st2, 0, sizeof(st2));
+	run_and_compare(ctx, P, qs, C, "cold", &st1);
+	run_and_compare(ctx, P, qs, C, "warm (cached lists)", &st2);
+	CHECKF(st2.cache_hits > 0 && st2.cache_misses <= st1.cache_misses,
+		   "warm run: hits %llu misses %llu (cold: hits %llu misses %llu)",
+		   (unsigned long long) st2.cache_hits, (unsigned long long) st2.cache_misses,
+		   (unsigned long long) st1.cache_hits, (unsigned long long) st1.cache_misses);
+	printf("  cold: %llu candidates, %llu results, %llu bytes in, hits %llu misses %llu, "
+		   "compute %.3f ms, transfer %.3f ms\n",
+		   (unsigned long long) st1.candidates, (unsigned long long) st1.results,
+		   (unsigned long long) st1.bytes_in, (unsigned long long) st1.cache_hits,
+		   (unsigned long long) st1.cache_misses, st1.compute_ms, st1.transfer_ms);
+	printf("  warm: %llu bytes in, hits %llu misses %llu, compute %.3f ms, transfer %.3f ms\n",
+		   (unsigned long long) st2.bytes_in, (unsigned long long) st2.cache_hits,
+		   (unsigned long long) st2.cache_misses, st2.compute_ms, st2.transfer_ms);
+	if (ctx_small != nullptr)
+	{
+		run_and_compare(ctx_small, P, qs, C, "small cache + staging", &st1);
+		run_and_compare(ctx_small, P, qs, C, "small cache + staging again", &st1);
+	}
+	if (ctx_multi != nullptr)
+		run_and_compare(ctx_multi, P, qs, C, "two device contexts", &st1);
+	{
+		/* output in pinned, mapped memory: results written in place */
+		size_t		words = C.b.out_words;
+		uint32_t   *pinned = (uint32_t *) aligned_alloc(4096, (words * 4 + 8191) & ~(size_t) 4095);
+		gpx_cuda_status s = gpx_cuda_pin(ctx, pinned, words * 4);
+
+		CHECKF(s == GPX_CUDA_OK, "gpx_cuda_pin: %s (%s)", gpx_cuda_status_str(s),
+			   gpx_cuda_last_error(ctx));
+		run_and_compare(ctx, P, qs, C, "pinned output", &st1, pinned, words);
+		/* the pin stays registered until the context closes; keep the memory */
+	}
+	{
+		/*
+		 * lists inside a pinned arena, as the executor has them (the copy
+		 * then goes straight from the arena for long lists)
+		 */
+		pool		A;
+		size_t		total = 0,
+					at = 0;
+		uint8_t    *arena;
+		tbatch		G;
+		gpx_cuda_status s;
+
+		for (int c = GPX_CODEC_MIN; c <= GPX_CODEC_MAX; c++)
+			for (const blob &e : P.enc[c])
+				total += (e.bytes.size() + 15) & ~(size_t) 15;
+		arena = (uint8_t *) aligned_alloc(4096, (total + 64 + 4095) & ~(size_t) 4095);
+		A.docs = P.docs;
+		for (int c = GPX_CODEC_MIN; c <= GPX_CODEC_MAX; c++)
+		{
+			A.enc[c] = P.enc[c];
+			for (blob &e : A.enc[c])
+			{
+				memcpy(arena + at, e.bytes.data(), e.bytes.size());
+				gpx_open(&e.l, arena + at, e.bytes.size());
+				at += (e.bytes.size() + 15) & ~(size_t) 15;
+			}
+		}
+		s = gpx_cuda_pin(ctx_small != nullptr ? ctx_small : ctx, arena, total + 64);
+		CHECKF(s == GPX_CUDA_OK, "pin arena: %s", gpx_cuda_status_str(s));
+		if (ctx_small != nullptr)
+			run_and_compare(ctx_small, A, qs, C, "lists in a pinned arena (small)", &st1);
+		s = gpx_cuda_pin(ctx, arena, total + 64);
+		CHECKF(s == GPX_CUDA_OK, "pin arena twice: %s", gpx_cuda_status_str(s));
+		{
+			std::vector<tquery> nh = qs;
+
+			for (tquery &q : nh)
+				q.nohash = true;	/* never cached: every list copied */
+			run_and_compare(ctx, A, nh, C, "unhashed lists in a pinned arena", &st1);
+		}
+		(void) G;
+		/* the arena stays registered until the contexts close */
+	}
+	{
+		/* every query alone, in its own batch (small batches) */
+		long		f0 = g_failed;
+		size_t		nsolo = std::min<size_t>(qs.size(), g_quick ? 20 : 100);
+
+		for (size_t i = 0; i < nsolo; i++)
+		{
+			std::vector<tquery> one(1, qs[i]);
+			tbatch		c1,
+						g1;
+
+			build_batch(P, one, c1, nullptr, 0);
+			build_batch(P, one, g1, nullptr, 0);
+			gpx_batch_run_cpu(&c1.b, 1, NULL);
+			if (gpx_cuda_run_batch(ctx, &g1.b, NULL) != GPX_CUDA_OK)
+			{
+				CHECKF(false, "single query %zu: %s", i, gpx_cuda_last_error(ctx));
+				continue;
+			}
+			CHECKF(g1.qv[0].status == c1.qv[0].status && g1.qv[0].out_count == c1.qv[0].out_count &&
+				   memcmp(g1.b.out + g1.qv[0].out_offset, c1.b.out + c1.qv[0].out_offset,
+						  (size_t) c1.qv[0].out_count * 4) == 0,
+				   "single query %zu", i);
+		}
+		printf("batch %-34s %zu queries: %s\n", "one query per batch", nsolo,
+			   g_failed == f0 ? "ok" : "FAILURES");
+	}
+	{
+		/* an empty batch */
+		gpx_batch	e;
+
+		memset(&e, 0, sizeof(e));
+		CHECKF(gpx_cuda_run_batch(ctx, &e, NULL) == GPX_CUDA_OK, "empty batch");
+	}
+}
+
+/* --------------------------------------------------------------- api -- */
+
+/* API edge cases: bad ordinal, list larger than the cache, describe. */
+static void
+suite_api(gpx_cuda_ctx *ctx)
+{
+	rng			r = {g_seed ^ 0xA91ull};
+	gpx_cuda_ctx *c2 = nullptr;
+	std::vector<int> bad(1, 4096);
+	char		desc[1024];
+
+	CHECKF(open_ctx(&c2, 0, 0, bad) == GPX_CUDA_NO_DEVICE && c2 == nullptr,
+		   "open with ordinal 4096 gives GPX_CUDA_NO_DEVICE");
+	gpx_cuda_describe(ctx, desc, sizeof(desc));
+	printf("describe: %s\n", desc);
+	CHECKF(strlen(desc) > 10, "describe");
+
+	/* a list larger than a 1 MiB cache: OOM, then the context still works */
+	if (open_ctx(&c2, (size_t) 1 << 20, (size_t) 1 << 20, g_devs) == GPX_CUDA_OK)
+	{
+		std::vector<uint32_t> big = make_list(r, D_UNIFORM, 1500000),
+					small = make_list(r, D_UNIFORM, 1000, 100000);
+		blob		bb,
+					bs;
+		gpx_batch	b;
+		gpx_batch_query q;
+		gpx_batch_list L[2];
+		std::vector<uint32_t> out(big.size() + 8);
+		gpx_cuda_status s;
+
+		encode(GPX_CODEC_PFOR, big, bb);
+		encode(GPX_CODEC_LRC, small, bs);
+		memset(&b, 0, sizeof(b));
+		memset(&q, 0, sizeof(q));
+		L[0].list = bb.l;
+		L[0].hash = bb.hash;
+		L[1].list = bs.l;
+		L[1].hash = bs.hash;
+		q.first_list = 0;
+		q.nlists = 1;
+		q.out_capacity = (uint32_t) big.size();
+		b.nqueries = 1;
+		b.nlists = 2;
+		b.queries = &q;
+		b.lists = L;
+		b.out = out.data();
+		b.out_words = out.size();
+		s = gpx_cuda_run_batch(c2, &b, NULL);
+		CHECKF(s == GPX_CUDA_OOM, "list larger than the cache: %s (%s)",
+			   gpx_cuda_status_str(s), gpx_cuda_last_error(c2));
+		q.first_list = 1;
+		q.out_capacity = (uint32_t) small.size();
+		s = gpx_cuda_run_batch(c2, &b, NULL);
+		CHECKF(s == GPX_CUDA_OK && q.status == GPX_OK && q.out_count == small.size() &&
+			   memcmp(out.data(), small.data(), small.size() * 4) == 0,
+			   "context works after OOM: %s", gpx_cuda_last_error(c2));
+		CHECKF(gpx_cuda_cache_has(c2, bs.hash) == 1 && gpx_cuda_cache_has(c2, bb.hash) == 0,
+			   "cache_has");
+		gpx_cuda_close(c2);
+	}
+	else
+		CHECKF(false, "open small context");
+	CHECKF(gpx_cuda_compiled() == 1, "gpx_cuda_compiled");
+}
+
+/* Entry point. */
+int
+main(int argc, char **argv)
+{
+	gpx_cuda_ctx *ctx = nullptr,
+			   *ctx_small = nullptr,
+			   *ctx_multi = nullptr;
+	gpx_cuda_status st;
+
+	for (int i = 1; i < argc; i++)
+	{
+		if (strcmp(argv[i], "--quick") == 0)
+			g_quick = true;
+		else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc)
+			g_seed = strtoull(argv[++i], NULL, 10);
+		else if (strcmp(argv[i], "--max-n") == 0 && i + 1 < argc)
+			g_max_n = (uint32_t) strtoul(argv[++i], NULL, 10);
+		else if (strcmp(argv[i], "--devices") == 0 && i + 1 < argc)
+		{
+			char	   *p = argv[++i];
+
+			while (*p)
+			{
+				g_devs.push_back((int) strtol(p, &p, 10));
+				if (*p == ',')
+					p++;
+			}
+		}
+		else
+		{
+			fprintf(stderr, "usage: %s [--quick] [--seed N] [--max-n N] [--devices a,b]\n",
+					argv[0]);
+			return 2;
+		}
+	}
+	if (g_quick && g_max_n > 100000)
+		g_max_n = 100000;
+	printf("test_gpu: seed %llu, max n %u%s\n", (unsigned long long) g_seed, g_max_n,
+		   g_quick ? ", quick" : "");
+	st = open_ctx(&ctx, 0, 0, g_devs);
+	if (st == GPX_CUDA_NO_DEVICE || st == GPX_CUDA_NO_DRIVER)
+	{
+		printf("no usable gpu: skipped\n0 passed, 0 failed\n");
+		return 77;
+	}
+	CHECKF(st == GPX_CUDA_OK, "open: %s", gpx_cuda_status_str(st));
+	if (st != GPX_CUDA_OK)
+	{
+		printf("%ld passed, %ld failed\n", g_passed, g_failed);
+		return 1;
+	}
+	/* tiny cache and staging: eviction, many chunks, split queries */
+	if (open_ctx(&ctx_small, (size_t) (g_quick ? 1 : 8) << 20, (size_t) 128 << 10,
+				 g_devs) != GPX_CUDA_OK)
+		CHECKF(false, "open small context");
+	{
+		/* two device contexts: every device listed twice, or 0 and 1 */
+		std::vector<int> two = g_devs.empty() ? std::vector<int> {0} : g_devs;
+		int			count = (int) two.size();
+
+		for (int i = 0; i < count; i++)
+			two.push_back(two[i]);
+		if (open_ctx(&ctx_multi, (size_t) 64 << 20, (size_t) 4 << 20, two) != GPX_CUDA_OK)
+			CHECKF(false, "open two-device context");
+	}
+
+	suite_decode(ctx);
+	suite_batch(ctx, ctx_small, ctx_multi);
+	suite_api(ctx);
+	{
+		char		desc[1024];
+
+		if (ctx_small != nullptr)
+		{
+			gpx_cuda_describe(ctx_small, desc, sizeof(desc));
+			printf("describe small: %s\n", desc);
+		}
+		if (ctx_multi != nullptr)
+		{
+			gpx_cuda_describe(ctx_multi, desc, sizeof(desc));
+			printf("describe multi: %s\n", desc);
+		}
+	}
+
+	gpx_cuda_close(ctx_multi);
+	gpx_cuda_close(ctx_small);
+	gpx_cuda_close(ctx);
+	printf("%ld passed, %ld failed\n", g_passed, g_failed);
+	return g_failed ? 1 : 0;
+}
