@@ -37,6 +37,7 @@
 #include <vector>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 namespace
 {
@@ -207,13 +208,14 @@ struct gpx_slot
 	std::vector<gpx_dpiece> pieces;
 	std::vector<gpx_hpiece> hp;
 	std::vector<uint32_t> olist;
-	std::vector<gpx_dwork> work;
+	uint32_t	nwork = 0;		/* source blocks (one warp each) */
 	std::vector<gpx_dupload> ups;
 	std::vector<gpx_dl> tbls;
 	std::vector<gpx_direct> directs;
 	std::vector<gpx_centry *> transients;
 	std::vector<gpx_centry *> fresh;	/* entries created for this chunk */
 	uint32_t	tbl_max = 0;
+	uint32_t	skip_max = 0;	/* largest nblocks among the skip builds */
 	size_t		blob_used = 0;
 	uint32_t	ncand = 0;
 	uint32_t	res_used = 0;
@@ -225,7 +227,6 @@ struct gpx_mark
 {
 	size_t		dls,
 				olist,
-				work,
 				ups,
 				tbls,
 				directs,
@@ -311,6 +312,7 @@ struct gpx_cuda_ctx
 	char		err[512] = "";
 	bool		broken = false;
 	uint64_t	batches = 0;
+	double		prof[5] = {0, 0, 0, 0, 0};	/* host ms: plan, build, issue, wait, collect */
 };
 
 namespace
@@ -328,6 +330,16 @@ struct gpx_run
 	double		transfer_ms = 0,
 				compute_ms = 0;
 };
+
+/* Monotonic clock in milliseconds. */
+double
+gpx_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
 
 /* Record a CUDA failure in ctx; returns the matching status. */
 gpx_cuda_status
@@ -478,7 +490,6 @@ gpx_meta_reserve(const gpx_dev *d)
 		(size_t) d->max_lists * sizeof(gpx_dl) * 2 +	/* dls + tbls */
 		(size_t) d->max_pieces * sizeof(gpx_dpiece) +
 		(size_t) d->max_olist * 4 +
-		(size_t) d->max_work * sizeof(gpx_dwork) +
 		(size_t) d->max_ups * sizeof(gpx_dupload);
 }
 
@@ -526,6 +537,7 @@ gpx_place_list(gpx_cuda_ctx *ctx, gpx_dev *d, gpx_slot *s,
 		uint32_t	shift,
 					nb;
 		size_t		tbl_bytes,
+					skip_bytes,
 					bytes,
 					off,
 					len16 = gpx_al(l->len, 16);
@@ -535,7 +547,8 @@ gpx_place_list(gpx_cuda_ctx *ctx, gpx_dev *d, gpx_slot *s,
 
 		gpx_tbl_geom(l, &shift, &nb);
 		tbl_bytes = nb ? gpx_al(4 * ((size_t) nb + 1), 256) : 0;
-		bytes = gpx_al(l->len, 256) + tbl_bytes;
+		skip_bytes = l->codec != GPX_CODEC_LRC ? gpx_al(16 * (size_t) l->nblocks, 256) : 0;
+		bytes = gpx_al(l->len, 256) + tbl_bytes + skip_bytes;
 		if (bytes > d->pool.cap)
 			return GPX_NEVER;
 		if (!direct && s->blob_used + len16 > s->blob_cap)
@@ -568,9 +581,15 @@ gpx_place_list(gpx_cuda_ctx *ctx, gpx_dev *d, gpx_slot *s,
 			e->dl.tbl = (const uint32_t *) (d->d_pool + off + gpx_al(l->len, 256));
 			e->dl.tbl_shift = shift;
 			e->dl.tbl_nb = nb;
-			s->tbls.push_back(e->dl);
 			s->tbl_max = std::max(s->tbl_max, nb + 1);
 		}
+		if (skip_bytes != 0)
+		{
+			e->dl.skip = (const uint4 *) (d->d_pool + off + gpx_al(l->len, 256) + tbl_bytes);
+			s->skip_max = std::max(s->skip_max, l->nblocks);
+		}
+		if (nb != 0 || skip_bytes != 0)
+			s->tbls.push_back(e->dl);
 		if (direct)
 		{
 			s->directs.push_back({l->base, d->d_pool + off, l->len});
@@ -624,7 +643,6 @@ gpx_mark_of(const gpx_slot *s)
 
 	m.dls = s->dls.size();
 	m.olist = s->olist.size();
-	m.work = s->work.size();
 	m.ups = s->ups.size();
 	m.tbls = s->tbls.size();
 	m.directs = s->directs.size();
@@ -652,7 +670,6 @@ gpx_rollback(gpx_dev *d, gpx_slot *s, const gpx_mark &m, gpx_run *run)
 	s->dls.resize(m.dls);
 	s->dl_ent.resize(m.dls);
 	s->olist.resize(m.olist);
-	s->work.resize(m.work);
 	s->ups.resize(m.ups);
 	s->tbls.resize(m.tbls);
 	s->directs.resize(m.directs);
@@ -670,13 +687,14 @@ gpx_slot_reset(gpx_slot *s, uint64_t seq)
 	s->pieces.clear();
 	s->hp.clear();
 	s->olist.clear();
-	s->work.clear();
+	s->nwork = 0;
 	s->ups.clear();
 	s->tbls.clear();
 	s->directs.clear();
 	s->transients.clear();
 	s->fresh.clear();
 	s->tbl_max = 0;
+	s->skip_max = 0;
 	s->blob_used = 0;
 	s->ncand = 0;
 	s->res_used = 0;
@@ -690,10 +708,15 @@ gpx_collect(gpx_cuda_ctx *ctx, gpx_dev *d, gpx_slot *s, gpx_run *run)
 	gpx_batch  *b = run->b;
 	float		ms;
 
+	double		t0 = gpx_ms(),
+				t1;
+
 	if (!s->busy)
 		return GPX_CUDA_OK;
 	GPX_TRY(cudaSetDevice(d->ord));
 	GPX_TRY(cudaEventSynchronize(s->ev_done));
+	t1 = gpx_ms();
+	ctx->prof[3] += t1 - t0;
 	s->busy = false;
 	if (cudaEventElapsedTime(&ms, s->ev_t0, s->ev_in) == cudaSuccess)
 		run->transfer_ms += ms;
@@ -738,6 +761,7 @@ gpx_collect(gpx_cuda_ctx *ctx, gpx_dev *d, gpx_slot *s, gpx_run *run)
 	s->transients.clear();
 	if (s->seq > d->seq_done)
 		d->seq_done = s->seq;
+	ctx->prof[4] += gpx_ms() - t1;
 	return GPX_CUDA_OK;
 }
 
@@ -762,7 +786,6 @@ gpx_issue(gpx_cuda_ctx *ctx, gpx_dev *d, gpx_slot *s, gpx_run *run)
 	size_t		o_dl = gpx_stage_put(s, &at, s->dls);
 	size_t		o_pc = gpx_stage_put(s, &at, s->pieces);
 	size_t		o_ol = gpx_stage_put(s, &at, s->olist);
-	size_t		o_wk = gpx_stage_put(s, &at, s->work);
 	size_t		o_up = gpx_stage_put(s, &at, s->ups);
 	size_t		o_tb = gpx_stage_put(s, &at, s->tbls);
 	uint8_t    *ds = s->d_stage;
@@ -781,16 +804,16 @@ gpx_issue(gpx_cuda_ctx *ctx, gpx_dev *d, gpx_slot *s, gpx_run *run)
 		uint32_t	nt = (uint32_t) std::min<size_t>(65535, s->tbls.size() - i);
 
 		GPX_TRY(gpx_cuda_k_tables((const gpx_dl *) (ds + o_tb) + i, nt, s->tbl_max,
-								  d->s_copy));
+								  s->skip_max, d->s_copy));
 	}
 	GPX_TRY(cudaEventRecord(s->ev_in, d->s_copy));
 	GPX_TRY(cudaStreamWaitEvent(d->s_comp, s->ev_in, 0));
 	GPX_TRY(cudaEventRecord(s->ev_c0, d->s_comp));
-	e = gpx_cuda_k_chunk((const gpx_dl *) (ds + o_dl), (const gpx_dwork *) (ds + o_wk),
-						 (uint32_t) s->work.size(), (const gpx_dpiece *) (ds + o_pc),
-						 (uint32_t) s->pieces.size(), (const uint32_t *) (ds + o_ol),
-						 s->d_cand, s->d_cpiece, s->d_flag, s->d_pos, s->ncand,
-						 s->d_tmp, s->tmp_bytes, s->d_cnt, d->s_comp);
+	e = gpx_cuda_k_chunk((const gpx_dl *) (ds + o_dl), s->nwork,
+						 (const gpx_dpiece *) (ds + o_pc), (uint32_t) s->pieces.size(),
+						 (const uint32_t *) (ds + o_ol), s->d_cand, s->d_cpiece,
+						 s->d_flag, s->d_pos, s->ncand, s->d_tmp, s->tmp_bytes,
+						 s->d_cnt, d->s_comp);
 	if (e != cudaSuccess)
 		return gpx_fail(ctx, e, "gpx_cuda_k_chunk");
 	GPX_TRY(cudaEventRecord(s->ev_done, d->s_comp));
@@ -848,9 +871,9 @@ gpx_build(gpx_cuda_ctx *ctx, gpx_dev *d, gpx_slot *s, gpx_run *run, bool *any)
 				break;
 		}
 		nblk = end - start;
-		if (s->work.size() + nblk > d->max_work)
+		if ((uint64_t) s->nwork + nblk > d->max_work)
 		{
-			nblk = (uint32_t) (d->max_work - s->work.size());
+			nblk = d->max_work - s->nwork;
 			if (nblk == 0)
 				break;
 			end = start + nblk;
@@ -897,7 +920,9 @@ gpx_build(gpx_cuda_ctx *ctx, gpx_dev *d, gpx_slot *s, gpx_run *run, bool *any)
 		pc.ocount = qp.ocount;
 		pc.lo = qp.lo;
 		pc.hi = qp.hi;
-		pc.pad = 0;
+		pc.src = sslot;
+		pc.blk0 = start;
+		pc.wbeg = s->nwork;
 		h.plan = d->assigned[d->qpos];
 		h.last = end == qp.b1;
 		if (start != qp.b0 || !h.last)
@@ -922,18 +947,7 @@ gpx_build(gpx_cuda_ctx *ctx, gpx_dev *d, gpx_slot *s, gpx_run *run, bool *any)
 				s->res_used += cands;
 			}
 		}
-		for (uint32_t k = start, coff = s->ncand; k < end; k++)
-		{
-			gpx_dwork	w;
-
-			w.list = sslot;
-			w.blk = k;
-			w.coff = coff;
-			w.piece = (uint32_t) s->pieces.size();
-			s->work.push_back(w);
-			coff += (uint32_t) std::min<uint64_t>((uint64_t) 1 << lg,
-												  src->n - ((uint64_t) k << lg));
-		}
+		s->nwork += end - start;
 		s->pieces.push_back(pc);
 		s->hp.push_back(h);
 		s->ncand += cands;
@@ -1115,9 +1129,12 @@ gpx_run_batch(gpx_cuda_ctx *ctx, gpx_batch *b, gpx_batch_stats *stats)
 	bool		more = true;
 	gpx_cuda_status st = GPX_CUDA_OK;
 
+	double		t0 = gpx_ms();
+
 	run.b = b;
 	gpx_plan(&run);
 	gpx_assign(ctx, &run);
+	ctx->prof[0] += gpx_ms() - t0;
 	for (gpx_dev *d : ctx->devs)
 	{
 		h0 += d->hits;
@@ -1136,11 +1153,17 @@ gpx_run_batch(gpx_cuda_ctx *ctx, gpx_batch *b, gpx_batch_stats *stats)
 			s = &d->slot[d->next];
 			if (s->busy && (st = gpx_collect(ctx, d, s, &run)) != GPX_CUDA_OK)
 				break;
-			if ((st = gpx_build(ctx, d, s, &run, &any)) != GPX_CUDA_OK)
+			t0 = gpx_ms();
+			st = gpx_build(ctx, d, s, &run, &any);
+			ctx->prof[1] += gpx_ms() - t0;
+			if (st != GPX_CUDA_OK)
 				break;
 			if (any)
 			{
-				if ((st = gpx_issue(ctx, d, s, &run)) != GPX_CUDA_OK)
+				t0 = gpx_ms();
+				st = gpx_issue(ctx, d, s, &run);
+				ctx->prof[2] += gpx_ms() - t0;
+				if (st != GPX_CUDA_OK)
 					break;
 				d->next ^= 1;
 			}
@@ -1659,4 +1682,16 @@ gpx_cuda_last_error(gpx_cuda_ctx *ctx)
 	if (ctx == nullptr)
 		return "no gpu context";
 	return ctx->err;
+}
+
+/* Cumulative host time of run_batch phases (ms): plan, build, issue, wait, collect. */
+void
+gpx_cuda_host_profile(gpx_cuda_ctx *ctx, double out[5], bool reset)
+{
+	for (int i = 0; i < 5; i++)
+	{
+		out[i] = ctx != nullptr ? ctx->prof[i] : 0;
+		if (ctx != nullptr && reset)
+			ctx->prof[i] = 0;
+	}
 }

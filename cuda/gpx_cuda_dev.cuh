@@ -33,7 +33,14 @@
 #define GPX_D_FULL		0xffffffffu
 #define GPX_D_WARPS		8		/* warps per thread-block */
 #define GPX_D_THREADS	(32 * GPX_D_WARPS)
-#define GPX_D_SCRATCH	256		/* shared words per warp for block decoding */
+/*
+ * Shared words per warp for block decoding: pfor stages its block's words
+ * in [0, GPX_D_STAGE) and patches exceptions in [GPX_D_STAGE, +128); lrc
+ * stages its segment in [0, 260); qs keeps 256 high parts.
+ */
+#define GPX_D_STAGE		160		/* >= 156, the largest pfor block in words */
+#define GPX_D_SCRATCH	320
+#define GPX_D_LRC_STAGE	260		/* 3 header words + 256 deviations of 32 bits */
 /* pfor probes: lanes that must share a block before the warp decodes it */
 #ifndef GPX_D_COOP_MIN
 #define GPX_D_COOP_MIN	3
@@ -45,6 +52,7 @@ typedef struct gpx_dl
 	const uint8_t *dir;			/* nblocks entries {first, offset} */
 	const uint8_t *payload;		/* payload_words little-endian words */
 	const uint32_t *tbl;		/* hash-segmentation table or NULL */
+	const uint4 *skip;			/* per-block checkpoints (pfor, qs) or NULL */
 	uint32_t	n;
 	uint32_t	nblocks;
 	uint32_t	first;
@@ -60,10 +68,11 @@ typedef struct gpx_dl
 } gpx_dl;
 
 /*
- * One query (or a part of one) inside a chunk: its candidates are
- * cand[cbeg, cbeg + ccount); the other lists are olist[obeg, obeg + ocount)
- * (chunk list slots, shortest first); only candidates in [lo, hi] can
- * match; results go to dst[0 .. cap).
+ * One query (or a part of one) inside a chunk: its source is blocks
+ * [blk0, blk0 + nblk) of chunk list slot src, decoded by warps
+ * [wbeg, wbeg + nblk) into cand[cbeg, cbeg + ccount); the other lists are
+ * olist[obeg, obeg + ocount) (chunk list slots, shortest first); only
+ * candidates in [lo, hi] can match; results go to dst[0 .. cap).
  */
 typedef struct gpx_dpiece
 {
@@ -74,18 +83,11 @@ typedef struct gpx_dpiece
 	uint32_t	lo;
 	uint32_t	hi;
 	uint32_t	cap;
-	uint32_t	pad;
+	uint32_t	src;
+	uint32_t	blk0;
+	uint32_t	wbeg;
 	uint32_t   *dst;
 } gpx_dpiece;
-
-/* One source block to decode: block blk of chunk list slot `list`. */
-typedef struct gpx_dwork
-{
-	uint32_t	list;
-	uint32_t	blk;
-	uint32_t	coff;			/* its first candidate index */
-	uint32_t	piece;
-} gpx_dwork;
 
 /* One blob to move from the staging buffer into the list cache. */
 typedef struct gpx_dupload
@@ -276,8 +278,11 @@ gpx_d_pfor_warp(const uint8_t *P, uint32_t off, uint32_t cnt, uint32_t first,
 }
 
 /*
- * Whether x is in pfor block blk (first(blk) <= x), one thread: stream the
- * LOW fields and the exceptions, summing gaps until the value reaches x.
+ * Whether x is in pfor block blk (first(blk) <= x), one thread: start at
+ * the last checkpoint <= x of the block's skip entry (elements 32, 64, 96:
+ * value and exceptions before it), then stream the LOW fields and the
+ * exceptions, summing gaps until the value reaches x (<= 32 gaps with a
+ * skip table, <= 127 without).
  */
 GPX_DEV bool
 gpx_d_pfor_contains(const gpx_dl *L, uint32_t blk, uint32_t x)
@@ -285,7 +290,10 @@ gpx_d_pfor_contains(const gpx_dl *L, uint32_t blk, uint32_t x)
 	const uint8_t *P = L->payload;
 	uint32_t	cnt = gpx_d_count(L, blk);
 	uint32_t	v = gpx_d_first(L, blk);
-	uint32_t	off,
+	uint32_t	s = 0,
+				xi = 0,
+				lim,
+				off,
 				h,
 				b,
 				e,
@@ -293,7 +301,6 @@ gpx_d_pfor_contains(const gpx_dl *L, uint32_t blk, uint32_t x)
 				m,
 				mask,
 				avail = 0,
-				xi = 0,
 				npos;
 	uint64_t	bit,
 				posbit,
@@ -305,6 +312,24 @@ gpx_d_pfor_contains(const gpx_dl *L, uint32_t blk, uint32_t x)
 		return true;
 	if (x < v || cnt < 2)
 		return false;
+	m = cnt - 1;
+	lim = m;					/* gaps i in [s, lim) lead to elements s+1 .. lim */
+	if (L->skip != NULL)
+	{
+		uint4		c = L->skip[blk];
+
+		/* invalid checkpoints hold 0xFFFFFFFF, above every docID */
+		if (c.z <= x)
+			s = 96, v = c.z, xi = (c.w >> 16) & 0xFFu;
+		else if (c.y <= x)
+			s = 64, v = c.y, xi = (c.w >> 8) & 0xFFu;
+		else if (c.x <= x)
+			s = 32, v = c.x, xi = c.w & 0xFFu;
+		if (v == x)
+			return true;
+		if (s < 96 && s + 32 < lim)
+			lim = s + 32;		/* the next checkpoint is > x */
+	}
 	off = gpx_d_off(L, blk);
 	if (off >= L->payload_words)
 		return false;
@@ -312,11 +337,11 @@ gpx_d_pfor_contains(const gpx_dl *L, uint32_t blk, uint32_t x)
 	b = h & 0x3Fu;
 	e = (h >> 6) & 0x7Fu;
 	hb = (h >> 13) & 0x3Fu;
-	m = cnt - 1;
 	mask = gpx_mask(b);
 	bit = (uint64_t) off * 32 + 19;
 	posbit = bit + (uint64_t) m * b;
 	hibit = posbit + (uint64_t) e * 7;
+	bit += (uint64_t) s * b;
 	w = bit >> 5;
 	if (b != 0)
 	{
@@ -324,8 +349,8 @@ gpx_d_pfor_contains(const gpx_dl *L, uint32_t blk, uint32_t x)
 		avail = 32 - (uint32_t) (bit & 31);
 		w++;
 	}
-	npos = e ? gpx_get_bits(P, posbit, 7) : 0xFFFFFFFFu;
-	for (uint32_t i = 0; i < m; i++)
+	npos = xi < e ? gpx_get_bits(P, posbit + (uint64_t) xi * 7, 7) : 0xFFFFFFFFu;
+	for (uint32_t i = s; i < lim; i++)
 	{
 		uint32_t	g = 0;
 
@@ -492,8 +517,9 @@ gpx_d_qs_low(const gpx_dl *L, uint32_t i)
 
 /*
  * Whether x is in qs block blk (first(blk) <= x), one thread: from the
- * block's sample skip (x >> b) - h0 zeros word by word (popcount), then
- * compare the remaining elements' values (as gpx_qs_block_lower_bound).
+ * block's sample (or a later checkpoint of its skip entry) skip
+ * (x >> b) - h0 zeros word by word (popcount), then compare the remaining
+ * elements' values (as gpx_qs_block_lower_bound).
  */
 GPX_DEV bool
 gpx_d_qs_contains(const gpx_dl *L, uint32_t blk, uint32_t x)
@@ -505,13 +531,28 @@ gpx_d_qs_contains(const gpx_dl *L, uint32_t blk, uint32_t x)
 	uint32_t	e0 = blk << 8;
 	uint32_t	p0 = gpx_d_off(L, blk);
 	uint32_t	hx = x >> b;
-	uint32_t	h0 = p0 - e0;
-	uint64_t	wi = p0 >> 5;
-	uint32_t	sh = p0 & 31;
+	uint32_t	h0;
+	uint64_t	wi;
+	uint32_t	sh;
 	uint32_t	w,
 				ones,
 				j = 0;
 
+	if (L->skip != NULL)
+	{
+		/* start at the last checkpoint (elements 64, 128, 192) whose high part is < x's */
+		uint4		c = L->skip[blk];
+
+		if (c.z != 0xFFFFFFFFu && c.z - (e0 + 192) < hx)
+			p0 = c.z, e0 += 192, cnt -= 192;
+		else if (c.y != 0xFFFFFFFFu && c.y - (e0 + 128) < hx)
+			p0 = c.y, e0 += 128, cnt -= 128;
+		else if (c.x != 0xFFFFFFFFu && c.x - (e0 + 64) < hx)
+			p0 = c.x, e0 += 64, cnt -= 64;
+	}
+	h0 = p0 - e0;
+	wi = p0 >> 5;
+	sh = p0 & 31;
 	if (wi >= nwords)
 		return false;
 	w = gpx_word(upper, wi);
@@ -569,11 +610,40 @@ gpx_d_qs_contains(const gpx_dl *L, uint32_t blk, uint32_t x)
 /* ------------------------------------------------- warp block decoders -- */
 
 /*
+ * Load words [off, end) of the payload (at most cap) into the warp's
+ * shared stage with coalesced loads; the directory gives both ends, so
+ * this needs no header first.  All lanes must call.
+ */
+GPX_DEV void
+gpx_d_stage(const gpx_dl *L, uint32_t off, uint32_t end, uint32_t cap,
+			uint32_t lane, uint32_t *stg)
+{
+	uint32_t	nw;
+
+	if (end > L->payload_words)
+		end = L->payload_words;
+	nw = end > off ? end - off : 0;
+	if (nw > cap)
+		nw = cap;
+	for (uint32_t k = lane; k < nw; k += 32)
+		stg[k] = gpx_word(L->payload, (uint64_t) off + k);
+	__syncwarp();
+}
+
+/* Payload word where block blk ends (pfor, lrc): the next block's offset. */
+GPX_DEV uint32_t
+gpx_d_end(const gpx_dl *L, uint32_t blk)
+{
+	return blk + 1 < L->nblocks ? gpx_d_off(L, blk + 1) : L->payload_words;
+}
+
+/*
  * Decode block blk of L with the whole warp, handing element j (block-
  * local index) to sink(j, value).  xs: the warp's GPX_D_SCRATCH shared
- * words (16-byte aligned): pfor patches exceptions there, qs collects the
- * high parts there before gathering the low bits.  All 32 lanes must call;
- * blk must be < nblocks.
+ * words (16-byte aligned).  pfor and lrc first stage the block's words in
+ * shared memory (one round trip to memory, then everything from shared);
+ * qs gathers its low bits while it walks the upper bits.  All 32 lanes
+ * must call; blk must be < nblocks.
  */
 template <typename Sink>
 GPX_DEV void
@@ -586,8 +656,10 @@ gpx_d_block_warp(const gpx_dl *L, uint32_t blk, uint32_t lane, uint32_t *xs,
 	{
 		uint32_t	v[4];
 
-		gpx_d_pfor_warp(L->payload, gpx_d_off(L, blk), cnt, gpx_d_first(L, blk),
-						lane, xs, v);
+		gpx_d_stage(L, gpx_d_off(L, blk), gpx_d_end(L, blk), GPX_D_STAGE, lane, xs);
+		gpx_d_pfor_warp((const uint8_t *) xs, 0, cnt, gpx_d_first(L, blk),
+						lane, xs + GPX_D_STAGE, v);
+		__syncwarp();			/* the stage is reused by the next block */
 #pragma unroll
 		for (uint32_t t = 0; t < 4; t++)
 			if (4 * lane + t < cnt)
@@ -595,20 +667,33 @@ gpx_d_block_warp(const gpx_dl *L, uint32_t blk, uint32_t lane, uint32_t *xs,
 	}
 	else if (L->codec == GPX_CODEC_LRC)
 	{
-		gpx_d_seg	s = gpx_d_lrc_seg(L, blk);
+		gpx_d_seg	s;
 
-		for (uint32_t j = lane; j < cnt; j += 32)
-			sink(j, gpx_d_lrc_elem(L->payload, &s, j));
+		gpx_d_stage(L, gpx_d_off(L, blk), gpx_d_end(L, blk), GPX_D_LRC_STAGE, lane, xs);
+		s.base = xs[0];
+		s.slope = xs[1];
+		s.maxdev = xs[2];
+		s.w = gpx_bitwidth(s.maxdev);
+		s.devbit = 96;
+#pragma unroll
+		for (uint32_t t = 0; t < 8; t++)
+		{
+			uint32_t	j = lane + 32 * t;
+
+			if (j < cnt)
+				sink(j, gpx_d_lrc_elem((const uint8_t *) xs, &s, j));
+		}
+		__syncwarp();
 	}
 	else
 	{
 		/*
-		 * qs: 1. walk the upper bits from the block's sample, 32 words per
-		 * step; the warp ballots the non-zero words and takes them one by
-		 * one: lane l tests bit l, its rank among the block's ones is the
-		 * popcount below it plus the ones before; the high part of element
-		 * e0 + r is its position minus its index.  2. gather the low bits
-		 * lane-strided (independent, coalesced loads) and combine.
+		 * qs: the low bits are loaded first (lane-strided, independent and
+		 * coalesced), then the upper bits are walked from the block's
+		 * sample, 32 words per step: the warp ballots the non-zero words
+		 * and takes them one by one, lane l testing bit l; a one's rank in
+		 * the block is the popcount below it plus the ones before, and the
+		 * high part of element e0 + r is its position minus its index.
 		 */
 		const uint8_t *upper = L->payload + 4 * (size_t) L->qs_low_words;
 		uint64_t	nwords = L->payload_words - L->qs_low_words;
@@ -617,7 +702,15 @@ gpx_d_block_warp(const gpx_dl *L, uint32_t blk, uint32_t lane, uint32_t *xs,
 		uint32_t	p0 = gpx_d_off(L, blk);
 		uint64_t	wi0 = p0 >> 5;
 		uint32_t	produced = 0;	/* warp-uniform */
+		uint32_t	low[8];
 
+#pragma unroll
+		for (uint32_t t = 0; t < 8; t++)
+		{
+			uint32_t	j = lane + 32 * t;
+
+			low[t] = j < cnt ? gpx_d_qs_low(L, e0 + j) : 0;
+		}
 		for (uint64_t cw = wi0; produced < cnt && cw < nwords; cw += 32)
 		{
 			uint64_t	wi = cw + lane;
@@ -640,8 +733,14 @@ gpx_d_block_warp(const gpx_dl *L, uint32_t blk, uint32_t lane, uint32_t *xs,
 			}
 		}
 		__syncwarp();
-		for (uint32_t j = lane; j < cnt; j += 32)
-			sink(j, (xs[j] << b) | gpx_d_qs_low(L, e0 + j));
+#pragma unroll
+		for (uint32_t t = 0; t < 8; t++)
+		{
+			uint32_t	j = lane + 32 * t;
+
+			if (j < cnt)
+				sink(j, (xs[j] << b) | low[t]);
+		}
 		__syncwarp();
 	}
 }
@@ -658,22 +757,36 @@ cudaError_t gpx_cuda_k_decode_list(const gpx_dl *L, uint32_t *out, cudaStream_t 
 cudaError_t gpx_cuda_k_upload(const gpx_dupload *up, uint32_t nup,
 							  const uint8_t *stage, cudaStream_t st);
 
-/* Launch the build of the hash-segmentation tables of ntb lists. */
+/*
+ * Launch the builds of the hash-segmentation tables (lists with tbl) and
+ * skip tables (lists with skip) of ntb lists; max_entries: the largest
+ * tbl_nb + 1, max_blocks: the largest nblocks.
+ */
 cudaError_t gpx_cuda_k_tables(const gpx_dl *lists, uint32_t ntb,
-							  uint32_t max_entries, cudaStream_t st);
+							  uint32_t max_entries, uint32_t max_blocks,
+							  cudaStream_t st);
 
 /*
- * Launch the intersection of one chunk: decode the source blocks, probe
- * every candidate in the other lists, scan the match flags, write each
- * piece's matches to its dst and its count to counts[piece].
+ * Launch the intersection of one chunk: decode the nwork source blocks of
+ * the pieces, probe every candidate in the other lists, scan the match
+ * flags, write each piece's matches to its dst and its count to
+ * counts[piece].
  */
-cudaError_t gpx_cuda_k_chunk(const gpx_dl *dl, const gpx_dwork *work,
-							 uint32_t nwork, const gpx_dpiece *pieces,
-							 uint32_t npieces, const uint32_t *olist,
-							 uint32_t *cand, uint32_t *cpiece, uint32_t *flag,
-							 uint32_t *pos, uint32_t ncand, void *scan_tmp,
+cudaError_t gpx_cuda_k_chunk(const gpx_dl *dl, uint32_t nwork,
+							 const gpx_dpiece *pieces, uint32_t npieces,
+							 const uint32_t *olist, uint32_t *cand,
+							 uint32_t *cpiece, uint32_t *flag, uint32_t *pos,
+							 uint32_t ncand, void *scan_tmp,
 							 size_t scan_tmp_bytes, uint32_t *counts,
 							 cudaStream_t st);
+
+/*
+ * Host time spent in gpx_cuda_run_batch so far, in ms: planning, building
+ * chunks, issuing them, waiting for the GPU, collecting results (for the
+ * benchmark; reset zeroes the counters).
+ */
+struct gpx_cuda_ctx;
+void		gpx_cuda_host_profile(struct gpx_cuda_ctx *ctx, double out[5], bool reset);
 
 /* Temporary storage the chunk scan needs for up to max_cand candidates. */
 cudaError_t gpx_cuda_k_scan_tmp_bytes(uint32_t max_cand, size_t *bytes);

@@ -1,7 +1,9 @@
 /*
  * gpx_decode.cu - whole-list decode kernels, one per codec (pfor, lrc,
  * qs): one warp per list block, GPX_D_WARPS blocks per thread-block, the
- * block algorithms in gpx_cuda_dev.cuh.  Output out[0..n), bit-identical
+ * block algorithms in gpx_cuda_dev.cuh (pfor: the block's words staged in
+ * shared memory through the directory, then unpack, patch, warp scan, and
+ * 16-byte stores).  Output out[0..n), bit-identical
  * to gpx_decode() on the CPU.  Used by gpx_cuda_decode() and the decode
  * benchmark; the batched intersection decodes its source blocks with the
  * same device functions (gpx_isect.cu).
@@ -28,8 +30,10 @@ gpx_k_decode_list(gpx_dl L, uint32_t *out)
 			uint32_t	cnt = gpx_d_count(&L, blk);
 			uint32_t	v[4];
 
-			gpx_d_pfor_warp(L.payload, gpx_d_off(&L, blk), cnt,
-							gpx_d_first(&L, blk), lane, xs, v);
+			gpx_d_stage(&L, gpx_d_off(&L, blk), gpx_d_end(&L, blk), GPX_D_STAGE, lane, xs);
+			gpx_d_pfor_warp((const uint8_t *) xs, 0, cnt, gpx_d_first(&L, blk), lane,
+							xs + GPX_D_STAGE, v);
+			__syncwarp();
 			if (cnt == 128)
 				*(uint4 *) (o + 4 * lane) = make_uint4(v[0], v[1], v[2], v[3]);
 			else

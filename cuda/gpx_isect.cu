@@ -7,22 +7,27 @@
  *                        list, restricted to the blocks that overlap the
  *                        range [max first, min last] of its lists, decoded
  *                        into cand[] (all queries in one launch), with the
- *                        owning piece in cpiece[];
+ *                        owning piece in cpiece[] (a warp finds its piece
+ *                        by binary search over the pieces' first warps);
  *   2. gpx_k_probe       one thread per candidate: for each longer list of
  *                        its query (shortest first), range check, block by
  *                        the hash-segmentation table + directory binary
  *                        search, then inside the block: lrc by LR-contracted
  *                        binary search over single elements, qs by skipping
- *                        zeros from the block's sample, pfor by a warp-wide
- *                        decode into shared memory when several lanes of the
- *                        warp probe the same block (else one thread streams
- *                        the block's gaps); writes flag[i] = 0/1;
+ *                        zeros from the block's sample or a later
+ *                        checkpoint, pfor by a warp-wide decode into shared
+ *                        memory when several lanes of the warp probe the
+ *                        same block (else one thread streams the gaps from
+ *                        the nearest checkpoint, <= 32 of them); writes
+ *                        flag[i] = 0/1;
  *   3. exclusive scan of the flags (CUB);
  *   4. gpx_k_finalize    stream compaction: a match goes to its piece's
  *                        dst[pos - pos(piece start)], each piece's count to
  *                        counts[] (mapped host memory: no copy back).
- * Helpers: gpx_k_upload copies staged blobs into the cache, gpx_k_tables
- * builds the hash-segmentation tables of lists entering the cache.
+ * Helpers: gpx_k_upload copies staged blobs into the cache; gpx_k_tables
+ * and gpx_k_skips build, for lists entering the cache, the hash-
+ * segmentation table over the directory and the per-block checkpoints
+ * (device-only side tables, never part of the blob format).
  */
 #include "gpx_cuda_dev.cuh"
 
@@ -59,6 +64,8 @@ gpx_k_tables(const gpx_dl *lists)
 	const gpx_dl *L = &lists[blockIdx.y];
 	uint32_t   *tbl = (uint32_t *) L->tbl;
 
+	if (tbl == NULL)
+		return;
 	for (uint32_t h = blockIdx.x * blockDim.x + threadIdx.x; h <= L->tbl_nb;
 		 h += gridDim.x * blockDim.x)
 	{
@@ -79,25 +86,111 @@ gpx_k_tables(const gpx_dl *lists)
 	}
 }
 
-/* Decode the source blocks of a chunk: one warp per work item. */
+/*
+ * Build skip tables: list blockIdx.y, one warp per list block.  pfor: the
+ * values of elements 32, 64, 96 and how many exceptions lie before each;
+ * qs: the upper-bit positions of elements 64, 128, 192.  Checkpoints past
+ * the block's end hold 0xFFFFFFFF.
+ */
 __global__ void __launch_bounds__(GPX_D_THREADS)
-gpx_k_src_decode(const gpx_dl *dl, const gpx_dwork *work, uint32_t nwork,
-				 uint32_t *cand, uint32_t *cpiece)
+gpx_k_skips(const gpx_dl *lists)
+{
+	__shared__ __align__(16) uint32_t xs_all[GPX_D_WARPS][GPX_D_SCRATCH];
+	__shared__ uint32_t cp_all[GPX_D_WARPS][4];
+	const gpx_dl *L = &lists[blockIdx.y];
+	uint32_t	lane = threadIdx.x & 31;
+	uint32_t	wid = threadIdx.x >> 5;
+	uint32_t	blk = blockIdx.x * GPX_D_WARPS + wid;
+	uint32_t   *cp = cp_all[wid];
+	uint32_t	step = L->codec == GPX_CODEC_PFOR ? 32 : 64;
+	uint32_t	b = L->param;
+	uint32_t	xcnt = 0;
+
+	if (L->skip == NULL || blk >= L->nblocks)
+		return;					/* whole warp */
+	if (lane < 4)
+		cp[lane] = 0xFFFFFFFFu;
+	__syncwarp();
+	gpx_d_block_warp(L, blk, lane, xs_all[wid],
+					 [&](uint32_t j, uint32_t v)
+					 {
+						 if (j != 0 && j % step == 0 && j / step <= 3)
+						 {
+							 if (L->codec == GPX_CODEC_PFOR)
+								 cp[j / step - 1] = v;
+							 else	/* position = high part + index */
+								 cp[j / step - 1] = (v >> b) + (blk << 8) + j;
+						 }
+					 });
+	if (L->codec == GPX_CODEC_PFOR)
+	{
+		/* exceptions before elements 32, 64, 96: POS[x] < 32 k */
+		uint32_t	off = gpx_d_off(L, blk);
+		uint32_t	h = gpx_word(L->payload, off);
+		uint32_t	bw = h & 0x3Fu,
+					e = (h >> 6) & 0x7Fu;
+		uint32_t	m = gpx_d_count(L, blk) - 1;
+		uint64_t	posbit = (uint64_t) off * 32 + 19 + (uint64_t) m * bw;
+		uint32_t	c1 = 0,
+					c2 = 0,
+					c3 = 0;
+
+		for (uint32_t x0 = 0; x0 < e; x0 += 32)
+		{
+			uint32_t	x = x0 + lane;
+			uint32_t	pos = x < e ? gpx_get_bits(L->payload, posbit + (uint64_t) x * 7, 7) : 128;
+
+			c1 += __popc(__ballot_sync(GPX_D_FULL, pos < 32));
+			c2 += __popc(__ballot_sync(GPX_D_FULL, pos < 64));
+			c3 += __popc(__ballot_sync(GPX_D_FULL, pos < 96));
+		}
+		xcnt = c1 | (c2 << 8) | (c3 << 16);
+	}
+	__syncwarp();
+	if (lane == 0)
+		((uint4 *) L->skip)[blk] = make_uint4(cp[0], cp[1], cp[2], xcnt);
+}
+
+/*
+ * Decode the source blocks of a chunk: warp w decodes block
+ * blk0 + (w - wbeg) of the piece whose [wbeg, wbeg + blocks) holds w.
+ */
+__global__ void __launch_bounds__(GPX_D_THREADS)
+gpx_k_src_decode(const gpx_dl *dl, const gpx_dpiece *pieces, uint32_t npieces,
+				 uint32_t nwork, uint32_t *cand, uint32_t *cpiece)
 {
 	__shared__ __align__(16) uint32_t xs_all[GPX_D_WARPS][GPX_D_SCRATCH];
 	uint32_t	lane = threadIdx.x & 31;
 	uint32_t	wid = threadIdx.x >> 5;
-	uint32_t	item = blockIdx.x * GPX_D_WARPS + wid;
-	gpx_dwork	it;
+	uint32_t	w = blockIdx.x * GPX_D_WARPS + wid;
+	uint32_t	lo = 0,
+				hi = npieces;
+	const gpx_dpiece *pc;
+	const gpx_dl *L;
+	uint32_t	k,
+				coff;
 
-	if (item >= nwork)
+	if (w >= nwork)
 		return;					/* whole warp */
-	it = work[item];
-	gpx_d_block_warp(&dl[it.list], it.blk, lane, xs_all[wid],
+	/* the last piece with wbeg <= w */
+	while (hi - lo > 1)
+	{
+		uint32_t	mid = (lo + hi) / 2;
+
+		if (pieces[mid].wbeg <= w)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	pc = &pieces[lo];
+	L = &dl[pc->src];
+	k = w - pc->wbeg;
+	coff = pc->cbeg + (k << L->log2_block);
+	gpx_d_block_warp(L, pc->blk0 + k, lane, xs_all[wid],
 					 [&](uint32_t j, uint32_t v)
 					 {
-						 cand[it.coff + j] = v;
-						 cpiece[it.coff + j] = it.piece;
+						 cand[coff + j] = v;
+						 cpiece[coff + j] = lo;
 					 });
 }
 
@@ -185,8 +278,9 @@ gpx_k_probe(const gpx_dl *dl, const gpx_dpiece *pieces, const uint32_t *olist,
 				uint32_t	v[4];
 
 				leaders &= leaders - 1;
-				gpx_d_pfor_warp(S->payload, gpx_d_off(S, sblk), cnt,
-								gpx_d_first(S, sblk), lane, xs, v);
+				gpx_d_stage(S, gpx_d_off(S, sblk), gpx_d_end(S, sblk), GPX_D_STAGE, lane, xs);
+				gpx_d_pfor_warp((const uint8_t *) xs, 0, cnt, gpx_d_first(S, sblk), lane,
+								xs + GPX_D_STAGE, v);
 				*(uint4 *) (dec + 4 * lane) = make_uint4(v[0], v[1], v[2], v[3]);
 				__syncwarp();
 				if (coop && lid == slid && blk == sblk)
@@ -292,12 +386,13 @@ gpx_cuda_k_upload(const gpx_dupload *up, uint32_t nup, const uint8_t *stage,
 	return cudaGetLastError();
 }
 
-/* Launch the table builds (max_entries: the largest tbl_nb + 1). */
+/* Launch the table and skip builds (see gpx_cuda_dev.cuh). */
 cudaError_t
 gpx_cuda_k_tables(const gpx_dl *lists, uint32_t ntb, uint32_t max_entries,
-				  cudaStream_t st)
+				  uint32_t max_blocks, cudaStream_t st)
 {
 	uint32_t	gx;
+	cudaError_t e;
 
 	if (ntb == 0)
 		return cudaSuccess;
@@ -308,16 +403,22 @@ gpx_cuda_k_tables(const gpx_dl *lists, uint32_t ntb, uint32_t max_entries,
 		gx = 1;
 	/* grid.y is limited to 65535: the caller splits larger sets */
 	GPX_LAUNCH(gpx_k_tables, dim3(gx, ntb, 1), GPX_D_THREADS, st, lists);
+	if ((e = cudaGetLastError()) != cudaSuccess)
+		return e;
+	gx = (max_blocks + GPX_D_WARPS - 1) / GPX_D_WARPS;
+	if (gx == 0)
+		return cudaSuccess;
+	GPX_LAUNCH(gpx_k_skips, dim3(gx, ntb, 1), GPX_D_THREADS, st, lists);
 	return cudaGetLastError();
 }
 
 /* Launch the four stages of a chunk (see the file comment). */
 cudaError_t
-gpx_cuda_k_chunk(const gpx_dl *dl, const gpx_dwork *work, uint32_t nwork,
-				 const gpx_dpiece *pieces, uint32_t npieces,
-				 const uint32_t *olist, uint32_t *cand, uint32_t *cpiece,
-				 uint32_t *flag, uint32_t *pos, uint32_t ncand, void *scan_tmp,
-				 size_t scan_tmp_bytes, uint32_t *counts, cudaStream_t st)
+gpx_cuda_k_chunk(const gpx_dl *dl, uint32_t nwork, const gpx_dpiece *pieces,
+				 uint32_t npieces, const uint32_t *olist, uint32_t *cand,
+				 uint32_t *cpiece, uint32_t *flag, uint32_t *pos, uint32_t ncand,
+				 void *scan_tmp, size_t scan_tmp_bytes, uint32_t *counts,
+				 cudaStream_t st)
 {
 	cudaError_t e;
 	uint32_t	nthreads;
@@ -325,7 +426,7 @@ gpx_cuda_k_chunk(const gpx_dl *dl, const gpx_dwork *work, uint32_t nwork,
 	if (nwork > 0)
 	{
 		GPX_LAUNCH(gpx_k_src_decode, (nwork + GPX_D_WARPS - 1) / GPX_D_WARPS,
-				   GPX_D_THREADS, st, dl, work, nwork, cand, cpiece);
+				   GPX_D_THREADS, st, dl, pieces, npieces, nwork, cand, cpiece);
 		if ((e = cudaGetLastError()) != cudaSuccess)
 			return e;
 	}

@@ -64,7 +64,7 @@ typedef struct gpx_batch_stats
 } gpx_batch_stats;
 
 /*
- * 64-bit content hash of a blob: FNV-1a over 64-bit words in four lanes,
+ * 64-bit content hash of a blob: FNV-1a over 64-bit words in eight lanes,
  * each step rotated, folded with the length and avalanched (not
  * cryptographic; a cache keyed on it also compares header fields).
  */

@@ -69,8 +69,8 @@ hash_fmix(uint64_t h)
 }
 
 /*
- * 64-bit content hash: FNV-1a over 64-bit words in four interleaved lanes
- * (independent multiply chains, so it runs at memory speed), each step
+ * 64-bit content hash: FNV-1a over 64-bit words in eight interleaved lanes
+ * (independent multiply chains, so it runs near memory speed), each step
  * rotated so that every input bit reaches every output bit, then the lanes,
  * the tail and the length are folded and avalanched.  Not cryptographic:
  * callers that key a cache on it also compare the length and header fields.
@@ -78,31 +78,33 @@ hash_fmix(uint64_t h)
 uint64_t
 gpx_hash64(const uint8_t *buf, size_t len)
 {
-	uint64_t	h0 = GPX_HASH_OFF,
-				h1 = GPX_HASH_OFF ^ 0x9e3779b97f4a7c15ull,
-				h2 = GPX_HASH_OFF ^ 0xc2b2ae3d27d4eb4full,
-				h3 = GPX_HASH_OFF ^ 0x165667b19e3779f9ull;
+	uint64_t	h[8];
 	size_t		i = 0;
 	uint64_t	tail = 0,
-				h;
+				r;
 
-	for (; i + 32 <= len; i += 32)
+	for (int k = 0; k < 8; k++)
+		h[k] = GPX_HASH_OFF ^ (0x9e3779b97f4a7c15ull * (uint64_t) (k + 1));
+	for (; i + 64 <= len; i += 64)
 	{
-		h0 = hash_step(h0, hash_load64(buf + i));
-		h1 = hash_step(h1, hash_load64(buf + i + 8));
-		h2 = hash_step(h2, hash_load64(buf + i + 16));
-		h3 = hash_step(h3, hash_load64(buf + i + 24));
+		h[0] = hash_step(h[0], hash_load64(buf + i));
+		h[1] = hash_step(h[1], hash_load64(buf + i + 8));
+		h[2] = hash_step(h[2], hash_load64(buf + i + 16));
+		h[3] = hash_step(h[3], hash_load64(buf + i + 24));
+		h[4] = hash_step(h[4], hash_load64(buf + i + 32));
+		h[5] = hash_step(h[5], hash_load64(buf + i + 40));
+		h[6] = hash_step(h[6], hash_load64(buf + i + 48));
+		h[7] = hash_step(h[7], hash_load64(buf + i + 56));
 	}
 	for (; i + 8 <= len; i += 8)
-		h0 = hash_step(h0, hash_load64(buf + i));
+		h[0] = hash_step(h[0], hash_load64(buf + i));
 	for (size_t s = 0; i < len; i++, s += 8)
 		tail |= (uint64_t) buf[i] << s;
-	h = hash_step(h0, tail);
-	h = hash_step(h, hash_fmix(h1));
-	h = hash_step(h, hash_fmix(h2));
-	h = hash_step(h, hash_fmix(h3));
-	h = hash_step(h, (uint64_t) len);
-	return hash_fmix(h);
+	r = hash_step(h[0], tail);
+	for (int k = 1; k < 8; k++)
+		r = hash_step(r, hash_fmix(h[k]));
+	r = hash_step(r, (uint64_t) len);
+	return hash_fmix(r);
 }
 
 /* ------------------------------------------------------------------ pool -- */

@@ -17,6 +17,8 @@
 #                          ("16384 65536 262144 1048576 4194304")
 #   EXEC_BENCH_MAX_WAIT    gpuidx.batch_max_wait in microseconds (2000)
 #   EXEC_BENCH_THREADS     gpuidx.executor_threads (0: one per CPU)
+#   EXEC_BENCH_THREAD_SWEEP  executor thread counts for the one-statement
+#                          runs, e.g. "1 2 4 8 16" (none)
 #   EXEC_BENCH_CODEC       pfor | lrc | qs (pfor)
 #   EXEC_BENCH_REPS        repetitions of the batch statements (5)
 #   EXEC_BENCH_OUT         report file (docs/bench/executor-HOST.md)
@@ -40,6 +42,7 @@ CLIENTS=${EXEC_BENCH_CLIENTS:-"1 4 16 64"}
 THRESHOLDS=${EXEC_BENCH_THRESHOLDS:-"16384 65536 262144 1048576 4194304"}
 MAXWAIT=${EXEC_BENCH_MAX_WAIT:-2000}
 THREADS=${EXEC_BENCH_THREADS:-0}
+THREAD_SWEEP=${EXEC_BENCH_THREAD_SWEEP:-}
 CODEC=${EXEC_BENCH_CODEC:-pfor}
 REPS=${EXEC_BENCH_REPS:-5}
 OUT=${EXEC_BENCH_OUT:-docs/bench/executor-$(hostname -s).md}
@@ -170,6 +173,20 @@ for form in groupby batchfn; do
 	done
 done
 
+# the same statements with fewer or more executor threads (c = the last threshold)
+TTSV=$RES/threads.tsv
+: >"$TTSV"
+for n in $THREAD_SWEEP; do
+	set_guc gpuidx.executor_threads "$n"
+	for form in groupby batchfn; do
+		sql=$QALL
+		[ "$form" = batchfn ] && sql=$QBATCH
+		ms=$(time_stmt "" "$sql")
+		echo -e "$form\t$n\t$ms" >>"$TTSV"
+		bl_step "  $form, $n executor threads: $ms ms"
+	done
+done
+
 # ------------------------------------------------------------- report --
 mkdir -p "$(dirname "$OUT")"
 {
@@ -202,6 +219,15 @@ mkdir -p "$(dirname "$OUT")"
 		$2 == "backend" { base[$1] = $4 }
 		{ printf "| %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4,
 		         ($2 == "backend") ? "1.00" : sprintf("%.2f", base[$1] / $4), $5 }' "$BTSV"
+	if [ -s "$TTSV" ]; then
+		echo
+		echo "## The same statements by executor thread count (c = ${t:-default})"
+		echo
+		echo "| form | executor threads | ms | speed-up vs backend |"
+		echo "|---|---:|---:|---:|"
+		awk -F'\t' 'NR == FNR { if ($2 == "backend") base[$1] = $4; next }
+			{ printf "| %s | %s | %s | %.2f |\n", $1, $2, $3, base[$1] / $3 }' "$BTSV" "$TTSV"
+	fi
 } >"$OUT"
 bl_step "wrote $OUT"
 cat "$OUT"
