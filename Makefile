@@ -39,13 +39,22 @@ PG_CPPFLAGS += -DGPUIDX_HAVE_CUDA
 # CUDA objects are linked through SHLIB_LINK, not OBJS: PGXS emits LLVM
 # bitcode for every object in OBJS and has no bitcode rule for .cu files.
 # The CUDA runtime is linked statically; it opens libcuda only on first use,
-# so the library loads on machines without an NVIDIA driver.
+# so the library loads on machines without an NVIDIA driver.  libstdc++ is
+# linked statically too, with its symbols hidden, so a library built with a
+# newer gcc loads beside an older system libstdc++ and clashes with nothing.
 SHLIB_LINK += $(CUDA_OBJS) -L$(CUDA_HOME)/lib64 -L$(CUDA_HOME)/targets/x86_64-linux/lib \
-	-lcudart_static -ldl -lrt -lpthread -lstdc++
+	-lcudart_static -ldl -lrt -lpthread -Wl,-Bstatic -lstdc++ -Wl,-Bdynamic \
+	-Wl,--exclude-libs,ALL
 endif
 endif
 
 PGXS := $(shell $(PG_CONFIG) --pgxs)
+# PGXS emits LLVM bitcode (for JIT) with the clang PostgreSQL was built
+# with; where that clang is missing (the GPU machine's bundle) skip it.
+PG_CLANG := $(shell sed -n 's/^CLANG *= *//p' $(dir $(PGXS))../Makefile.global 2>/dev/null)
+ifeq ($(wildcard $(firstword $(PG_CLANG))),)
+override with_llvm = no
+endif
 include $(PGXS)
 
 ifneq ($(strip $(CUDA_OBJS)),)

@@ -545,7 +545,7 @@ gpx_d_qs_contains(const gpx_dl *L, uint32_t blk, uint32_t x)
 
 		if (c.z != 0xFFFFFFFFu && c.z - (e0 + 192) < hx)
 			p0 = c.z, e0 += 192, cnt -= 192;
-		else if (c.y != 0xFFFFFFFFu && c.y - (e0 + 128) < hx)
+		else if (c.y != 0xFFFFFFFFu && c.y - (e0 + 128) <= hx)
 			p0 = c.y, e0 += 128, cnt -= 128;
 		else if (c.x != 0xFFFFFFFFu && c.x - (e0 + 64) < hx)
 			p0 = c.x, e0 += 64, cnt -= 64;

@@ -161,8 +161,12 @@ exec_open_device(void)
 						 errdetail("gpuidx.device is gpu, but %s.", note)));
 		}
 		else
+		{
 			(void) gpx_cuda_pin(ex.cuda, gpuidx_exec_shm->arena,
 								gpuidx_exec_shm->ctl->arena_size);
+			/* an optimistic 1 ns per probe until the first batches measure */
+			pg_atomic_write_u64(&gpuidx_exec_shm->ctl->cost_exec_ps, 1000);
+		}
 	}
 	ex.device = gpuidx_exec_device;
 

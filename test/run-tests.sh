@@ -28,7 +28,7 @@ log() { printf '== %s\n' "$*"; }
 if [ "$(id -u)" = 0 ] && [ -z "${SKIP_APT:-}" ]; then
 	log "installing Debian packages"
 	need="postgresql-15 postgresql-client-15 postgresql-server-dev-15 postgresql-contrib-15
-	      make gcc libipc-run-perl libtest-simple-perl clang-14 libclang-rt-14-dev"
+	      postgresql-doc-15 gnuplot-nox make gcc libc6-dev libipc-run-perl clang-14 libclang-rt-14-dev"
 	missing=""
 	for p in $need; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
 	if [ -n "$missing" ]; then
@@ -126,16 +126,14 @@ if ls "$ROOT"/test/t/*.pl >/dev/null 2>&1; then
 	log "TAP tests"
 	$SUDO pg_ctl -D "$WORK/data" -m fast stop >/dev/null
 	tap_out=$(cd "$WORK/src" && $SUDO env PG_REGRESS="$(dirname "$(pg_config --pgxs)")/../../src/test/regress/pg_regress" \
-		prove -I "$(dirname "$(pg_config --pgxs)")/../../src/test/perl" test/t/ 2>&1)
+		prove -v -I "$(dirname "$(pg_config --pgxs)")/../../src/test/perl" test/t/*.pl 2>&1)
 	echo "$tap_out" | tail -n 40
 	tp=$(echo "$tap_out" | grep -cE '^ok ')
 	tf=$(echo "$tap_out" | grep -cE '^not ok ')
-	# prove without -v prints per-file results; count files
-	if [ "$tp" -eq 0 ] && [ "$tf" -eq 0 ]; then
-		tp=$(echo "$tap_out" | grep -cE '\.\. ok$')
-		tf=$(echo "$tap_out" | grep -cE '\.\. (Failed|Dubious)')
-		echo "$tap_out" | grep -q '^Result: PASS' || [ "$tf" -gt 0 ] || tf=1
-	fi
+	# a script that died or planned more than it ran fails even with no "not ok"
+	echo "$tap_out" | grep -q '^Result: PASS' || [ "$tf" -gt 0 ] || tf=1
+	[ "$tf" -eq 0 ] || echo "$tap_out" | grep -E '^(not ok|#)' | head -n 60
+	[ "$tf" -eq 0 ] || for f in "$WORK"/src/tmp_check/log/regress_log_*; do [ -f "$f" ] && tail -n 30 "$f"; done
 	add_counts "$tp" "$tf"
 fi
 

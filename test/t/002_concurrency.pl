@@ -2,11 +2,13 @@
 # intersections (single queries of every type and batch calls) whose
 # executor answers are checked against the in-backend answer inside the
 # same transaction; the executor is seen batching requests of several
-# backends; a configuration reload changes its thread count under load.
+# backends; a configuration reload changes its thread count under load;
+# the executor is terminated, fails and stalls again and again under load.
 use strict;
 use warnings;
 use FindBin;
 use lib $FindBin::RealBin;
+use IPC::Run;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
@@ -123,6 +125,40 @@ $st = gpx_stats($node);
 is($st->{fallbacks}, 0, 'still no fallbacks');
 ok(gpx_wait_slots_free($node), 'every request slot free again');
 is(gpx_info($node)->{executor_starts}, 1, 'the executor never restarted');
+
+# --- the executor fails again and again under load -----------------------
+# 8 clients check every answer while the executor is terminated, fails
+# with an error and stalls, in turn: every answer stays right, no client
+# hangs, nothing leaks.
+my $script = $node->basedir . '/gpx_stress.sql';
+PostgreSQL::Test::Utils::append_to_file($script, q{
+\set a random(1, 126)
+\set b random(1, 126)
+\set c random(1, 126)
+\set t random(0, 2)
+SELECT gpx_check(:t, :a, :b, :c);
+});
+my ($pout, $perr) = ('', '');
+my $pgb = IPC::Run::start(
+	[ 'pgbench', '--no-vacuum', '--client=8', '--jobs=4', '--time=12',
+	  '-f', $script, '-h', $node->host, '-p', $node->port, 'postgres' ],
+	'>', \$pout, '2>', \$perr);
+my $starts = gpx_info($node)->{executor_starts};
+for my $round (1 .. 6)
+{
+	sleep 1;
+	my $pid = $node->safe_psql('postgres', 'SELECT coalesce(executor_pid, 0) FROM gpuidx_info()');
+	if ($round % 3 == 1) { kill 'TERM', $pid if $pid; }
+	elsif ($round % 3 == 2) { $node->safe_psql('postgres', "SELECT gpuidx_inject_fault('error')"); }
+	else { $node->safe_psql('postgres', "SELECT gpuidx_inject_fault('stall', 300)"); }
+	$node->poll_query_until('postgres', "SELECT executor_state = 'running' FROM gpuidx_info()");
+}
+$pgb->finish;
+is($pgb->result(0), 0, 'pgbench under executor failures: every answer right')
+  or diag("stdout: $pout\nstderr: $perr");
+like($pout, qr/number of failed transactions: 0|processed: \d+/, 'pgbench processed transactions');
+ok(gpx_info($node)->{executor_starts} >= $starts + 2, 'the executor restarted after each failure');
+ok(gpx_wait_slots_free($node), 'no request slot leaked through the failures');
 
 $node->stop;
 done_testing();
