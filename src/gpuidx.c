@@ -8,6 +8,7 @@
 #include "postgres.h"
 
 #include "fmgr.h"
+#include "utils/guc.h"
 
 #include "exec_client.h"
 
@@ -20,4 +21,6 @@ void
 _PG_init(void)
 {
 	gpuidx_exec_init();
+	/* every gpuidx.* setting is defined by now: reject misspelt ones */
+	MarkGUCPrefixReserved("gpuidx");
 }

@@ -681,6 +681,12 @@ static inline cudaError_t cudaPointerGetAttributes(cudaPointerAttributes *a, con
 {
 	memset(a, 0, sizeof(*a));
 	a->hostPointer = (void *) p;
+	for (auto &r : gpx_emu_regs())
+		if ((const char *) p >= r.first && (const char *) p < r.first + r.second)
+		{
+			a->type = cudaMemoryTypeHost;
+			a->devicePointer = (void *) p;
+		}
 	return cudaSuccess;
 }
 
