@@ -8,11 +8,15 @@
 #   make -f cuda/cuda.mk gpu-build    just build the programs
 # or from the top-level Makefile after PGXS:   include cuda/cuda.mk
 #
-# Knobs: GPU_NVCC, GPU_ARCH, GPU_TEST_ARGS (e.g. --quick), GPU_CC.
+# Knobs: GPU_NVCC, GPU_ARCH, GPU_TEST_ARGS (e.g. --quick), GPU_CC; for a
+# variant build of the kernels (tuning), GPU_DEFS=-DNAME=VALUE together with
+# GPU_VARIANT=_suffix puts objects and programs under their own names.
 
 GPU_NVCC ?= $(or $(NVCC),$(shell command -v nvcc 2>/dev/null),/usr/local/cuda/bin/nvcc)
 GPU_ARCH ?= -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
-GPU_NVCCFLAGS ?= -O3 -std=c++17 $(GPU_ARCH) -Xcompiler -Wall -Isrc/codec -Icuda
+GPU_DEFS ?=
+GPU_VARIANT ?=
+GPU_NVCCFLAGS ?= -O3 -std=c++17 $(GPU_ARCH) -Xcompiler -Wall $(GPU_DEFS) -Isrc/codec -Icuda
 GPU_CC ?= gcc
 GPU_CXX ?= g++
 GPU_CFLAGS ?= -O2 -g -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare -Isrc/codec
@@ -22,13 +26,13 @@ GPU_TEST_ARGS ?=
 GPU_CODEC_SRCS := $(sort $(wildcard src/codec/gpx_*.c))
 GPU_CUDA_SRCS := $(sort $(wildcard cuda/*.cu))
 GPU_CUDA_HDRS := $(wildcard cuda/*.cuh) $(wildcard cuda/*.h) $(wildcard src/codec/*.h)
-GPU_OBJDIR := test/gpu/obj
+GPU_OBJDIR := test/gpu/obj$(GPU_VARIANT)
 GPU_CODEC_OBJS := $(patsubst src/codec/%.c,$(GPU_OBJDIR)/codec/%.o,$(GPU_CODEC_SRCS))
 GPU_CUDA_OBJS := $(patsubst cuda/%.cu,$(GPU_OBJDIR)/cuda/%.o,$(GPU_CUDA_SRCS))
 GPU_EMU_OBJS := $(patsubst cuda/%.cu,$(GPU_OBJDIR)/emu/%.o,$(GPU_CUDA_SRCS))
 
-GPU_TEST_BIN := test/gpu/bin/test_gpu
-GPU_BENCH_BIN := test/gpu/bin/bench_gpu
+GPU_TEST_BIN := test/gpu/bin/test_gpu$(GPU_VARIANT)
+GPU_BENCH_BIN := test/gpu/bin/bench_gpu$(GPU_VARIANT)
 GPU_EMU_BIN := test/gpu/bin/test_gpu_emu
 
 .PHONY: gpucheck gpubench emucheck gpu-build gpu-clean
@@ -68,6 +72,6 @@ $(GPU_EMU_BIN): test/gpu/test_gpu.cu $(GPU_EMU_OBJS) $(GPU_CODEC_OBJS)
 	$(GPU_CXX) $(GPU_EMUFLAGS) -x c++ -o $@ $< -x none $(GPU_EMU_OBJS) $(GPU_CODEC_OBJS) -lpthread
 
 gpu-clean:
-	rm -rf test/gpu/bin $(GPU_OBJDIR)
+	rm -rf test/gpu/bin test/gpu/obj*
 
-EXTRA_CLEAN += test/gpu/bin $(GPU_OBJDIR)
+EXTRA_CLEAN += test/gpu/bin test/gpu/obj*

@@ -1503,7 +1503,21 @@ gpx_cuda_pin(gpx_cuda_ctx *ctx, void *ptr, size_t len)
 		pin.len = len;
 		pin.mapped = true;
 		pin.dev = nullptr;
-		e = cudaHostRegister(ptr, len, cudaHostRegisterPortable | cudaHostRegisterMapped);
+		{
+			/* registered already (by someone else)?  ask before trying */
+			cudaPointerAttributes a0,
+						a1;
+
+			if (cudaPointerGetAttributes(&a0, ptr) == cudaSuccess &&
+				cudaPointerGetAttributes(&a1, (uint8_t *) ptr + len - 1) == cudaSuccess &&
+				(a0.type == cudaMemoryTypeHost || a1.type == cudaMemoryTypeHost))
+				e = cudaErrorHostMemoryAlreadyRegistered;
+			else
+			{
+				(void) cudaGetLastError();
+				e = cudaHostRegister(ptr, len, cudaHostRegisterPortable | cudaHostRegisterMapped);
+			}
+		}
 		pin.owned = true;
 		if (e == cudaErrorHostMemoryAlreadyRegistered)
 		{

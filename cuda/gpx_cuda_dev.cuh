@@ -14,14 +14,22 @@
  * Thread organisation: a list block (128 docIDs for pfor, 256 for lrc and
  * qs) is decoded by one warp, so the decode kernels need no __syncthreads
  * and a thread-block of GPX_D_WARPS warps works on GPX_D_WARPS list blocks
- * at once.  pfor: lane l unpacks the four gaps ending at elements 4l..4l+3,
- * lanes patch the exceptions in parallel through shared memory, a warp
- * scan does the localized prefix sum.  lrc: lane l decodes elements
- * l, l + 32, ... each alone from the segment's fixed-point line.  qs: the
- * low bits are gathered by shift/mask; the upper bits are read 32 words at
- * a time from the block's sample, the warp ballots the non-zero words and
- * walks them one by one: every lane tests one bit, its rank is the popcount
- * of the lower bits plus the ones before that word.
+ * at once.  pfor and lrc first stage the block's words in shared memory
+ * with coalesced loads (the directory gives both ends, so no dependent
+ * header read comes first).  pfor: lane l unpacks the four gaps ending at
+ * elements 4l..4l+3, lanes patch the exceptions in parallel through shared
+ * memory, a warp scan does the localized prefix sum.  lrc: lane l decodes
+ * elements l, l + 32, ... each alone from the segment's fixed-point line.
+ * qs: the low bits are gathered lane-strided; the upper bits are read 32
+ * words at a time from the block's sample, the warp ballots the non-zero
+ * words and walks them one by one: every lane tests one bit, its rank is
+ * the popcount of the lower bits plus the ones before that word.
+ *
+ * Probes (one thread per candidate) use two device-only side tables built
+ * on the GPU when a list enters the cache: a hash-segmentation table over
+ * the directory (block of x in O(1) plus a short binary search) and a skip
+ * entry per block (pfor: values of elements 32/64/96 and the exceptions
+ * before them; qs: upper-bit positions of elements 64/128/192).
  */
 #ifndef GPX_CUDA_DEV_CUH
 #define GPX_CUDA_DEV_CUH
@@ -41,9 +49,12 @@
 #define GPX_D_STAGE		160		/* >= 156, the largest pfor block in words */
 #define GPX_D_SCRATCH	320
 #define GPX_D_LRC_STAGE	260		/* 3 header words + 256 deviations of 32 bits */
-/* pfor probes: lanes that must share a block before the warp decodes it */
+/*
+ * pfor probes: lanes that must share a block before the warp decodes it
+ * together (fewer: each lane streams gaps from its block's checkpoint)
+ */
 #ifndef GPX_D_COOP_MIN
-#define GPX_D_COOP_MIN	3
+#define GPX_D_COOP_MIN	8
 #endif
 
 /* A list as the kernels see it (device pointers into one resident blob). */
@@ -545,7 +556,7 @@ gpx_d_qs_contains(const gpx_dl *L, uint32_t blk, uint32_t x)
 
 		if (c.z != 0xFFFFFFFFu && c.z - (e0 + 192) < hx)
 			p0 = c.z, e0 += 192, cnt -= 192;
-		else if (c.y != 0xFFFFFFFFu && c.y - (e0 + 128) <= hx)
+		else if (c.y != 0xFFFFFFFFu && c.y - (e0 + 128) < hx)
 			p0 = c.y, e0 += 128, cnt -= 128;
 		else if (c.x != 0xFFFFFFFFu && c.x - (e0 + 64) < hx)
 			p0 = c.x, e0 += 64, cnt -= 64;

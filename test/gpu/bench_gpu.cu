@@ -3,7 +3,7 @@
  * bandwidth and the all-core CPU back end of the same machine, in one run.
  *
  *   bench_gpu [--quick] [--no-decode] [--no-isect] [--threads N]
- *             [--queries N] [--codecs pfor,lrc,qs] [--seed N]
+ *             [--queries N] [--codecs pfor,lrc,qs] [--devices a,b,...]
  *
  * 1. copy   device-to-device cudaMemcpy of 1 GiB (bytes read + written).
  * 2. decode every codec, lists of 10^6, 10^7, 10^8 docIDs ("sparse":
@@ -76,6 +76,7 @@ struct rng
 };
 
 static int g_threads;
+static std::vector<int> g_devs;		/* GPUs for the intersection (default 0) */
 
 /* Run f(i) for i in [0, n) on g_threads threads (dynamic). */
 template <typename F>
@@ -606,10 +607,13 @@ bench_isect(bool quick, const std::vector<int> &codecs, size_t nq)
 	uint32_t   *gout = (uint32_t *) aligned_alloc(4096, outwords * 4);
 	uint32_t   *cout_ = (uint32_t *) aligned_alloc(4096, outwords * 4);
 
-	printf("\n## Batched intersection, GOV2-like (GPU vs %d CPU threads)\n\n", g_threads);
+	printf("\n## Batched intersection, GOV2-like (%zu GPU%s vs %d CPU threads)\n\n",
+		   g_devs.empty() ? (size_t) 1 : g_devs.size(), g_devs.size() > 1 ? "s" : "", g_threads);
 	make_collection(C, quick ? 16 : 64, codecs);
 	qs = make_queries(C, nq, 4242);
 	memset(&o, 0, sizeof(o));
+	o.devices = g_devs.empty() ? NULL : g_devs.data();
+	o.ndevices = (int) g_devs.size();
 	o.cache_bytes = (size_t) 4 << 30;
 	o.batch_bytes = (size_t) 256 << 20;
 	if (gpx_cuda_open(&o, &ctx, err, sizeof(err)) != GPX_CUDA_OK)
@@ -627,14 +631,15 @@ bench_isect(bool quick, const std::vector<int> &codecs, size_t nq)
 	memset(gout, 0, outwords * 4);
 	memset(cout_, 0, outwords * 4);
 	printf("| codec | c | batches | queries/batch | GPU queries/s | GPU kernel-only queries/s | "
-		   "CPU queries/s | GPU / CPU | GPU ms/batch | checked |\n");
-	printf("|---|---|---|---|---|---|---|---|---|---|\n");
+		   "CPU queries/s | GPU / CPU | GPU ms/batch | host us/batch: plan/build/issue/wait/collect | checked |\n");
+	printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
 	for (int codec : codecs)
 		for (uint64_t c : cs)
 		{
 			std::vector<tbatch> gb = make_batches(C, codec, qs, c, gout, outwords),
 						cb = make_batches(C, codec, qs, c, cout_, outwords);
 			gpx_batch_stats st;
+			double		prof[5];
 			double		t0,
 						tg,
 						tc,
@@ -666,6 +671,7 @@ bench_isect(bool quick, const std::vector<int> &codecs, size_t nq)
 				}
 			}
 			/* timed passes */
+			gpx_cuda_host_profile(ctx, prof, true);
 			t0 = now();
 			for (size_t k = 0; k < gb.size(); k++)
 			{
@@ -673,14 +679,19 @@ bench_isect(bool quick, const std::vector<int> &codecs, size_t nq)
 				kms += st.compute_ms;
 			}
 			tg = now() - t0;
+			gpx_cuda_host_profile(ctx, prof, true);
 			t0 = now();
 			for (size_t k = 0; k < cb.size(); k++)
 				gpx_batch_pool_run(pool, &cb[k].b, NULL);
 			tc = now() - t0;
-			printf("| %s | %lluK | %zu | %.1f | %.0f | %.0f | %.0f | %.1fx | %.3f | %s |\n",
+			printf("| %s | %lluK | %zu | %.1f | %.0f | %.0f | %.0f | %.1fx | %.3f | "
+				   "%.0f/%.0f/%.0f/%.0f/%.0f | %s |\n",
 				   gpx_codec_name(codec), (unsigned long long) (c >> 10), gb.size(),
 				   (double) nqs / gb.size(), nqs / tg, nqs / (kms * 1e-3), nqs / tc,
-				   tc / tg, 1e3 * tg / gb.size(), bad ? "MISMATCH" : "equal");
+				   tc / tg, 1e3 * tg / gb.size(),
+				   1e3 * prof[0] / gb.size(), 1e3 * prof[1] / gb.size(), 1e3 * prof[2] / gb.size(),
+				   1e3 * prof[3] / gb.size(), 1e3 * prof[4] / gb.size(),
+				   bad ? "MISMATCH" : "equal");
 			if (bad)
 				printf("   %ld queries differ between GPU and CPU\n", bad);
 			fflush(stdout);
@@ -721,6 +732,17 @@ main(int argc, char **argv)
 			isect = false;
 		else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc)
 			g_threads = atoi(argv[++i]);
+		else if (strcmp(argv[i], "--devices") == 0 && i + 1 < argc)
+		{
+			char	   *q = argv[++i];
+
+			while (*q)
+			{
+				g_devs.push_back((int) strtol(q, &q, 10));
+				if (*q == ',')
+					q++;
+			}
+		}
 		else if (strcmp(argv[i], "--queries") == 0 && i + 1 < argc)
 			nq = (size_t) atol(argv[++i]);
 		else if (strcmp(argv[i], "--codecs") == 0 && i + 1 < argc)
@@ -738,7 +760,7 @@ main(int argc, char **argv)
 		else
 		{
 			fprintf(stderr, "usage: %s [--quick] [--no-decode] [--no-isect] [--threads N] "
-					"[--queries N] [--codecs pfor,lrc,qs]\n", argv[0]);
+					"[--queries N] [--codecs pfor,lrc,qs] [--devices a,b]\n", argv[0]);
 			return 2;
 		}
 	}

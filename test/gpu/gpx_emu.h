@@ -415,11 +415,15 @@ __syncthreads(void)
 			gpx_emu_yield();
 }
 
-/* Bit intrinsics. */
+/* Emulated __popc (host builtin). */
 static inline int __popc(unsigned v) { return __builtin_popcount(v); }
+/* Emulated __popcll (host builtin). */
 static inline int __popcll(unsigned long long v) { return __builtin_popcountll(v); }
+/* Emulated __ffs (host builtin). */
 static inline int __ffs(unsigned v) { return v ? __builtin_ctz(v) + 1 : 0; }
+/* Emulated __clz (host builtin). */
 static inline int __clz(unsigned v) { return v ? __builtin_clz(v) : 32; }
+/* Emulated __umulhi (host builtin). */
 static inline unsigned __umulhi(unsigned a, unsigned b) { return (unsigned) (((uint64_t) a * b) >> 32); }
 template <typename T> static inline T __ldg(const T *p) { return *p; }
 
@@ -528,6 +532,7 @@ gpx_emu_err(cudaError_t e)
 	return e;
 }
 
+/* Emulated cudaGetErrorString (synchronous, host memory). */
 static inline const char *cudaGetErrorString(cudaError_t e)
 {
 	switch (e)
@@ -540,16 +545,23 @@ static inline const char *cudaGetErrorString(cudaError_t e)
 		default: return "emulated cuda error";
 	}
 }
+/* Emulated cudaGetErrorName (synchronous, host memory). */
 static inline const char *cudaGetErrorName(cudaError_t e) { return cudaGetErrorString(e); }
+/* Emulated cudaGetLastError (synchronous, host memory). */
 static inline cudaError_t cudaGetLastError(void) { cudaError_t e = gpx_emu().last; gpx_emu().last = cudaSuccess; return e; }
+/* Emulated cudaPeekAtLastError (synchronous, host memory). */
 static inline cudaError_t cudaPeekAtLastError(void) { return gpx_emu().last; }
+/* Emulated cudaDriverGetVersion (synchronous, host memory). */
 static inline cudaError_t cudaDriverGetVersion(int *v) { *v = 13000; return cudaSuccess; }
+/* Emulated cudaRuntimeGetVersion (synchronous, host memory). */
 static inline cudaError_t cudaRuntimeGetVersion(int *v) { *v = 13000; return cudaSuccess; }
+/* Emulated cudaGetDeviceCount (synchronous, host memory). */
 static inline cudaError_t cudaGetDeviceCount(int *n)
 {
 	*n = gpx_emu().ndev;
 	return gpx_emu().ndev > 0 ? cudaSuccess : gpx_emu_err(cudaErrorNoDevice);
 }
+/* Emulated cudaSetDevice (synchronous, host memory). */
 static inline cudaError_t cudaSetDevice(int d)
 {
 	if (d < 0 || d >= gpx_emu().ndev)
@@ -557,7 +569,9 @@ static inline cudaError_t cudaSetDevice(int d)
 	gpx_emu().curdev = d;
 	return cudaSuccess;
 }
+/* Emulated cudaGetDevice (synchronous, host memory). */
 static inline cudaError_t cudaGetDevice(int *d) { *d = gpx_emu().curdev; return cudaSuccess; }
+/* Emulated cudaGetDeviceProperties (synchronous, host memory). */
 static inline cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int d)
 {
 	if (d < 0 || d >= gpx_emu().ndev)
@@ -573,6 +587,7 @@ static inline cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int d)
 	p->unifiedAddressing = 1;
 	return cudaSuccess;
 }
+/* Emulated cudaMemGetInfo (synchronous, host memory). */
 static inline cudaError_t cudaMemGetInfo(size_t *fr, size_t *tot)
 {
 	gpx_emu_state &S = gpx_emu();
@@ -585,6 +600,7 @@ static inline cudaError_t cudaMemGetInfo(size_t *fr, size_t *tot)
 /* Header in front of every fake device allocation (size, device). */
 #define GPX_EMU_HDR 64
 
+/* Emulated cudaMalloc (synchronous, host memory). */
 static inline cudaError_t cudaMalloc(void **p, size_t n)
 {
 	gpx_emu_state &S = gpx_emu();
@@ -616,13 +632,16 @@ static inline cudaError_t cudaFree(void *p)
 	free(m);
 	return cudaSuccess;
 }
+/* Emulated cudaHostAlloc (synchronous, host memory). */
 static inline cudaError_t cudaHostAlloc(void **p, size_t n, unsigned flags)
 {
 	(void) flags;
 	*p = aligned_alloc(4096, ((n + 4095) / 4096) * 4096);
 	return *p ? cudaSuccess : gpx_emu_err(cudaErrorMemoryAllocation);
 }
+/* Emulated cudaFreeHost (synchronous, host memory). */
 static inline cudaError_t cudaFreeHost(void *p) { free(p); return cudaSuccess; }
+/* Emulated cudaHostGetDevicePointer (synchronous, host memory). */
 static inline cudaError_t cudaHostGetDevicePointer(void **d, void *h, unsigned flags) { (void) flags; *d = h; return cudaSuccess; }
 /* Ranges registered with cudaHostRegister (start, length). */
 static inline std::vector<std::pair<char *, size_t>> &
@@ -632,6 +651,7 @@ gpx_emu_regs(void)
 
 	return r;
 }
+/* Emulated cudaHostRegister (synchronous, host memory). */
 static inline cudaError_t cudaHostRegister(void *p, size_t n, unsigned flags)
 {
 	(void) flags;
@@ -641,6 +661,7 @@ static inline cudaError_t cudaHostRegister(void *p, size_t n, unsigned flags)
 	gpx_emu_regs().push_back(std::make_pair((char *) p, n));
 	return cudaSuccess;
 }
+/* Emulated cudaHostUnregister (synchronous, host memory). */
 static inline cudaError_t cudaHostUnregister(void *p)
 {
 	auto	   &v = gpx_emu_regs();
@@ -653,17 +674,29 @@ static inline cudaError_t cudaHostUnregister(void *p)
 		}
 	return gpx_emu_err(cudaErrorInvalidValue);
 }
+/* Emulated cudaMemcpy (synchronous, host memory). */
 static inline cudaError_t cudaMemcpy(void *d, const void *s, size_t n, cudaMemcpyKind k) { (void) k; if (n) memmove(d, s, n); return cudaSuccess; }
+/* Emulated cudaMemcpyAsync (synchronous, host memory). */
 static inline cudaError_t cudaMemcpyAsync(void *d, const void *s, size_t n, cudaMemcpyKind k, cudaStream_t st = 0) { (void) st; return cudaMemcpy(d, s, n, k); }
+/* Emulated cudaMemset (synchronous, host memory). */
 static inline cudaError_t cudaMemset(void *d, int v, size_t n) { memset(d, v, n); return cudaSuccess; }
+/* Emulated cudaMemsetAsync (synchronous, host memory). */
 static inline cudaError_t cudaMemsetAsync(void *d, int v, size_t n, cudaStream_t st = 0) { (void) st; memset(d, v, n); return cudaSuccess; }
+/* Emulated cudaStreamCreateWithFlags (synchronous, host memory). */
 static inline cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned f) { (void) f; *s = new gpx_emu_stream{gpx_emu().curdev}; return cudaSuccess; }
+/* Emulated cudaStreamDestroy (synchronous, host memory). */
 static inline cudaError_t cudaStreamDestroy(cudaStream_t s) { delete s; return cudaSuccess; }
+/* Emulated cudaStreamSynchronize (synchronous, host memory). */
 static inline cudaError_t cudaStreamSynchronize(cudaStream_t s) { (void) s; return cudaSuccess; }
+/* Emulated cudaStreamWaitEvent (synchronous, host memory). */
 static inline cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned f = 0) { (void) s; (void) e; (void) f; return cudaSuccess; }
+/* Emulated cudaEventCreateWithFlags (synchronous, host memory). */
 static inline cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned f) { (void) f; *e = new gpx_emu_event{0}; return cudaSuccess; }
+/* Emulated cudaEventCreate (synchronous, host memory). */
 static inline cudaError_t cudaEventCreate(cudaEvent_t *e) { return cudaEventCreateWithFlags(e, 0); }
+/* Emulated cudaEventDestroy (synchronous, host memory). */
 static inline cudaError_t cudaEventDestroy(cudaEvent_t e) { delete e; return cudaSuccess; }
+/* Emulated cudaEventRecord (synchronous, host memory). */
 static inline cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s = 0)
 {
 	struct timespec ts;
@@ -673,10 +706,15 @@ static inline cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s = 0)
 	e->t = ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 	return cudaSuccess;
 }
+/* Emulated cudaEventSynchronize (synchronous, host memory). */
 static inline cudaError_t cudaEventSynchronize(cudaEvent_t e) { (void) e; return cudaSuccess; }
+/* Emulated cudaEventQuery (synchronous, host memory). */
 static inline cudaError_t cudaEventQuery(cudaEvent_t e) { (void) e; return cudaSuccess; }
+/* Emulated cudaEventElapsedTime (synchronous, host memory). */
 static inline cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b) { *ms = (float) (b->t - a->t); return cudaSuccess; }
+/* Emulated cudaDeviceSynchronize (synchronous, host memory). */
 static inline cudaError_t cudaDeviceSynchronize(void) { return cudaSuccess; }
+/* Emulated cudaPointerGetAttributes (synchronous, host memory). */
 static inline cudaError_t cudaPointerGetAttributes(cudaPointerAttributes *a, const void *p)
 {
 	memset(a, 0, sizeof(*a));

@@ -14,6 +14,8 @@
 #   racecheck  compute-sanitizer --tool racecheck test_gpu --quick --max-n 3000
 #   synccheck  compute-sanitizer --tool synccheck test_gpu --quick --max-n 3000
 #   bench      test/gpu/bin/bench_gpu ($BENCH_ARGS)
+#   multi      bench_gpu --no-decode on $MULTI_DEVICES (default 0,1), then on one
+#   variants   bench_gpu builds with -DGPX_D_COOP_MIN=$COOP_VARIANTS (pfor only)
 #   benchquick test/gpu/bin/bench_gpu --quick
 # Steps that would start with less than 20 s of the budget left are skipped.
 set -u
@@ -55,16 +57,16 @@ for s in $STEPS; do
 			step build 240 make -j16 -f cuda/cuda.mk gpu-build GPU_NVCC="$NVCC"
 			grep -i 'warning\|error' "$OUT/build.log" | head -20 ;;
 		test)
-			step test 240 test/gpu/bin/test_gpu
+			step test 240 test/gpu/bin/test_gpu ${TEST_ARGS:-}
 			grep -v '^  ' "$OUT/test.log" | tail -40 ;;
 		quicktest)
 			step quicktest 120 test/gpu/bin/test_gpu --quick
 			tail -25 "$OUT/quicktest.log" ;;
 		memcheck)
-			step memcheck 200 "$SAN" --tool memcheck --leak-check no test/gpu/bin/test_gpu --quick
+			step memcheck 200 "$SAN" --tool memcheck --leak-check no test/gpu/bin/test_gpu --quick ${TEST_ARGS:-}
 			grep -E 'ERROR SUMMARY|passed,|Invalid|out of bounds' "$OUT/memcheck.log" | head -20 ;;
 		racecheck)
-			step racecheck 150 "$SAN" --tool racecheck test/gpu/bin/test_gpu --quick --max-n 3000
+			step racecheck 150 "$SAN" --tool racecheck test/gpu/bin/test_gpu --quick --max-n 3000 ${TEST_ARGS:-}
 			grep -E 'RACECHECK SUMMARY|ERROR SUMMARY|passed,|hazard' "$OUT/racecheck.log" | head -20 ;;
 		synccheck)
 			step synccheck 150 "$SAN" --tool synccheck test/gpu/bin/test_gpu --quick --max-n 3000
@@ -72,6 +74,20 @@ for s in $STEPS; do
 		bench)
 			step bench 330 test/gpu/bin/bench_gpu ${BENCH_ARGS:-}
 			cat "$OUT/bench.log" ;;
+		variants)
+			# pfor probes: cooperative-decode threshold (default 8) A/B
+			for c in ${COOP_VARIANTS:-3 33}; do
+				make -j16 -f cuda/cuda.mk gpubench GPU_NVCC="$NVCC" GPU_VARIANT=_c$c \
+					GPU_DEFS=-DGPX_D_COOP_MIN=$c > "$OUT/variant_c$c.build.log" 2>&1 &&
+				step variant_c$c 120 test/gpu/bin/bench_gpu_c$c --no-decode --codecs pfor ${VARIANT_ARGS:---queries 20000}
+				grep -E '^\| pfor' "$OUT/variant_c$c.log"
+			done ;;
+		multi)
+			# intersection on every GPU listed in $MULTI_DEVICES, then on the first alone
+			step multi 200 test/gpu/bin/bench_gpu --no-decode --devices ${MULTI_DEVICES:-0,1} ${MULTI_ARGS:---queries 20000}
+			grep -E '^\||^## |^gpu:' "$OUT/multi.log"
+			step single 200 test/gpu/bin/bench_gpu --no-decode --devices ${MULTI_DEVICES%%,*} ${MULTI_ARGS:---queries 20000}
+			grep -E '^\||^## |^gpu:' "$OUT/single.log" ;;
 		benchquick)
 			step benchquick 200 test/gpu/bin/bench_gpu --quick
 			cat "$OUT/benchquick.log" ;;
