@@ -1,7 +1,8 @@
 # cuda/cuda.mk - GPU test and benchmark builds of the CUDA back end.
 #
 # Works on its own (no PostgreSQL needed, e.g. on the GPU machine):
-#   make -f cuda/cuda.mk gpucheck     build and run test/gpu/test_gpu (needs a GPU)
+#   make -f cuda/cuda.mk gpucheck     test/gpu/test_gpu (GPU vs CPU, needs a GPU), then
+#                                     test/gpu/sqlcheck.sh: pg_regress through the GPU executor
 #   make -f cuda/cuda.mk gpubench     build test/gpu/bin/bench_gpu
 #   make -f cuda/cuda.mk emucheck     the same tests on the host emulation of
 #                                     the kernels (test/gpu/gpx_emu.h), no GPU
@@ -35,12 +36,20 @@ GPU_TEST_BIN := test/gpu/bin/test_gpu$(GPU_VARIANT)
 GPU_BENCH_BIN := test/gpu/bin/bench_gpu$(GPU_VARIANT)
 GPU_EMU_BIN := test/gpu/bin/test_gpu_emu
 
-.PHONY: gpucheck gpubench emucheck gpu-build gpu-clean
+.PHONY: gpucheck gpucheck-lib gpucheck-sql gpubench emucheck gpu-build gpu-clean
 
 gpu-build: $(GPU_TEST_BIN) $(GPU_BENCH_BIN)
 
-gpucheck: $(GPU_TEST_BIN)
+# gpucheck: GPU-versus-CPU library suites, then the whole pg_regress suite
+# through the GPU executor (needs the extension installed; run as root or
+# as a user that may start PostgreSQL)
+gpucheck: gpucheck-lib gpucheck-sql
+
+gpucheck-lib: $(GPU_TEST_BIN)
 	$(GPU_TEST_BIN) $(GPU_TEST_ARGS)
+
+gpucheck-sql:
+	test/gpu/sqlcheck.sh
 
 gpubench: $(GPU_BENCH_BIN)
 

@@ -29,6 +29,13 @@
 #   BENCH_CLIENTS (every SQL path runs with one client, then with this many
 #   concurrent clients when > 1: the executor batches across backends)
 #   BENCH_OUT (default docs/bench; test/bench/out for ci)
+#   BENCH_MIN_SHORTEST=N keeps only the synthetic queries whose shortest list
+#   has >= N docIDs (the rest of the log is dropped, and so are the lists
+#   only they use: the lists that remain, and the work per query, are
+#   unchanged; the GIN documents table is the inversion of the lists kept);
+#   the run's metadata and section titles say "queries with shortest list
+#   >= N".  0 (default) keeps the whole log.
+#   BENCH_EXEC (yes|no): no skips the executor paths (in-backend only)
 #   BENCH_INSTALL (0 to skip make install)
 #   BENCH_KEEP=1 keeps the work directory.
 set -uo pipefail
@@ -64,6 +71,8 @@ CQ=${BENCH_CORPUS_QUERIES:-$d_cq}
 MIN_TIME=${BENCH_MIN_TIME:-$d_min}
 MAX_TIME=${BENCH_MAX_TIME:-$d_max}
 CLIENTS=${BENCH_CLIENTS:-$d_cl}
+MIN_SHORTEST=${BENCH_MIN_SHORTEST:-0}
+EXEC=${BENCH_EXEC:-yes}
 d_out=docs/bench
 [ "$profile" = ci ] && d_out=test/bench/out	# a harness check, not figures to publish
 OUT=${BENCH_OUT:-$d_out}
@@ -123,7 +132,9 @@ command -v gnuplot >/dev/null || {
 	echo "profile: $profile"
 	echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
 	echo "command: $CMDLINE"
-	echo "knobs: BENCH_SCALE=$SCALE BENCH_QUERIES=$QUERIES BENCH_EXTRA=$EXTRA BENCH_SEED=$SEED BENCH_ORDERS='$ORDERS' BENCH_GIN=$GIN BENCH_CORPUS='${CORPORA:-none}' BENCH_LINUX_MAX_DOCS=$LINUX_MAX BENCH_CORPUS_QUERIES=$CQ BENCH_MIN_TIME=$MIN_TIME BENCH_MAX_TIME=$MAX_TIME BENCH_CLIENTS=$CLIENTS"
+	echo "knobs: BENCH_SCALE=$SCALE BENCH_QUERIES=$QUERIES BENCH_EXTRA=$EXTRA BENCH_SEED=$SEED BENCH_ORDERS='$ORDERS' BENCH_GIN=$GIN BENCH_CORPUS='${CORPORA:-none}' BENCH_LINUX_MAX_DOCS=$LINUX_MAX BENCH_CORPUS_QUERIES=$CQ BENCH_MIN_TIME=$MIN_TIME BENCH_MAX_TIME=$MAX_TIME BENCH_CLIENTS=$CLIENTS BENCH_MIN_SHORTEST=$MIN_SHORTEST BENCH_EXEC=$EXEC"
+	[ "$MIN_SHORTEST" -gt 0 ] && echo "query subset: queries with shortest list >= $MIN_SHORTEST docIDs (BENCH_MIN_SHORTEST=$MIN_SHORTEST); synthetic data only, the other queries of the generated log and the lists only they use are not loaded"
+	[ "$EXEC" = no ] && echo "paths: in-backend only (BENCH_EXEC=no: executor paths not run)"
 	echo "cpu: $(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -n 1), $(nproc) cores online"
 	echo "memory: $(awk '/MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo)"
 	if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
@@ -156,7 +167,9 @@ run_queries() {
 	local db=$1 ds=$2 kind=$3 qsql=$4 asql=${5:-} group reason p hdr=1 nc
 	local ans=(--save-answers "$BL_WORK/answers.$ds")
 	[ -n "$asql" ] && ans=(--answers-sql "$asql")
-	for group in base exec-cpu exec-gpu; do
+	local groups="base exec-cpu exec-gpu"
+	[ "$EXEC" = no ] && groups=base
+	for group in $groups; do
 		local args=()
 		reason=""
 		[ "$group" = base ] || reason=$(bl_exec_device "$db" "${group#exec-}")
@@ -172,6 +185,38 @@ run_queries() {
 	bl_exec_reset "$db"
 }
 
+# prune_min_shortest DIR N: rewrite a gpx_gen directory in place, keeping
+# the queries (and their answers) whose shortest list has >= N docIDs, and
+# only the terms those queries use (--extra terms are dropped too).  Prints
+# "queries terms postings" kept.
+prune_min_shortest() {
+	local dir=$1 n=$2
+	awk -v n="$n" -v dir="$dir" '
+	FILENAME ~ /terms.copy$/ { df[$1] = $2; next }
+	{
+		s = $2; gsub(/[{}]/, "", s); k = split(s, a, ",")
+		m = -1
+		for (i = 1; i <= k; i++) if (m < 0 || df[a[i]] < m) m = df[a[i]]
+		if (m >= n) {
+			print > (dir "/queries.keep"); q[$1] = 1; nq++
+			for (i = 1; i <= k; i++) if (!(a[i] in keep)) { keep[a[i]] = 1; nt++; np += df[a[i]] }
+		}
+	}
+	END {
+		for (t in keep) print t "\t" df[t] > (dir "/terms.keep")
+		for (t in q) print t > (dir "/qids.keep")
+		printf "%d %d %.0f\n", nq, nt, np
+	}' "$dir/terms.copy" "$dir/queries.copy" || return 1
+	touch "$dir/queries.keep" "$dir/terms.keep" "$dir/qids.keep"
+	sort -n "$dir/terms.keep" >"$dir/terms.copy"
+	mv "$dir/queries.keep" "$dir/queries.copy"
+	awk 'NR == FNR { k[$1] = 1; next } $1 in k' "$dir/qids.keep" "$dir/answers.copy" >"$dir/answers.keep" \
+		&& mv "$dir/answers.keep" "$dir/answers.copy" || return 1
+	awk 'NR == FNR { k[$1] = 1; next } $1 in k' "$dir/terms.copy" "$dir/postings.copy" >"$dir/postings.keep" \
+		&& mv "$dir/postings.keep" "$dir/postings.copy" || return 1
+	rm -f "$dir/terms.keep" "$dir/qids.keep"
+}
+
 # ----------------------------------------------------------- synthetic ---
 for order in $ORDERS; do
 	ds="synth-$order"
@@ -183,17 +228,38 @@ for order in $ORDERS; do
 		auto) awk -v s="$SCALE" -v q="$QUERIES" 'BEGIN { exit !(s * q <= 500) }' && docs_flag=--docs ;;
 	esac
 	bl_step "generating $ds: scale $SCALE ($(awk -v s="$SCALE" 'BEGIN {printf "%d", 25205179 * s + 0.5}') docs), $QUERIES queries, $EXTRA extra terms"
+	gen_docs=$docs_flag
+	[ "$MIN_SHORTEST" -gt 0 ] && gen_docs=""
 	test/gen/bin/gpx_gen --scale "$SCALE" --queries "$QUERIES" --extra "$EXTRA" --seed "$SEED" \
-		--order "$order" $docs_flag --quiet --out "$gdir" >"$RES/gen-$order.stats" || exit 1
+		--order "$order" $gen_docs --quiet --out "$gdir" >"$RES/gen-$order.stats" || exit 1
 	cp "$gdir/stats.txt" "$RES/gen-$order.stats"
 	ndocs=$(sed -n 's/^ndocs=//p' "$gdir/stats.txt")
 	bl_step "  $(grep -E '^(postings|terms|mean_shortest)=' "$gdir/stats.txt" | tr '\n\t' '  ')"
+	if [ "$MIN_SHORTEST" -gt 0 ]; then
+		bl_step "  keeping the queries whose shortest list has >= $MIN_SHORTEST docIDs"
+		prune_min_shortest "$gdir" "$MIN_SHORTEST" >"$BL_WORK/prune.$order" || exit 1
+		read -r nq_kept nterms_kept npost_kept <"$BL_WORK/prune.$order"
+		echo "note: $ds: $nq_kept of $QUERIES generated queries have shortest list >= $MIN_SHORTEST docIDs and are run; loaded: their $nterms_kept lists, $npost_kept postings (of $(sed -n 's/^postings=//p' "$gdir/stats.txt") generated)" >>"$RES/meta.txt"
+		bl_step "  $(tail -n 1 "$RES/meta.txt")"
+		[ "$nq_kept" -gt 0 ] || { echo "no query qualifies: raise BENCH_SCALE or BENCH_QUERIES" >&2; exit 1; }
+	fi
 	bl_step "library-level benchmark on $ds (sizes, decode, intersections)"
 	env -u LD_LIBRARY_PATH test/bench/bin/bench_codec --postings "$gdir/postings.copy" --ndocs "$ndocs" \
 		--queries "$gdir/queries.copy" --answers "$gdir/answers.copy" --dataset "$ds" \
 		--min-time "$MIN_TIME" --tsv "$TSV"
 	bl_step "loading $ds into PostgreSQL"
 	bl_load_synth "$db" "$gdir" || exit 1
+	if [ "$MIN_SHORTEST" -gt 0 ] && [ -n "$docs_flag" ]; then
+		bl_step "  building docs(doc_id, terms int[]) from the lists kept, and its GIN index"
+		pgc_psql -d "$db" <<EOF || exit 1
+SET work_mem = '2GB';
+CREATE TABLE docs AS SELECT d AS doc_id, array_agg(term_id ORDER BY term_id) AS terms
+	FROM postings, unnest(docs_arr) AS d GROUP BY d;
+ALTER TABLE docs ADD PRIMARY KEY (doc_id);
+CREATE INDEX docs_terms_gin ON docs USING gin (terms array_ops);
+VACUUM ANALYZE docs;
+EOF
+	fi
 	[ -z "$docs_flag" ] && echo "note: $ds: no GIN documents table (BENCH_GIN=$GIN at scale $SCALE x $QUERIES queries)" >>"$RES/meta.txt"
 	bl_sizes "$db" "$ds" "$ndocs" synth "$TSV"
 	bl_step "SQL paths on $ds"

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# test/gpu/run-suite.sh - the GPU kernels' suites without a GPU: every CUDA
+# kernel and the host driver run on the host emulator (test/gpu/gpx_emu.h)
+# against the CPU codecs.  test/run-tests.sh runs it; the real-GPU runs are
+# `make gpucheck` on a GPU machine.  Last line: "N passed, N failed".
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+out=$(make -s -f cuda/cuda.mk emucheck 2>&1); rc=$?
+echo "$out" | tail -n 15
+line=$(echo "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed' | tail -n 1)
+[ -n "$line" ] || { echo "0 passed, 1 failed"; exit 1; }
+p=$(echo "$line" | sed -E 's/ passed.*//'); f=$(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')
+# a non-zero exit is a failure even if the counts say otherwise
+[ $rc -eq 0 ] || [ "$f" -gt 0 ] || f=1
+echo "$p passed, $f failed"
+[ "$f" -eq 0 ]
