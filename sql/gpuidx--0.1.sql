@@ -984,6 +984,8 @@ CREATE FUNCTION gpuidx_stats(
 	OUT multi_backend_batches bigint,	-- batches holding >= 2 backends' requests
 	OUT max_batch_backends bigint,
 	OUT executor_time_ms float8,	-- time spent computing batches
+	OUT gpu_batches bigint,			-- batches computed on a GPU
+	OUT gpu_failures bigint,		-- GPU batches that failed and ran on cpu threads
 	OUT mean_roundtrip_ms float8,	-- backend-side wait per request
 	OUT backend_queries bigint,		-- kept in the backend by device = auto
 	OUT fallbacks bigint,			-- routed to the executor, computed here

@@ -141,6 +141,8 @@ exec_shmem_init_region(GpxExecShared *ctl)
 	pg_atomic_init_u64(&s->multi_backend_batches, 0);
 	pg_atomic_init_u64(&s->max_batch_backends, 0);
 	pg_atomic_init_u64(&s->executor_us, 0);
+	pg_atomic_init_u64(&s->gpu_batches, 0);
+	pg_atomic_init_u64(&s->gpu_failures, 0);
 	pg_atomic_init_u64(&s->roundtrip_us, 0);
 	pg_atomic_init_u64(&s->backend_queries, 0);
 	pg_atomic_init_u64(&s->fb_executor_down, 0);

@@ -21,7 +21,7 @@
 
 #include "exec_shmem.h"
 
-#define STATS_COLS 22
+#define STATS_COLS 24
 #define INFO_COLS 24
 
 /* Read a counter (0 without shared memory). */
@@ -74,6 +74,8 @@ gpuidx_stats(PG_FUNCTION_ARGS)
 		v[i++] = Int64GetDatum(stat_read(&s->multi_backend_batches));
 		v[i++] = Int64GetDatum(stat_read(&s->max_batch_backends));
 		v[i++] = Float8GetDatum(stat_read(&s->executor_us) / 1000.0);
+		v[i++] = Int64GetDatum(stat_read(&s->gpu_batches));
+		v[i++] = Int64GetDatum(stat_read(&s->gpu_failures));
 		v[i++] = Float8GetDatum(requests ? stat_read(&s->roundtrip_us) / 1000.0 / requests : 0.0);
 		v[i++] = Int64GetDatum(stat_read(&s->backend_queries));
 		v[i++] = Int64GetDatum(fb_down + fb_full + fb_large + fb_timeout + fb_failed);
@@ -110,6 +112,8 @@ gpuidx_stats_reset(PG_FUNCTION_ARGS)
 	pg_atomic_write_u64(&s->multi_backend_batches, 0);
 	pg_atomic_write_u64(&s->max_batch_backends, 0);
 	pg_atomic_write_u64(&s->executor_us, 0);
+	pg_atomic_write_u64(&s->gpu_batches, 0);
+	pg_atomic_write_u64(&s->gpu_failures, 0);
 	pg_atomic_write_u64(&s->roundtrip_us, 0);
 	pg_atomic_write_u64(&s->backend_queries, 0);
 	pg_atomic_write_u64(&s->fb_executor_down, 0);

@@ -816,12 +816,18 @@ exec_run_batch(int ntaken, int fault, int fault_ms)
 
 	INSTR_TIME_SET_CURRENT(t0);
 	memset(&st, 0, sizeof(st));
-	if (ex.cuda == NULL || gpx_cuda_run_batch(ex.cuda, &b, &st) != GPX_CUDA_OK)
+	if (ex.cuda != NULL && gpx_cuda_run_batch(ex.cuda, &b, &st) == GPX_CUDA_OK)
+		gpuidx_exec_count(&ctl->stats.gpu_batches, 1);
+	else
 	{
 		if (ex.cuda != NULL)
+		{
+			gpuidx_exec_count(&ctl->stats.gpu_failures, 1);
 			ereport(LOG,
 					(errmsg("gpuidx executor: gpu batch failed, running it on cpu threads"),
 					 errdetail("%s", gpx_cuda_last_error(ex.cuda))));
+			memset(&st, 0, sizeof(st));
+		}
 		(void) gpx_batch_pool_run(ex.pool, &b, &st);
 	}
 	INSTR_TIME_SET_CURRENT(t1);

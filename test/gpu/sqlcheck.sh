@@ -77,11 +77,13 @@ pass=$((pass + rp)); fail=$((fail + rf))
 
 # the stats are shared memory: they survive the tests' DROP/CREATE EXTENSION
 $PSQL -c 'CREATE EXTENSION IF NOT EXISTS gpuidx' >/dev/null
-read -r queries batches fallbacks failed <<<"$($PSQL -F ' ' -c \
-	"SELECT queries, batches, fallbacks, fallback_failed FROM gpuidx_stats")"
-echo "# executor served $queries queries in $batches batches; fallbacks $fallbacks (failed $failed)"
-[ "${queries:-0}" -gt 1000 ]; ok $? "the GPU executor computed the suite's intersections ($queries)"
-[ "${failed:-1}" -eq 0 ]; ok $? "no GPU batch failed"
+read -r queries batches gpu_batches gpu_failures fallbacks failed <<<"$($PSQL -F ' ' -c \
+	"SELECT queries, batches, gpu_batches, gpu_failures, fallbacks, fallback_failed FROM gpuidx_stats")"
+echo "# executor served $queries queries in $batches batches ($gpu_batches on the GPU, $gpu_failures GPU failures); fallbacks to the backend $fallbacks (failed $failed)"
+[ "${queries:-0}" -gt 1000 ]; ok $? "the executor computed the suite's intersections ($queries)"
+[ "${gpu_batches:-0}" -eq "${batches:--1}" ]; ok $? "every batch ran on the GPU ($gpu_batches of $batches)"
+[ "${gpu_failures:-1}" -eq 0 ] && [ "${failed:-1}" -eq 0 ]; ok $? "no GPU batch failed"
+grep -q 'gpu batch failed' "$WORK/server.log"; [ $? -ne 0 ]; ok $? "the server log reports no GPU failure"
 active=$($PSQL -c "SELECT device_active FROM gpuidx_info()")
 case "$active" in gpu*) ok 0 "still on the GPU after the suite ($active)" ;; *) ok 1 "still on the GPU after the suite ($active)" ;; esac
 
