@@ -31,7 +31,21 @@ BENCH_CUDA_LINK = $(if $(strip $(CUDA_OBJS)),$(CUDA_OBJS) -L$(CUDA_HOME)/lib64 \
 	-L$(CUDA_HOME)/targets/x86_64-linux/lib -lcudart_static -ldl -lrt -lstdc++,)
 
 BENCH_PROGS = test/gen/bin/gpx_gen test/gen/bin/gpx_gencheck \
-	test/bench/bin/bench_codec test/bench/bin/bench_query test/bench/bin/gpx_corpus
+	test/bench/bin/bench_codec test/bench/bin/bench_query test/bench/bin/gpx_corpus \
+	test/bench/bin/bench_size
+
+# the codec size table of docs/bench/size.md (uniform lists in [0, 2^24))
+test/bench/bin/bench_size: test/bench/bench_size.c $(BENCH_CODEC_SRCS) $(wildcard src/codec/*.h)
+	@mkdir -p test/bench/bin
+	$(BENCH_CC) $(BENCH_CFLAGS) -Isrc/codec -o $@ $< $(BENCH_CODEC_SRCS) -lm -lpthread
+
+.PHONY: bench-size
+bench-size: test/bench/bin/bench_size
+	@mkdir -p docs/bench
+	{ echo "# Codec sizes"; echo; echo "- **date**: $$(date -u '+%Y-%m-%d %H:%M UTC')"; \
+	  echo "- **command**: make bench-size"; echo "- **gpuidx**: $$(git rev-parse --short HEAD 2>/dev/null)"; echo; \
+	  test/bench/bin/bench_size; } > docs/bench/size.md
+	@cat docs/bench/size.md
 
 test/gen/bin/%: test/gen/%.c test/gen/gen_common.h
 	@mkdir -p test/gen/bin

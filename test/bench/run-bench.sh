@@ -215,6 +215,8 @@ prune_min_shortest() {
 	awk 'NR == FNR { k[$1] = 1; next } $1 in k' "$dir/terms.copy" "$dir/postings.copy" >"$dir/postings.keep" \
 		&& mv "$dir/postings.keep" "$dir/postings.copy" || return 1
 	rm -f "$dir/terms.keep" "$dir/qids.keep"
+	# what is loaded from now on (the generator's own figures stay in $RES/gen-*.stats)
+	sed -i "s/^postings=.*/postings=$(awk '{ s += $2 } END { printf "%.0f", s }' "$dir/terms.copy")/" "$dir/stats.txt"
 }
 
 # ----------------------------------------------------------- synthetic ---
@@ -237,9 +239,10 @@ for order in $ORDERS; do
 	bl_step "  $(grep -E '^(postings|terms|mean_shortest)=' "$gdir/stats.txt" | tr '\n\t' '  ')"
 	if [ "$MIN_SHORTEST" -gt 0 ]; then
 		bl_step "  keeping the queries whose shortest list has >= $MIN_SHORTEST docIDs"
+		npost_gen=$(sed -n 's/^postings=//p' "$gdir/stats.txt")
 		prune_min_shortest "$gdir" "$MIN_SHORTEST" >"$BL_WORK/prune.$order" || exit 1
 		read -r nq_kept nterms_kept npost_kept <"$BL_WORK/prune.$order"
-		echo "note: $ds: $nq_kept of $QUERIES generated queries have shortest list >= $MIN_SHORTEST docIDs and are run; loaded: their $nterms_kept lists, $npost_kept postings (of $(sed -n 's/^postings=//p' "$gdir/stats.txt") generated)" >>"$RES/meta.txt"
+		echo "note: $ds: $nq_kept of $QUERIES generated queries have shortest list >= $MIN_SHORTEST docIDs and are run; loaded: their $nterms_kept lists, $npost_kept postings (of $npost_gen generated)" >>"$RES/meta.txt"
 		bl_step "  $(tail -n 1 "$RES/meta.txt")"
 		[ "$nq_kept" -gt 0 ] || { echo "no query qualifies: raise BENCH_SCALE or BENCH_QUERIES" >&2; exit 1; }
 	fi
