@@ -1356,30 +1356,6 @@ gpx_scratch(gpx_cuda_ctx *ctx, void **buf, size_t *cap, size_t bytes)
 
 /* ------------------------------------------------------------ the API -- */
 
-/* Human-readable text of a status. */
-extern "C" const char *
-gpx_cuda_status_str(gpx_cuda_status st)
-{
-	switch (st)
-	{
-		case GPX_CUDA_OK:
-			return "ok";
-		case GPX_CUDA_UNAVAILABLE:
-			return "built without cuda";
-		case GPX_CUDA_NO_DRIVER:
-			return "no usable nvidia driver";
-		case GPX_CUDA_NO_DEVICE:
-			return "no gpu";
-		case GPX_CUDA_OOM:
-			return "out of gpu or pinned memory";
-		case GPX_CUDA_BAD_INPUT:
-			return "list not supported by the gpu kernels";
-		case GPX_CUDA_ERROR:
-			return "cuda error";
-	}
-	return "unknown cuda status";
-}
-
 /* True: this build has CUDA. */
 extern "C" int
 gpx_cuda_compiled(void)

@@ -11,30 +11,6 @@
 
 #include "gpx_cuda.h"
 
-/* Human-readable text of a status. */
-const char *
-gpx_cuda_status_str(gpx_cuda_status st)
-{
-	switch (st)
-	{
-		case GPX_CUDA_OK:
-			return "ok";
-		case GPX_CUDA_UNAVAILABLE:
-			return "built without cuda";
-		case GPX_CUDA_NO_DRIVER:
-			return "no usable nvidia driver";
-		case GPX_CUDA_NO_DEVICE:
-			return "no gpu";
-		case GPX_CUDA_OOM:
-			return "out of gpu or pinned memory";
-		case GPX_CUDA_BAD_INPUT:
-			return "list not supported by the gpu kernels";
-		case GPX_CUDA_ERROR:
-			return "cuda error";
-	}
-	return "unknown cuda status";
-}
-
 /* False: this build has no CUDA. */
 int
 gpx_cuda_compiled(void)
