@@ -64,7 +64,7 @@ $(shlib): $(CUDA_OBJS)
 EXTRA_CLEAN += $(CUDA_OBJS)
 endif
 
-$(OBJS): $(wildcard src/*.h) $(wildcard src/codec/*.h)
+$(OBJS): $(wildcard src/*.h) $(wildcard src/codec/*.h) $(wildcard cuda/*.h)
 
 # ---- C unit tests of the codec core (no PostgreSQL needed) ------------------
 UNIT_CC ?= $(CC)
