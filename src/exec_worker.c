@@ -102,6 +102,29 @@ exec_publish_device(const char *desc, const char *note)
 }
 
 /*
+ * Refresh the published GPU description (cache use, hit rate, batch
+ * counts), at most once a second, so gpuidx_info() shows current figures.
+ */
+static void
+exec_refresh_gpu_desc(void)
+{
+	static TimestampTz last = 0;
+	TimestampTz now = GetCurrentTimestamp();
+	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
+	char		d[200];
+	char		desc[256];
+
+	if (ex.cuda == NULL || !TimestampDifferenceExceeds(last, now, 1000))
+		return;
+	last = now;
+	gpx_cuda_describe(ex.cuda, d, sizeof(d));
+	snprintf(desc, sizeof(desc), "gpu: %s", d);
+	LWLockAcquire(ctl->lock, LW_EXCLUSIVE);
+	strlcpy(ctl->device_desc, desc, sizeof(ctl->device_desc));
+	LWLockRelease(ctl->lock);
+}
+
+/*
  * Open what gpuidx.device asks for: the CPU pool always (it is also the
  * fallback), a GPU for auto and gpu.  Only this process ever initialises
  * CUDA.  Called at start and after a configuration reload.
@@ -817,7 +840,10 @@ exec_run_batch(int ntaken, int fault, int fault_ms)
 	INSTR_TIME_SET_CURRENT(t0);
 	memset(&st, 0, sizeof(st));
 	if (ex.cuda != NULL && gpx_cuda_run_batch(ex.cuda, &b, &st) == GPX_CUDA_OK)
+	{
 		gpuidx_exec_count(&ctl->stats.gpu_batches, 1);
+		exec_refresh_gpu_desc();
+	}
 	else
 	{
 		if (ex.cuda != NULL)
