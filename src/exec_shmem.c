@@ -26,6 +26,7 @@ int			gpuidx_exec_batch_threshold = 1024 * 1024;
 int			gpuidx_exec_batch_max_wait = 1000;
 int			gpuidx_exec_device = GPX_DEVICE_AUTO;
 int			gpuidx_exec_threads = 0;
+char	   *gpuidx_exec_gpus = NULL;
 bool		gpuidx_exec_use = true;
 bool		gpuidx_exec_fallback = true;
 int			gpuidx_exec_timeout_ms = 10000;
@@ -196,6 +197,56 @@ gpuidx_exec_attach(void)
 }
 
 /*
+ * Parse "0" or "0,2,3" (GPU ordinals, no duplicates) into out[]; returns
+ * how many, or -1 when the text is malformed or names too many.
+ */
+int
+gpuidx_exec_parse_gpus(const char *s, int *out, int max)
+{
+	int			n = 0;
+
+	while (*s)
+	{
+		long		v = 0;
+		int			digits = 0;
+
+		while (*s == ' ')
+			s++;
+		while (*s >= '0' && *s <= '9' && digits < 4)
+		{
+			v = v * 10 + (*s++ - '0');
+			digits++;
+		}
+		while (*s == ' ')
+			s++;
+		if (digits == 0 || (*s != ',' && *s != '\0') || n >= max)
+			return -1;
+		for (int i = 0; i < n; i++)
+			if (out[i] == (int) v)
+				return -1;
+		out[n++] = (int) v;
+		if (*s == ',')
+			s++;
+	}
+	return n;
+}
+
+/* check_hook of gpuidx.gpus: a non-empty list of distinct ordinals. */
+static bool
+exec_check_gpus(char **newval, void **extra, GucSource source)
+{
+	int			ids[GPX_EXEC_MAX_GPUS];
+
+	if (*newval == NULL || gpuidx_exec_parse_gpus(*newval, ids, GPX_EXEC_MAX_GPUS) <= 0)
+	{
+		GUC_check_errdetail("gpuidx.gpus must list between 1 and %d distinct GPU ordinals, such as \"0\" or \"0,1\".",
+							GPX_EXEC_MAX_GPUS);
+		return false;
+	}
+	return true;
+}
+
+/*
  * Define the executor's GUCs.  Those that size shared memory exist only
  * when the library is preloaded (PostgreSQL refuses PGC_POSTMASTER
  * variables defined after start-up).
@@ -220,6 +271,11 @@ exec_define_gucs(void)
 								"Lists it holds are sent by content hash instead of copied; 0 disables the cache.",
 								&gpuidx_exec_cache_kb, 128 * 1024, 0, INT_MAX / 2,
 								PGC_POSTMASTER, GUC_UNIT_KB, NULL, NULL, NULL);
+		DefineCustomStringVariable("gpuidx.gpus",
+								   "GPUs the executor uses, as ordinals (\"0\" or \"0,1\").",
+								   "Batches are spread over every GPU named; each keeps its own list cache of gpuidx.cache_size.",
+								   &gpuidx_exec_gpus, "0",
+								   PGC_POSTMASTER, 0, exec_check_gpus, NULL, NULL);
 	}
 	DefineCustomIntVariable("gpuidx.batch_threshold",
 							"Postings of shortest lists that make the executor run a batch at once.",

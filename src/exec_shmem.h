@@ -72,6 +72,13 @@ extern int	gpuidx_exec_threads;		/* gpuidx.executor_threads */
 extern bool gpuidx_exec_use;			/* gpuidx.use_executor */
 extern bool gpuidx_exec_fallback;		/* gpuidx.executor_fallback */
 extern int	gpuidx_exec_timeout_ms;		/* gpuidx.executor_timeout (ms) */
+extern char *gpuidx_exec_gpus;			/* gpuidx.gpus: "0" or "0,1,..." */
+
+/* Most GPUs gpuidx.gpus may name. */
+#define GPX_EXEC_MAX_GPUS 16
+
+/* Parse a gpuidx.gpus value into ordinals; returns the count or -1. */
+extern int	gpuidx_exec_parse_gpus(const char *s, int *out, int max);
 
 /* ------------------------------------------------------ constants -- */
 

@@ -168,8 +168,16 @@ exec_open_device(void)
 		gpx_cuda_options opt;
 		char		err[200] = "";
 		gpx_cuda_status st;
+		int			gpus[GPX_EXEC_MAX_GPUS];
+		int			ngpus = gpuidx_exec_parse_gpus(gpuidx_exec_gpus ? gpuidx_exec_gpus : "0",
+												   gpus, GPX_EXEC_MAX_GPUS);
 
 		memset(&opt, 0, sizeof(opt));
+		if (ngpus > 0)
+		{
+			opt.devices = gpus;
+			opt.ndevices = ngpus;
+		}
 		opt.cache_bytes = gpuidx_exec_shm->ctl->cache_budget;
 		opt.batch_bytes = gpuidx_exec_shm->ctl->arena_size;
 		st = gpx_cuda_open(&opt, &ex.cuda, err, sizeof(err));
