@@ -42,7 +42,6 @@
 #pragma weak gpx_cuda_close
 #pragma weak gpx_cuda_run_batch
 #pragma weak gpx_cuda_decode
-#pragma weak gpx_cuda_status_str
 #pragma weak gpx_hash64
 
 #define MIN_QUERIES 50
@@ -697,7 +696,7 @@ batch_speed(bench *b)
 
 		if (st != GPX_CUDA_OK)
 		{
-			if (err[0] == '\0' && gpx_cuda_status_str)
+			if (err[0] == '\0')
 				snprintf(err, sizeof(err), "%s", gpx_cuda_status_str(st));
 			gpu = NULL;
 		}
