@@ -16,6 +16,20 @@ unit_finish(void)
 	return unit_failed ? 1 : 0;
 }
 
+/* Allocate or die (tests only). */
+void *
+unit_xmalloc(size_t sz)
+{
+	void	   *p = malloc(sz ? sz : 1);
+
+	if (p == NULL)
+	{
+		fprintf(stderr, "out of memory\n");
+		exit(2);
+	}
+	return p;
+}
+
 /* splitmix64 step. */
 uint64_t
 unit_next(unit_rng *r)

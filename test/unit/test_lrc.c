@@ -5,9 +5,8 @@
  * measurements (bits/docID against the VLDB 2011 Table 5 LRC figures,
  * slope choices, and the HS-LRC bucket alternative).
  *
- *   cc -O2 -Wall -Wextra -Isrc/codec src/codec/gpx_format.c \
- *      src/codec/gpx_pfor.c src/codec/gpx_lrc.c src/codec/gpx_qs.c \
- *      test/unit/test_lrc.c -lm
+ *   cc -O2 -Wall -Wextra -Isrc/codec -Itest/unit test/unit/test_lrc.c \
+ *      src/codec/gpx_*.c test/unit/gpx_ref.c -lm -lpthread
  *
  * Exits non-zero on any failure; the last line is "N passed, N failed".
  */
@@ -18,56 +17,27 @@
 #include <time.h>
 
 #include "gpx_internal.h"
-
-static long n_passed = 0;
-static long n_failed = 0;
-
-/* Record one check; report the first failures with their location. */
-#define CHECKF(cond, ...) do { \
-	if (cond) n_passed++; \
-	else { n_failed++; \
-		if (n_failed <= 40) { fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-			fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } \
-} while (0)
-#define CHECK(cond) CHECKF(cond, "%s", "")
+#include "unit.h"
 
 #define SEG 256
 #define HDR_WORDS 3
 
 /* ---------------------------------------------------------------- rng */
 
-static uint64_t rng_state = 0x123456789ABCDEFull;
+static unit_rng rng = {0x123456789ABCDEFull};
 
-/* splitmix64 step. */
+/* splitmix64 step (the shared unit_rng). */
 static uint64_t
 rnd(void)
 {
-	uint64_t	z = (rng_state += 0x9E3779B97F4A7C15ull);
-
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-	return z ^ (z >> 31);
+	return unit_next(&rng);
 }
 
 /* Uniform in [0, bound). */
 static uint32_t
 below(uint64_t bound)
 {
-	return (uint32_t) (rnd() % bound);
-}
-
-/* Allocate or die (tests only). */
-static void *
-xmalloc(size_t sz)
-{
-	void	   *p = malloc(sz ? sz : 1);
-
-	if (p == NULL)
-	{
-		fprintf(stderr, "out of memory\n");
-		exit(2);
-	}
-	return p;
+	return unit_below(&rng, bound);
 }
 
 /* ---------------------------------------------------------- generators */
@@ -198,7 +168,7 @@ static uint8_t *
 encode_lrc(const uint32_t *d, uint32_t n, size_t *len)
 {
 	size_t		bound = gpx_encode_bound(GPX_CODEC_LRC, n, n ? d[n - 1] : 0);
-	uint8_t    *tmp = xmalloc(bound);
+	uint8_t    *tmp = unit_xmalloc(bound);
 	uint8_t    *out;
 	gpx_status	st;
 
@@ -210,7 +180,7 @@ encode_lrc(const uint32_t *d, uint32_t n, size_t *len)
 		return NULL;
 	}
 	CHECKF(*len <= bound, "len %zu > bound %zu", *len, bound);
-	out = xmalloc(*len);		/* exact size: ASan sees any over-read */
+	out = unit_xmalloc(*len);		/* exact size: ASan sees any over-read */
 	memcpy(out, tmp, *len);
 	free(tmp);
 	return out;
@@ -220,7 +190,7 @@ encode_lrc(const uint32_t *d, uint32_t n, size_t *len)
 static gpx_status
 validate_copy(const uint8_t *b, size_t len)
 {
-	uint8_t    *c = xmalloc(len);
+	uint8_t    *c = unit_xmalloc(len);
 	uint32_t	scratch[GPX_MAX_BLOCK];
 	gpx_status	st;
 
@@ -279,7 +249,7 @@ roundtrip(const char *name, const uint32_t *d, uint32_t n, uint32_t nprobe)
 	uint32_t	i,
 				blk;
 	uint32_t	buf[GPX_MAX_BLOCK];
-	long		f0 = n_failed;
+	long		f0 = unit_failed;
 
 	if (b == NULL)
 		return 0;
@@ -300,7 +270,7 @@ roundtrip(const char *name, const uint32_t *d, uint32_t n, uint32_t nprobe)
 	}
 	CHECK(l.first == d[0] && l.last == d[n - 1]);
 
-	out = xmalloc((size_t) n * 4 + 4);
+	out = unit_xmalloc((size_t) n * 4 + 4);
 	gpx_decode(&l, out);
 	CHECKF(memcmp(out, d, (size_t) n * 4) == 0, "%s: decode mismatch", name);
 	for (blk = 0; blk < l.nblocks; blk++)
@@ -360,7 +330,7 @@ roundtrip(const char *name, const uint32_t *d, uint32_t n, uint32_t nprobe)
 			x += 1 + below(((uint64_t) d[n - 1] + 1) / (nprobe / 4 + 1) + 1);
 		}
 	}
-	if (n_failed != f0)
+	if (unit_failed != f0)
 		fprintf(stderr, "  (in round trip '%s', n=%u)\n", name, n);
 	free(out);
 	free(b);
@@ -372,7 +342,7 @@ static void
 test_roundtrips(void)
 {
 	static const uint32_t sizes[] = {1, 2, 3, 255, 256, 257, 511, 512, 513, 1000, 5000};
-	uint32_t   *d = xmalloc(4u * 300000);
+	uint32_t   *d = unit_xmalloc(4u * 300000);
 	uint32_t	si,
 				i,
 				n;
@@ -591,7 +561,7 @@ test_corruptions(void)
 		free(good);
 	}
 	expect_status("pristine", good, len, GPX_OK);
-	b = xmalloc(len + 64);
+	b = unit_xmalloc(len + 64);
 
 	/* param != 0 */
 	memcpy(b, good, len);
@@ -793,7 +763,7 @@ test_corruptions(void)
 		len = build_blob(hb, &s, 1, &f, 3, 10, 12);
 		for (k = 1; k <= 3; k++)
 		{
-			uint8_t    *t = xmalloc(len);
+			uint8_t    *t = unit_xmalloc(len);
 
 			memcpy(t, hb, len);
 			gpx_store32(t + 20, gpx_load32(hb + 20) - 4 * k);
@@ -818,8 +788,8 @@ test_corruptions(void)
 static void
 test_fuzz(void)
 {
-	uint32_t   *d = xmalloc(4 * 3000);
-	uint32_t   *out = xmalloc(4 * 3000);
+	uint32_t   *d = unit_xmalloc(4 * 3000);
+	uint32_t   *out = unit_xmalloc(4 * 3000);
 	uint32_t	iter,
 				accepted = 0;
 
@@ -843,7 +813,7 @@ test_fuzz(void)
 		/* truncations of the pristine blob at random lengths */
 		{
 			size_t		cut = below(len);
-			uint8_t    *t = xmalloc(cut);
+			uint8_t    *t = unit_xmalloc(cut);
 
 			memcpy(t, b, cut);
 			CHECK(gpx_validate(t, cut, scratch) != GPX_OK);
@@ -1162,8 +1132,8 @@ test_sizes(void)
 {
 	static const uint32_t ns[] = {100000, 200000, 400000, 800000, 1000000, 2000000};
 	static const int paper[] = {17, 17, 17, 16, 15, 15};
-	uint32_t   *d = xmalloc(4u * 2000000);
-	uint32_t   *out = xmalloc(4u * 2000000);
+	uint32_t   *d = unit_xmalloc(4u * 2000000);
+	uint32_t   *out = unit_xmalloc(4u * 2000000);
 	uint32_t	t;
 	int			s;
 
@@ -1304,6 +1274,5 @@ main(void)
 	test_corruptions();
 	test_fuzz();
 	test_sizes();
-	printf("%ld passed, %ld failed\n", n_passed, n_failed);
-	return n_failed ? 1 : 0;
+	return unit_finish();
 }

@@ -5,58 +5,45 @@
  * hand-crafted blocks, random corruption (run under ASan to catch
  * over-reads), and the bits/docID of a uniform random list.
  *
- * Standalone: needs only the codec core sources (all symbols here are
- * static, so it also links next to test/unit/gpx_ref.c).
+ * Needs the codec core sources and the shared harness (unit.h):
+ *   cc -O2 -Wall -Wextra -Isrc/codec -Itest/unit test/unit/test_pfor.c \
+ *      src/codec/gpx_*.c test/unit/gpx_ref.c -lm -lpthread
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include "gpx_internal.h"
+#include "unit.h"
 
-static long npassed = 0;
-static long nfailed = 0;
 static uint32_t scratch[GPX_MAX_BLOCK];
-
-/* Record one check; print the failing expression and a message. */
-#define CHECKF(cond, ...) do { \
-	if (cond) npassed++; \
-	else { nfailed++; \
-		if (nfailed <= 60) { fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-			fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } \
-} while (0)
-#define CHECK(cond) CHECKF(cond, "-")
 
 /* Payload layout constants, as documented in gpx_pfor.c. */
 #define HDR_BITS 19
 #define POS_BITS 7
 
-/* xorshift-style deterministic generator (splitmix64). */
-static uint64_t rng_state = 12345;
+/* Deterministic generator (splitmix64, the shared unit_rng). */
+static unit_rng rng = {12345};
 
 /* Next 64 random bits. */
 static uint64_t
 rnd(void)
 {
-	uint64_t	z = (rng_state += 0x9E3779B97F4A7C15ull);
-
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-	return z ^ (z >> 31);
+	return unit_next(&rng);
 }
 
 /* Uniform value in [0, bound). */
 static uint32_t
 rnd_below(uint64_t bound)
 {
-	return (uint32_t) (rnd() % bound);
+	return unit_below(&rng, bound);
 }
 
 /* Copy len bytes into an exact-size heap buffer (ASan sees over-reads). */
 static uint8_t *
 exact_copy(const uint8_t *src, size_t len)
 {
-	uint8_t    *p = malloc(len ? len : 1);
+	uint8_t    *p = unit_xmalloc(len);
 
 	memcpy(p, src, len);
 	return p;
@@ -78,7 +65,7 @@ static uint8_t *
 encode(const uint32_t *docs, uint32_t n, size_t *len)
 {
 	size_t		cap = gpx_encode_bound(GPX_CODEC_PFOR, n, n ? docs[n - 1] : 0);
-	uint8_t    *buf = malloc(cap);
+	uint8_t    *buf = unit_xmalloc(cap);
 	uint8_t    *res;
 	gpx_status	st = gpx_encode(GPX_CODEC_PFOR, docs, n, buf, cap, len);
 
@@ -166,7 +153,7 @@ roundtrip(const char *name, const uint32_t *docs, uint32_t n, blkstats *bs)
 	}
 	CHECK(l.first == docs[0] && l.last == docs[n - 1]);
 
-	out = malloc(sizeof(uint32_t) * (n + GPX_MAX_BLOCK));
+	out = unit_xmalloc(sizeof(uint32_t) * (n + GPX_MAX_BLOCK));
 	gpx_decode(&l, out);
 	for (i = 0; i < n; i++)
 		bad += out[i] != docs[i];
@@ -203,7 +190,7 @@ roundtrip(const char *name, const uint32_t *docs, uint32_t n, blkstats *bs)
 
 	/* cursor over increasing random probes */
 	{
-		gpx_cursor *c = malloc(sizeof(gpx_cursor));
+		gpx_cursor *c = unit_xmalloc(sizeof(gpx_cursor));
 		uint64_t	x = 0;
 		uint64_t	step = (uint64_t) (docs[n - 1] - docs[0]) / (n < 5000 ? n : 5000) + 1;
 
@@ -827,8 +814,8 @@ test_size(void)
 	const uint32_t n = 1000000;
 	const uint32_t u = 1u << 24;
 	uint8_t    *bitmap = calloc(u / 8, 1);
-	uint32_t   *docs = malloc(sizeof(uint32_t) * n);
-	uint32_t   *out = malloc(sizeof(uint32_t) * (n + GPX_MAX_BLOCK));
+	uint32_t   *docs = unit_xmalloc(sizeof(uint32_t) * n);
+	uint32_t   *out = unit_xmalloc(sizeof(uint32_t) * (n + GPX_MAX_BLOCK));
 	uint32_t	cnt = 0,
 				i,
 				rep;
@@ -877,7 +864,7 @@ test_size(void)
 
 	/* the Elias-Fano codec, if it encodes: within 12% of it */
 	cap = gpx_encode_bound(GPX_CODEC_QS, n, docs[n - 1]);
-	qblob = cap ? malloc(cap) : NULL;
+	qblob = cap ? unit_xmalloc(cap) : NULL;
 	qst = qblob ? gpx_encode(GPX_CODEC_QS, docs, n, qblob, cap, &qlen) : GPX_E_ARG;
 	if (qst == GPX_OK && gpx_validate(qblob, qlen, scratch) == GPX_OK)
 	{
@@ -906,6 +893,5 @@ main(void)
 	test_roundtrips();
 	test_fuzz();
 	test_size();
-	printf("%ld passed, %ld failed\n", npassed, nfailed);
-	return nfailed ? 1 : 0;
+	return unit_finish();
 }

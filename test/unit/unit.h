@@ -31,6 +31,9 @@ extern long unit_failed;
 /* Print the closing "N passed, N failed" line and return the exit code. */
 int			unit_finish(void);
 
+/* malloc or exit(2) on failure (tests only); a size of 0 allocates 1 byte. */
+void	   *unit_xmalloc(size_t sz);
+
 /* splitmix64-based deterministic generator. */
 typedef struct unit_rng { uint64_t s; } unit_rng;
 uint64_t	unit_next(unit_rng *r);
