@@ -86,3 +86,4 @@ EXTRA_CLEAN += test/unit/bin
 # ---- benchmarks, data generator, demo; GPU tests ------------------------------
 include test/bench/bench.mk
 include cuda/cuda.mk
+include test/fuzz/fuzz.mk

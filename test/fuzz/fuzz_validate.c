@@ -1,0 +1,70 @@
+/*
+ * fuzz_validate.c - libFuzzer harness: the input is a blob.  gpx_validate()
+ * on an exact-size heap copy must never read outside it; when it accepts,
+ * the list must decode to a strictly increasing sequence in range that
+ * matches the header, random access and lower_bound must agree with the
+ * decoded array, and re-encoding it with the same codec must round-trip.
+ */
+#include "fuzz_common.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	uint8_t *blob = fz_alloc(size);
+	uint32_t scratch[GPX_MAX_BLOCK];
+	gpx_list l;
+
+	if (size) memcpy(blob, data, size);
+	/* the header peek must never crash either */
+	(void) gpx_peek_header(&l, blob, size);
+	gpx_status st = gpx_validate(blob, size, scratch);
+	if (st != GPX_OK) {
+		free(blob);
+		return 0;
+	}
+	st = gpx_open(&l, blob, size);
+	if (st != GPX_OK)
+		FZ_FAIL("validate accepted but open says %s", gpx_status_str(st));
+	FZ_REQUIRE(l.n <= GPX_MAX_N, "n %u", l.n);
+	FZ_REQUIRE(l.codec >= GPX_CODEC_MIN && l.codec <= GPX_CODEC_MAX, "codec %u", l.codec);
+
+	uint32_t *dec = fz_alloc((size_t) l.n * 4);
+	gpx_decode(&l, dec);
+	if (l.n) {
+		FZ_REQUIRE(dec[0] == l.first, "first %u header %u", dec[0], l.first);
+		FZ_REQUIRE(dec[l.n - 1] == l.last, "last %u header %u", dec[l.n - 1], l.last);
+	} else
+		FZ_REQUIRE(l.first == 0 && l.last == 0, "empty list first %u last %u", l.first, l.last);
+	for (uint32_t i = 0; i < l.n; i++) {
+		if (dec[i] > GPX_MAX_DOCID)
+			FZ_FAIL("decoded[%u] = %u out of range", i, dec[i]);
+		if (i && dec[i] <= dec[i - 1])
+			FZ_FAIL("decoded[%u] = %u after %u: not increasing", i, dec[i], dec[i - 1]);
+	}
+	/* block-wise decode and directory agree with the whole decode */
+	uint32_t done = 0;
+	for (uint32_t b = 0; b < l.nblocks; b++) {
+		uint32_t buf[GPX_MAX_BLOCK];
+		uint32_t c = gpx_decode_block(&l, b, buf);
+		FZ_REQUIRE(c == gpx_block_count(&l, b), "block %u count", b);
+		FZ_REQUIRE(c > 0 && done + c <= l.n, "block %u count %u", b, c);
+		FZ_REQUIRE(gpx_dir_first(&l, b) == buf[0], "block %u dir first", b);
+		FZ_REQUIRE(memcmp(buf, dec + done, (size_t) c * 4) == 0, "block %u contents", b);
+		done += c;
+	}
+	FZ_REQUIRE(done == l.n, "blocks hold %u of %u", done, l.n);
+
+	uint64_t seed = 0x9E3779B97F4A7C15ull ^ size;
+	for (size_t i = 0; i < size && i < 64; i++)
+		seed = seed * 31 + data[i];
+	fz_check_access(&l, dec, seed);
+
+	/* re-encode with the same codec */
+	fz_roundtrip(l.codec, dec, l.n, seed + 1);
+
+	free(dec);
+	free(blob);
+	return 0;
+}
