@@ -27,7 +27,7 @@ log() { printf '== %s\n' "$*"; }
 # ---------------------------------------------------------------- packages --
 if [ "$(id -u)" = 0 ] && [ -z "${SKIP_APT:-}" ]; then
 	log "installing Debian packages"
-	need="postgresql-15 postgresql-client-15 postgresql-server-dev-15 postgresql-contrib-15
+	need="postgresql-15 postgresql-client-15 postgresql-server-dev-15
 	      postgresql-doc-15 gnuplot-nox make gcc libc6-dev libipc-run-perl clang-14 libclang-rt-14-dev"
 	missing=""
 	for p in $need; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
