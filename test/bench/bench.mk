@@ -51,13 +51,13 @@ test/gen/bin/%: test/gen/%.c test/gen/gen_common.h
 	@mkdir -p test/gen/bin
 	$(BENCH_CC) $(BENCH_CFLAGS) -o $@ $< -lm
 
-test/bench/bin/bench_codec: test/bench/bench_codec.c test/gen/gen_common.h $(BENCH_CODEC_SRCS) \
+test/bench/bin/bench_codec: test/bench/bench_codec.c test/bench/bench_util.h test/gen/gen_common.h $(BENCH_CODEC_SRCS) \
 		$(wildcard src/codec/*.h) $(if $(strip $(CUDA_OBJS)),$(CUDA_OBJS))
 	@mkdir -p test/bench/bin
 	$(BENCH_CC) $(BENCH_CFLAGS) -Isrc/codec -Icuda -Itest/gen -o $@ $< $(BENCH_CODEC_SRCS) \
 		$(BENCH_CUDA_LINK) -lm -lpthread
 
-test/bench/bin/bench_query: test/bench/bench_query.c test/gen/gen_common.h
+test/bench/bin/bench_query: test/bench/bench_query.c test/bench/bench_util.h test/gen/gen_common.h
 	@mkdir -p test/bench/bin
 	$(BENCH_CC) $(BENCH_CFLAGS) $(BENCH_PQ_INC) -Itest/gen -o $@ $< $(BENCH_PQ_LIB) -lm -lpthread
 

@@ -35,6 +35,7 @@
 #include "gpx_batch.h"
 #include "gpx_cuda.h"
 #include "gen_common.h"
+#include "bench_util.h"
 
 #pragma weak gpx_intersect
 #pragma weak gpx_batch_run_cpu
@@ -88,43 +89,12 @@ typedef struct bench
 	FILE	   *tsv;
 } bench;
 
-/* Seconds on the monotonic clock. */
-static double
-now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 /* Exit with a message. */
 static void
 die(const char *msg, const char *arg)
 {
 	fprintf(stderr, "bench_codec: %s%s%s\n", msg, arg ? ": " : "", arg ? arg : "");
 	exit(2);
-}
-
-/* qsort comparator for doubles. */
-static int
-cmp_double(const void *a, const void *b)
-{
-	double		x = *(const double *) a,
-				y = *(const double *) b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Percentile p (0..100) of sorted v[0..n). */
-static double
-percentile(const double *v, size_t n, double p)
-{
-	size_t		i = (size_t) ceil(p / 100.0 * n);
-
-	if (n == 0)
-		return 0;
-	return v[i == 0 ? 0 : (i > n ? n - 1 : i - 1)];
 }
 
 /* Load postings.copy: one list per line. */

@@ -38,6 +38,7 @@
 #include <libpq-fe.h>
 
 #include "gen_common.h"
+#include "bench_util.h"
 
 #define MIN_QUERIES 50
 #define MIN_P99 100
@@ -62,43 +63,12 @@ static double min_time = 2.0,
 static const char *dataset = "dataset";
 static FILE *tsv = NULL;
 
-/* Seconds on the monotonic clock. */
-static double
-now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 /* Exit with a message. */
 static void
 die(const char *msg, const char *arg)
 {
 	fprintf(stderr, "bench_query: %s%s%s\n", msg, arg ? ": " : "", arg ? arg : "");
 	exit(2);
-}
-
-/* qsort comparator for doubles. */
-static int
-cmp_double(const void *a, const void *b)
-{
-	double		x = *(const double *) a,
-				y = *(const double *) b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Percentile p (0..100) of sorted v[0..n). */
-static double
-percentile(const double *v, size_t n, double p)
-{
-	size_t		i = (size_t) ceil(p / 100.0 * n);
-
-	if (n == 0)
-		return 0;
-	return v[i == 0 ? 0 : (i > n ? n - 1 : i - 1)];
 }
 
 /* First line of a server message, without the trailing newline. */
