@@ -3,6 +3,7 @@
  * intersection results are compared with.
  */
 #include <string.h>
+#include "gpx_codec.h"
 #include "unit.h"
 
 long		unit_passed = 0;
@@ -202,4 +203,43 @@ ref_intersect2(const uint32_t *a, uint32_t na, const uint32_t *b, uint32_t nb,
 		}
 	}
 	return m;
+}
+
+/* Encode into an exact-size blob; NULL on failure (recorded as a check). */
+uint8_t *
+unit_encode_exact(int codec, const uint32_t *docs, uint32_t n, size_t *len)
+{
+	size_t		cap = gpx_encode_bound(codec, n, n ? docs[n - 1] : 0);
+	uint8_t    *buf = unit_xmalloc(cap);
+	uint8_t    *out;
+	gpx_status	st = gpx_encode(codec, docs, n, buf, cap, len);
+
+	CHECKF(st == GPX_OK, "%s encode n=%u: %s", gpx_codec_name(codec), n,
+		   gpx_status_str(st));
+	if (st != GPX_OK)
+	{
+		free(buf);
+		*len = 0;
+		return NULL;
+	}
+	CHECKF(*len <= cap, "%s n=%u: %zu bytes over the bound %zu",
+		   gpx_codec_name(codec), n, *len, cap);
+	out = unit_xmalloc(*len);
+	memcpy(out, buf, *len);
+	free(buf);
+	return out;
+}
+
+/* gpx_validate on an exact-size copy. */
+gpx_status
+unit_validate_exact(const uint8_t *blob, size_t len)
+{
+	uint8_t    *c = unit_xmalloc(len);
+	uint32_t	scratch[GPX_MAX_BLOCK];
+	gpx_status	st;
+
+	memcpy(c, blob, len);
+	st = gpx_validate(c, len, scratch);
+	free(c);
+	return st;
 }

@@ -17,11 +17,9 @@ static const int codecs[] = {GPX_CODEC_PFOR, GPX_CODEC_LRC, GPX_CODEC_QS};
 static uint8_t *
 make_blob(int codec, const uint32_t *docs, uint32_t n, gpx_batch_list *bl)
 {
-	size_t		cap = gpx_encode_bound(codec, n, n ? docs[n - 1] : 0);
-	uint8_t    *buf = malloc(cap);
 	size_t		len = 0;
+	uint8_t    *buf = unit_encode_exact(codec, docs, n, &len);
 
-	CHECK(gpx_encode(codec, docs, n, buf, cap, &len) == GPX_OK);
 	CHECK(gpx_open(&bl->list, buf, len) == GPX_OK);
 	bl->hash = gpx_hash64(buf, len);
 	return buf;

@@ -11,32 +11,12 @@
 static const int codecs[] = {GPX_CODEC_PFOR, GPX_CODEC_LRC, GPX_CODEC_QS};
 static uint32_t scratch[GPX_MAX_BLOCK];
 
-/* Encode docs into a fresh malloc'd blob; returns NULL on failure. */
-static uint8_t *
-encode(int codec, const uint32_t *docs, uint32_t n, size_t *len)
-{
-	size_t		cap = gpx_encode_bound(codec, n, n ? docs[n - 1] : 0);
-	uint8_t    *buf = malloc(cap ? cap : 1);
-	gpx_status	st = gpx_encode(codec, docs, n, buf, cap, len);
-
-	CHECKF(st == GPX_OK, "%s encode n=%u: %s", gpx_codec_name(codec), n,
-		   gpx_status_str(st));
-	if (st != GPX_OK)
-	{
-		free(buf);
-		return NULL;
-	}
-	CHECK(*len <= cap);
-	return buf;
-}
-
 /* Round trip one list with one codec and probe it. */
 static void
 roundtrip(int codec, const uint32_t *docs, uint32_t n, unit_rng *r)
 {
 	size_t		len;
-	uint8_t    *blob = encode(codec, docs, n, &len);
-	uint8_t    *copy;
+	uint8_t    *copy = unit_encode_exact(codec, docs, n, &len);
 	uint32_t   *out;
 	gpx_list	l;
 	gpx_cursor	cur;
@@ -46,12 +26,9 @@ roundtrip(int codec, const uint32_t *docs, uint32_t n, unit_rng *r)
 				v,
 				ok = 1;
 
-	if (blob == NULL)
+	/* the blob is exact-size, so over-reads show under ASan */
+	if (copy == NULL)
 		return;
-	/* validate from an exact-size copy so over-reads show under ASan */
-	copy = malloc(len);
-	memcpy(copy, blob, len);
-	free(blob);
 	CHECKF(gpx_validate(copy, len, scratch) == GPX_OK, "%s validate n=%u: %s",
 		   gpx_codec_name(codec), n, gpx_status_str(gpx_validate(copy, len, scratch)));
 	CHECK(gpx_open(&l, copy, len) == GPX_OK);
@@ -183,7 +160,7 @@ corruptions(int codec, const uint32_t *docs, uint32_t n)
 {
 	size_t		len,
 				cut;
-	uint8_t    *blob = encode(codec, docs, n, &len);
+	uint8_t    *blob = unit_encode_exact(codec, docs, n, &len);
 	uint8_t    *bad;
 	int			field;
 	bool		all = true;
@@ -304,7 +281,7 @@ static void
 flips(int codec, const uint32_t *docs, uint32_t n, unit_rng *r)
 {
 	size_t		len;
-	uint8_t    *blob = encode(codec, docs, n, &len);
+	uint8_t    *blob = unit_encode_exact(codec, docs, n, &len);
 	uint8_t    *bad;
 	int			t;
 	bool		ok = true;

@@ -161,45 +161,6 @@ ref_lb_fast(const uint32_t *a, uint32_t n, uint32_t x)
 	return lo;
 }
 
-/* ------------------------------------------------------------ encoding */
-
-/* Encode with LRC into a fresh exact-size buffer; NULL on failure. */
-static uint8_t *
-encode_lrc(const uint32_t *d, uint32_t n, size_t *len)
-{
-	size_t		bound = gpx_encode_bound(GPX_CODEC_LRC, n, n ? d[n - 1] : 0);
-	uint8_t    *tmp = unit_xmalloc(bound);
-	uint8_t    *out;
-	gpx_status	st;
-
-	st = gpx_encode(GPX_CODEC_LRC, d, n, tmp, bound, len);
-	CHECKF(st == GPX_OK, "encode n=%u: %s", n, gpx_status_str(st));
-	if (st != GPX_OK)
-	{
-		free(tmp);
-		return NULL;
-	}
-	CHECKF(*len <= bound, "len %zu > bound %zu", *len, bound);
-	out = unit_xmalloc(*len);		/* exact size: ASan sees any over-read */
-	memcpy(out, tmp, *len);
-	free(tmp);
-	return out;
-}
-
-/* Validate a blob copied into an exact-size buffer. */
-static gpx_status
-validate_copy(const uint8_t *b, size_t len)
-{
-	uint8_t    *c = unit_xmalloc(len);
-	uint32_t	scratch[GPX_MAX_BLOCK];
-	gpx_status	st;
-
-	memcpy(c, b, len);
-	st = gpx_validate(c, len, scratch);
-	free(c);
-	return st;
-}
-
 /* ---------------------------------------------------------- round trip */
 
 /* Probe lower_bound / contains / block_lower_bound at x against d. */
@@ -242,7 +203,7 @@ static size_t
 roundtrip(const char *name, const uint32_t *d, uint32_t n, uint32_t nprobe)
 {
 	size_t		len = 0;
-	uint8_t    *b = encode_lrc(d, n, &len);
+	uint8_t    *b = unit_encode_exact(GPX_CODEC_LRC, d, n, &len);
 	gpx_list	l;
 	gpx_status	st;
 	uint32_t   *out;
@@ -253,7 +214,7 @@ roundtrip(const char *name, const uint32_t *d, uint32_t n, uint32_t nprobe)
 
 	if (b == NULL)
 		return 0;
-	st = validate_copy(b, len);
+	st = unit_validate_exact(b, len);
 	CHECKF(st == GPX_OK, "%s: validate: %s", name, gpx_status_str(st));
 	st = gpx_open(&l, b, len);
 	CHECK(st == GPX_OK);
@@ -520,7 +481,7 @@ seg_word(const uint8_t *b, uint32_t nblocks, uint32_t k, uint32_t f)
 static void
 expect_status(const char *what, const uint8_t *b, size_t len, gpx_status want)
 {
-	gpx_status	st = validate_copy(b, len);
+	gpx_status	st = unit_validate_exact(b, len);
 
 	CHECKF(st == want, "%s: got '%s', want '%s'", what, gpx_status_str(st),
 		   gpx_status_str(want));
@@ -546,7 +507,7 @@ test_corruptions(void)
 	for (;;)
 	{
 		gen_uniform(d, n, 1u << 20);
-		good = encode_lrc(d, n, &len);
+		good = unit_encode_exact(GPX_CODEC_LRC, d, n, &len);
 		if (good == NULL)
 			return;
 		for (k = 0; k < nb; k++)
@@ -602,16 +563,16 @@ test_corruptions(void)
 
 		memcpy(b, good, len);
 		gpx_store32(b + o, 0xFFFFFFFFu);	/* w = 32 */
-		CHECK(validate_copy(b, len) != GPX_OK);
+		CHECK(unit_validate_exact(b, len) != GPX_OK);
 		memcpy(b, good, len);
 		gpx_store32(b + o, 1u << gpx_bitwidth(md));	/* w + 1 */
-		CHECK(validate_copy(b, len) != GPX_OK);
+		CHECK(unit_validate_exact(b, len) != GPX_OK);
 		memcpy(b, good, len);
 		gpx_store32(b + o, md >> 1);	/* w - 1 */
-		CHECK(validate_copy(b, len) != GPX_OK);
+		CHECK(unit_validate_exact(b, len) != GPX_OK);
 		memcpy(b, good, len);
 		gpx_store32(b + o, 0);	/* w = 0 */
-		CHECK(validate_copy(b, len) != GPX_OK);
+		CHECK(unit_validate_exact(b, len) != GPX_OK);
 	}
 	/* maxdev larger but same width: allowed (still a safe bound) */
 	{
@@ -658,7 +619,7 @@ test_corruptions(void)
 
 		memcpy(b, good, len);
 		b[o + below(4)] ^= (uint8_t) (1u << below(8));
-		if (validate_copy(b, len) == GPX_OK)
+		if (unit_validate_exact(b, len) == GPX_OK)
 		{
 			/* accepted only if it still decodes to a consistent list */
 			gpx_list	l;
@@ -807,7 +768,7 @@ test_fuzz(void)
 			n = gen_clustered(d, n, 1 + below(5000));
 		else
 			gen_uniform(d, n, (uint64_t) n + below(1u << below(30)) + 1);
-		b = encode_lrc(d, n, &len);
+		b = unit_encode_exact(GPX_CODEC_LRC, d, n, &len);
 		if (b == NULL)
 			break;
 		/* truncations of the pristine blob at random lengths */
@@ -1157,7 +1118,7 @@ test_sizes(void)
 
 		gen_uniform(d, n, 1u << 24);
 		c0 = clock();
-		b = encode_lrc(d, n, &len);
+		b = unit_encode_exact(GPX_CODEC_LRC, d, n, &len);
 		c1 = clock();
 		if (b == NULL)
 			break;
@@ -1213,7 +1174,7 @@ test_sizes(void)
 					cnt = 0;
 
 		gen_uniform(d, n, 1u << 24);
-		b = encode_lrc(d, n, &len);
+		b = unit_encode_exact(GPX_CODEC_LRC, d, n, &len);
 		if (b == NULL || gpx_open(&l, b, len) != GPX_OK)
 			break;
 		for (i = 0; i + 1 < l.nblocks; i++)

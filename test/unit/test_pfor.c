@@ -49,38 +49,6 @@ exact_copy(const uint8_t *src, size_t len)
 	return p;
 }
 
-/* Validate a blob from an exact-size copy. */
-static gpx_status
-validate_exact(const uint8_t *blob, size_t len)
-{
-	uint8_t    *c = exact_copy(blob, len);
-	gpx_status	st = gpx_validate(c, len, scratch);
-
-	free(c);
-	return st;
-}
-
-/* Encode docs into a fresh exact-size blob; NULL on failure. */
-static uint8_t *
-encode(const uint32_t *docs, uint32_t n, size_t *len)
-{
-	size_t		cap = gpx_encode_bound(GPX_CODEC_PFOR, n, n ? docs[n - 1] : 0);
-	uint8_t    *buf = unit_xmalloc(cap);
-	uint8_t    *res;
-	gpx_status	st = gpx_encode(GPX_CODEC_PFOR, docs, n, buf, cap, len);
-
-	CHECKF(st == GPX_OK, "encode n=%u: %s", n, gpx_status_str(st));
-	if (st != GPX_OK)
-	{
-		free(buf);
-		return NULL;
-	}
-	CHECKF(*len <= cap, "len %zu cap %zu", *len, cap);
-	res = exact_copy(buf, *len);
-	free(buf);
-	return res;
-}
-
 /* Smallest block size in words over all b, by brute force from the gaps. */
 static uint64_t
 best_words(const uint32_t *g, uint32_t m)
@@ -127,7 +95,7 @@ static void
 roundtrip(const char *name, const uint32_t *docs, uint32_t n, blkstats *bs)
 {
 	size_t		len;
-	uint8_t    *blob = encode(docs, n, &len);
+	uint8_t    *blob = unit_encode_exact(GPX_CODEC_PFOR, docs, n, &len);
 	uint32_t   *out;
 	gpx_list	l;
 	gpx_status	st;
@@ -141,7 +109,7 @@ roundtrip(const char *name, const uint32_t *docs, uint32_t n, blkstats *bs)
 	memset(bs, 0, sizeof(*bs));
 	if (blob == NULL)
 		return;
-	st = validate_exact(blob, len);
+	st = unit_validate_exact(blob, len);
 	CHECKF(st == GPX_OK, "%s: validate: %s", name, gpx_status_str(st));
 	CHECK(gpx_open(&l, blob, len) == GPX_OK);
 	CHECKF(l.n == n && l.codec == GPX_CODEC_PFOR && l.log2_block == 7 &&
@@ -529,10 +497,10 @@ test_directory(void)
 	for (i = 1; i < 300; i++)
 		if (docs[i] <= docs[i - 1])
 			docs[i] = docs[i - 1] + 1;
-	blob = encode(docs, 300, &len);
+	blob = unit_encode_exact(GPX_CODEC_PFOR, docs, 300, &len);
 	if (blob == NULL)
 		return;
-	CHECK(validate_exact(blob, len) == GPX_OK);
+	CHECK(unit_validate_exact(blob, len) == GPX_OK);
 	CHECK(get_off(blob, 0) == 0 && get_off(blob, 1) > 0 &&
 		  get_off(blob, 2) > get_off(blob, 1));
 
@@ -575,8 +543,8 @@ test_directory(void)
 		free(c);
 	}
 	/* truncated blob (header says more): the common code rejects it */
-	CHECK(validate_exact(blob, len - 4) == GPX_E_TRUNCATED);
-	CHECK(validate_exact(blob, len - 1) == GPX_E_TRUNCATED);
+	CHECK(unit_validate_exact(blob, len - 4) == GPX_E_TRUNCATED);
+	CHECK(unit_validate_exact(blob, len - 1) == GPX_E_TRUNCATED);
 	/* truncated payload with a consistent header: last block too short */
 	c = exact_copy(blob, len - 4);
 	gpx_store32(c + 20, gpx_load32(c + 20) - 4);
@@ -608,7 +576,7 @@ test_fuzz(void)
 	docs[0] = rnd_below(100);
 	for (i = 1; i < n; i++)
 		docs[i] = docs[i - 1] + 1 + (rnd_below(10) == 0 ? rnd_below(100000) : rnd_below(30));
-	blob = encode(docs, n, &len);
+	blob = unit_encode_exact(GPX_CODEC_PFOR, docs, n, &len);
 	if (blob == NULL)
 		return;
 	for (it = 0; it < 20000; it++)
@@ -701,7 +669,7 @@ test_roundtrips(void)
 		roundtrip(name, docs, n, &bs);
 		CHECKF(bs.nb_b0 == (n + 127) / 128 && bs.max_b == 0 && bs.nb_exc == 0,
 			   "%s: b0 blocks %u", name, bs.nb_b0);
-		blob = encode(docs, n, &len);
+		blob = unit_encode_exact(GPX_CODEC_PFOR, docs, n, &len);
 		if (blob)
 			CHECKF(len == gpx_payload_offset((n + 127) / 128) + 4 * ((n + 127) / 128),
 				   "%s: len %zu", name, len);
@@ -799,7 +767,7 @@ test_encode_api(void)
 	CHECK(gpx_encode(GPX_CODEC_PFOR, docs, 3, buf, 10, &len) == GPX_E_NOSPACE);
 	CHECK(gpx_encode(GPX_CODEC_PFOR, docs, 0, buf, sizeof(buf), &len) == GPX_OK &&
 		  len == GPX_HEADER_SIZE);
-	CHECK(validate_exact(buf, len) == GPX_OK);
+	CHECK(unit_validate_exact(buf, len) == GPX_OK);
 	/* the bound covers the worst case: 127 gaps of 31 bits per block */
 	CHECK(gpx_encode_bound(GPX_CODEC_PFOR, 128, GPX_MAX_DOCID) >=
 		  gpx_payload_offset(1) + 4 * 124);
@@ -844,10 +812,10 @@ test_size(void)
 		if (bitmap[i >> 3] & (1u << (i & 7)))
 			docs[cnt++] = i;
 
-	blob = encode(docs, n, &len);
+	blob = unit_encode_exact(GPX_CODEC_PFOR, docs, n, &len);
 	if (blob == NULL)
 		return;
-	CHECK(validate_exact(blob, len) == GPX_OK);
+	CHECK(unit_validate_exact(blob, len) == GPX_OK);
 	gpx_open(&l, blob, len);
 	bits = gpx_bits_per_docid(&l);
 	printf("pfor: uniform n=%u in [0, 2^24): %zu bytes, %.4f bits/docID "

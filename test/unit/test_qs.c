@@ -151,39 +151,6 @@ qt_ref_encode(const uint32_t *d, uint32_t n, uint32_t b, size_t *len)
 	return o;
 }
 
-/* Encode with the library into an exact-size malloc'd buffer. */
-static uint8_t *
-qt_encode(const uint32_t *d, uint32_t n, size_t *len)
-{
-	size_t		bound = gpx_encode_bound(GPX_CODEC_QS, n, n ? d[n - 1] : 0);
-	uint8_t    *tmp = unit_xmalloc(bound);
-	uint8_t    *o;
-	gpx_status	st;
-
-	st = gpx_encode(GPX_CODEC_QS, d, n, tmp, bound, len);
-	CHECKF(st == GPX_OK, "encode n=%u: %s", n, gpx_status_str(st));
-	if (st != GPX_OK)
-		*len = 0;
-	o = unit_xmalloc(*len);
-	memcpy(o, tmp, *len);
-	free(tmp);
-	return o;
-}
-
-/* Validate a copy of buf in an exact-size buffer (ASan sees over-reads). */
-static gpx_status
-qt_validate(const uint8_t *buf, size_t len)
-{
-	uint8_t    *c = unit_xmalloc(len);
-	uint32_t	scratch[GPX_MAX_BLOCK];
-	gpx_status	st;
-
-	memcpy(c, buf, len);
-	st = gpx_validate(c, len, scratch);
-	free(c);
-	return st;
-}
-
 /* Naive lower bound: first index with a[i] >= x (linear or binary). */
 static uint32_t
 qt_ref_lb(const uint32_t *a, uint32_t n, uint32_t x)
@@ -293,7 +260,7 @@ qt_roundtrip(const char *name, const uint32_t *d, uint32_t n)
 {
 	size_t		len,
 				rlen;
-	uint8_t    *blob = qt_encode(d, n, &len);
+	uint8_t    *blob = unit_encode_exact(GPX_CODEC_QS, d, n, &len);
 	uint8_t    *ref = qt_ref_encode(d, n, qt_ref_b(n, d[n - 1]), &rlen);
 	uint32_t   *out = unit_xmalloc((size_t) n * sizeof(uint32_t));
 	uint32_t	buf[GPX_MAX_BLOCK];
@@ -309,7 +276,7 @@ qt_roundtrip(const char *name, const uint32_t *d, uint32_t n)
 			 "%s n=%u: blob differs from the reference encoding", name, n);
 	CHECKF(len == gpx_encode_bound(GPX_CODEC_QS, n, d[n - 1]),
 			 "%s n=%u: encode_bound is not exact", name, n);
-	st = qt_validate(blob, len);
+	st = unit_validate_exact(blob, len);
 	CHECKF(st == GPX_OK, "%s n=%u: validate: %s", name, n, gpx_status_str(st));
 	st = gpx_open(&l, blob, len);
 	CHECKF(st == GPX_OK, "%s n=%u: open: %s", name, n, gpx_status_str(st));
@@ -511,7 +478,7 @@ static void
 qt_expect_reject(const char *what, const uint8_t *buf, size_t len,
 				 gpx_status want)
 {
-	gpx_status	st = qt_validate(buf, len);
+	gpx_status	st = unit_validate_exact(buf, len);
 
 	if (want == GPX_OK)
 		CHECKF(st != GPX_OK, "%s: accepted", what);
@@ -536,7 +503,7 @@ qt_corrupt_list(const char *name, const uint32_t *d, uint32_t n)
 {
 	size_t		len,
 				rlen;
-	uint8_t    *blob = qt_encode(d, n, &len);
+	uint8_t    *blob = unit_encode_exact(GPX_CODEC_QS, d, n, &len);
 	uint8_t    *c;
 	qt_layout	y;
 	uint32_t	b = qt_ref_b(n, d[n - 1]);
@@ -547,7 +514,7 @@ qt_corrupt_list(const char *name, const uint32_t *d, uint32_t n)
 	bool		done;
 
 	qt_layout_for(&y, n, d[n - 1], b);
-	CHECKF(qt_validate(blob, len) == GPX_OK && len == y.len, "%s: base", name);
+	CHECKF(unit_validate_exact(blob, len) == GPX_OK && len == y.len, "%s: base", name);
 
 	/* wrong b (header param only) */
 	c = qt_dup(blob, len);
@@ -795,7 +762,7 @@ qt_test_corruptions(void)
 
 	/* b = 0: dense list, then a duplicated element via an extra one bit */
 	qt_dense(d, 300);
-	blob = qt_encode(d, 300, &len);
+	blob = unit_encode_exact(GPX_CODEC_QS, d, 300, &len);
 	qt_layout_for(&y, 300, 299, 0);
 	c = qt_dup(blob, len);
 	/* move element 5's one bit down onto the zero-free run: swap 5 and 6 */
@@ -812,7 +779,7 @@ qt_test_corruptions(void)
 	/* two elements with huge gap: b = 30; equal highs impossible, low corrupt */
 	pair[0] = 0;
 	pair[1] = GPX_MAX_DOCID;
-	blob = qt_encode(pair, 2, &len);
+	blob = unit_encode_exact(GPX_CODEC_QS, pair, 2, &len);
 	qt_layout_for(&y, 2, GPX_MAX_DOCID, 30);
 	CHECKF(blob[3] == 30 && len == y.len, "{0,max}: b=30, len %zu", len);
 	c = qt_dup(blob, len);
@@ -832,7 +799,7 @@ qt_test_corruptions(void)
 	 * L" / "bit L-1 set" reject it.
 	 */
 	one[0] = GPX_MAX_DOCID;
-	blob = qt_encode(one, 1, &len);
+	blob = unit_encode_exact(GPX_CODEC_QS, one, 1, &len);
 	qt_layout_for(&y, 1, GPX_MAX_DOCID, 31);
 	CHECKF(blob[3] == 31 && len == y.len && y.L == 1, "{max}: b=31, len %zu", len);
 	c = qt_dup(blob, len);
@@ -848,7 +815,7 @@ qt_test_corruptions(void)
 	blob = unit_xmalloc(GPX_HEADER_SIZE);
 	CHECKF(gpx_encode(GPX_CODEC_QS, d, 0, blob, GPX_HEADER_SIZE, &len) == GPX_OK &&
 			 len == GPX_HEADER_SIZE, "empty encode");
-	CHECKF(qt_validate(blob, len) == GPX_OK, "empty validate");
+	CHECKF(unit_validate_exact(blob, len) == GPX_OK, "empty validate");
 	free(blob);
 
 	/* encoder input checks */
@@ -893,7 +860,7 @@ qt_test_fuzz(void)
 			qt_dense(d, n);
 		else
 			qt_uniform(d, n, set == 0 ? 1000 : (uint64_t) n * 40);
-		blob = qt_encode(d, n, &len);
+		blob = unit_encode_exact(GPX_CODEC_QS, d, n, &len);
 		for (t = 0; t < 20000; t++)
 		{
 			uint8_t    *c = qt_dup(blob, len);
@@ -924,7 +891,7 @@ qt_test_fuzz(void)
 				else
 				{
 					gpx_decode(&l, out);
-					again = qt_encode(out, l.n, &len2);
+					again = unit_encode_exact(GPX_CODEC_QS, out, l.n, &len2);
 					if (len2 != len || memcmp(again, c, len) != 0)
 						bad++;
 					free(again);
@@ -973,7 +940,7 @@ qt_test_sizes(void)
 		uint32_t	cb;
 
 		qt_uniform(d, n, 1u << 24);
-		blob = qt_encode(d, n, &len);
+		blob = unit_encode_exact(GPX_CODEC_QS, d, n, &len);
 		b = qt_ref_b(n, d[n - 1]);
 		/* ceil(log2(u / n)): the least c with n * 2^c >= u */
 		for (cb = 0; ((uint64_t) n << cb) < (uint64_t) d[n - 1] + 1; cb++)

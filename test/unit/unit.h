@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "gpx_codec.h"
+
 extern long unit_passed;
 extern long unit_failed;
 
@@ -54,6 +56,17 @@ typedef enum unit_dist
  */
 uint32_t	unit_make_list(unit_rng *r, unit_dist dist, uint32_t n,
 						   uint64_t universe, uint32_t *out);
+
+/*
+ * Encode docs with codec into a fresh exact-size malloc'd blob, so that any
+ * over-read shows under ASan; records the encode as a check.  NULL (and
+ * *len = 0) on failure.
+ */
+uint8_t    *unit_encode_exact(int codec, const uint32_t *docs, uint32_t n,
+							  size_t *len);
+
+/* gpx_validate on an exact-size copy of blob[0..len). */
+gpx_status	unit_validate_exact(const uint8_t *blob, size_t len);
 
 /* Naive reference: index of the first element >= x in a sorted array. */
 uint32_t	ref_lower_bound(const uint32_t *a, uint32_t n, uint32_t x);
