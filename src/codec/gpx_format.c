@@ -237,7 +237,7 @@ gpx_open(gpx_list *l, const uint8_t *buf, size_t len)
 uint32_t
 gpx_dir_first(const gpx_list *l, uint32_t blk)
 {
-	return gpx_load32(l->dir + (size_t) blk * GPX_DIR_ENTRY_SIZE);
+	return gpx_dir_first_at(l, blk);
 }
 
 /* Codec-defined offset of block blk. */
@@ -251,11 +251,7 @@ gpx_dir_offset(const gpx_list *l, uint32_t blk)
 uint32_t
 gpx_block_count(const gpx_list *l, uint32_t blk)
 {
-	uint64_t	start = (uint64_t) blk << l->log2_block;
-	uint64_t	rest = l->n - start;
-	uint32_t	bs = 1u << l->log2_block;
-
-	return rest < bs ? (uint32_t) rest : bs;
+	return gpx_block_count_at(l, blk);
 }
 
 /* Check one decoded block against the directory and the header. */
@@ -455,37 +451,8 @@ gpx_cursor_next_geq(gpx_cursor *c, uint32_t x, uint32_t *val)
 		if (c->blk >= nb)
 			return false;
 	}
-	/* skip blocks: find last block b >= c->blk with dir_first(b) <= x */
-	if (c->blk + 1 < nb && gpx_dir_first(l, c->blk + 1) <= x)
-	{
-		uint32_t	lo = c->blk + 1,
-					step = 1,
-					hi;
-
-		/* gallop: lo is known to satisfy dir_first(lo) <= x */
-		for (;;)
-		{
-			uint64_t	probe = (uint64_t) lo + step;
-
-			if (probe >= nb || gpx_dir_first(l, (uint32_t) probe) > x)
-			{
-				hi = probe >= nb ? nb : (uint32_t) probe;
-				break;
-			}
-			lo = (uint32_t) probe;
-			step <<= 1;
-		}
-		while (hi - lo > 1)
-		{
-			uint32_t	mid = lo + (hi - lo) / 2;
-
-			if (gpx_dir_first(l, mid) <= x)
-				lo = mid;
-			else
-				hi = mid;
-		}
-		c->blk = lo;
-	}
+	/* skip blocks whose range lies wholly below x */
+	c->blk = gpx_dir_gallop(l, c->blk, x);
 	if (gpx_dir_first(l, c->blk) >= x)
 	{
 		/* x falls before this block: its first element answers */

@@ -78,6 +78,65 @@ gpx_payload_offset(uint32_t nblocks)
 	return GPX_HEADER_SIZE + (size_t) nblocks * GPX_DIR_ENTRY_SIZE;
 }
 
+/* First docID of block b, straight from the directory (hot paths). */
+static inline uint32_t
+gpx_dir_first_at(const gpx_list *l, uint32_t b)
+{
+	return gpx_load32(l->dir + (size_t) b * GPX_DIR_ENTRY_SIZE);
+}
+
+/* Element count of block b (hot paths). */
+static inline uint32_t
+gpx_block_count_at(const gpx_list *l, uint32_t b)
+{
+	return b + 1 < l->nblocks ? 1u << l->log2_block :
+		l->n - (b << l->log2_block);
+}
+
+/*
+ * Last block b >= from with dir_first(b) <= x, or from if there is none:
+ * gallop forward through the directory, then binary search.
+ */
+static inline uint32_t
+gpx_dir_gallop(const gpx_list *l, uint32_t from, uint32_t x)
+{
+	uint32_t	nb = l->nblocks,
+				lo,
+				hi,
+				step = 1;
+
+	if (from + 1 >= nb || gpx_dir_first_at(l, from + 1) > x)
+		return from;
+	lo = from + 1;
+	for (;;)
+	{
+		uint64_t	p = (uint64_t) lo + step;
+
+		if (p >= nb)
+		{
+			hi = nb;
+			break;
+		}
+		if (gpx_dir_first_at(l, (uint32_t) p) > x)
+		{
+			hi = (uint32_t) p;
+			break;
+		}
+		lo = (uint32_t) p;
+		step <<= 1;
+	}
+	while (hi - lo > 1)
+	{
+		uint32_t	mid = lo + (hi - lo) / 2;
+
+		if (gpx_dir_first_at(l, mid) <= x)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /* Write the 32-byte header at out. */
 void		gpx_write_header(uint8_t *out, int codec, uint32_t log2_block,
 							 uint32_t param, uint32_t n, uint32_t first,

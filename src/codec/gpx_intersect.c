@@ -29,61 +29,6 @@ typedef struct isect_state
 	uint32_t	buf[GPX_MAX_BLOCK];
 } isect_state;
 
-/* First docID of block b, read straight from the directory. */
-static inline uint32_t
-isect_dir_first(const gpx_list *l, uint32_t b)
-{
-	return gpx_load32(l->dir + (size_t) b * GPX_DIR_ENTRY_SIZE);
-}
-
-/* Element count of block b. */
-static inline uint32_t
-isect_block_count(const gpx_list *l, uint32_t b)
-{
-	return b + 1 < l->nblocks ? 1u << l->log2_block :
-		l->n - (b << l->log2_block);
-}
-
-/* Last block b >= from with dir_first(b) <= x, or from if none (gallop). */
-static inline uint32_t
-isect_gallop(const gpx_list *l, uint32_t from, uint32_t nb, uint32_t x)
-{
-	uint32_t	lo,
-				hi,
-				step = 1;
-
-	if (from + 1 >= nb || isect_dir_first(l, from + 1) > x)
-		return from;
-	lo = from + 1;
-	for (;;)
-	{
-		uint64_t	p = (uint64_t) lo + step;
-
-		if (p >= nb)
-		{
-			hi = nb;
-			break;
-		}
-		if (isect_dir_first(l, (uint32_t) p) > x)
-		{
-			hi = (uint32_t) p;
-			break;
-		}
-		lo = (uint32_t) p;
-		step <<= 1;
-	}
-	while (hi - lo > 1)
-	{
-		uint32_t	mid = lo + (hi - lo) / 2;
-
-		if (isect_dir_first(l, mid) <= x)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 /* First index i in [lo, cnt) with a[i] >= x, or cnt (gallop from lo). */
 static inline uint32_t
 isect_search(const uint32_t *a, uint32_t lo, uint32_t cnt, uint32_t x)
@@ -152,7 +97,7 @@ isect_state_init(isect_state *st, const gpx_list *l, uint32_t blk,
 static inline void
 isect_seek(isect_state *st, uint32_t x)
 {
-	uint32_t	b = isect_gallop(st->l, st->blk, st->nb, x);
+	uint32_t	b = gpx_dir_gallop(st->l, st->blk, x);
 
 	if (b != st->blk)
 	{
@@ -196,7 +141,7 @@ isect_lower_bound(isect_state *st, uint32_t x, bool allow_decode,
 	if (x > l->last)
 		return false;
 	isect_seek(st, x);
-	f = isect_dir_first(l, st->blk);
+	f = gpx_dir_first_at(l, st->blk);
 	if (x <= f)
 		v = f;
 	else
@@ -212,15 +157,15 @@ isect_lower_bound(isect_state *st, uint32_t x, bool allow_decode,
 			if (j < st->cnt)
 				v = st->buf[j];
 			else
-				v = isect_dir_first(l, st->blk + 1);
+				v = gpx_dir_first_at(l, st->blk + 1);
 		}
 		else
 		{
 			stats->probes++;
 			j = st->ops->block_lower_bound(l, st->blk, x, &v);
 			/* all of blk below x <= last: the next block starts above x */
-			if (j >= isect_block_count(l, st->blk))
-				v = isect_dir_first(l, st->blk + 1);
+			if (j >= gpx_block_count_at(l, st->blk))
+				v = gpx_dir_first_at(l, st->blk + 1);
 		}
 	}
 	st->nextv = v;
@@ -280,7 +225,7 @@ isect_merge(isect_state *st, uint32_t *cand, uint32_t m, bool dense,
 			/* the decoded block ends below x */
 			if (st->blk + 1 >= st->nb)
 				break;			/* list exhausted */
-			f = isect_dir_first(l, st->blk + 1);
+			f = gpx_dir_first_at(l, st->blk + 1);
 			if (x < f)
 			{
 				/* x falls in the gap before the next block */
@@ -292,7 +237,7 @@ isect_merge(isect_state *st, uint32_t *cand, uint32_t m, bool dense,
 		if (st->cnt == 0)
 		{
 			isect_seek(st, x);
-			f = isect_dir_first(l, st->blk);
+			f = gpx_dir_first_at(l, st->blk);
 			if (x < f)
 			{
 				/* only before the list's first block */
@@ -349,7 +294,7 @@ isect_filter(isect_state *st, uint32_t *cand, uint32_t m,
 
 	/* list elements in [cand[0], cand[m-1]], counted in blocks */
 	isect_seek(st, cand[0]);
-	b1 = isect_gallop(st->l, st->blk, st->nb, cand[m - 1]);
+	b1 = gpx_dir_gallop(st->l, st->blk, cand[m - 1]);
 	elems = (uint64_t) (b1 - st->blk + 1) << st->l->log2_block;
 	if (o->strategy == GPX_ISECT_MERGE)
 		probe = false;
@@ -484,11 +429,11 @@ isect_run(const gpx_list *const *lists, int k, const gpx_isect_opts *opts,
 	{
 		const gpx_list *l = lists[order[j]];
 
-		isect_state_init(&st[j - 1], l, isect_gallop(l, 0, l->nblocks, lo),
+		isect_state_init(&st[j - 1], l, gpx_dir_gallop(l, 0, lo),
 						 opts);
 	}
 
-	b = isect_gallop(src, 0, src->nblocks, lo);
+	b = gpx_dir_gallop(src, 0, lo);
 	while (b < src->nblocks)
 	{
 		const gpx_codec_ops *sops = gpx_ops(src->codec);
@@ -499,7 +444,7 @@ isect_run(const gpx_list *const *lists, int k, const gpx_isect_opts *opts,
 					cmax = 0;
 		bool		at_end = false;
 
-		if (isect_dir_first(src, b) > hi)
+		if (gpx_dir_first_at(src, b) > hi)
 			break;
 		m = sops->decode_block(src, b, cand);
 		stats->source_blocks++;
@@ -574,7 +519,7 @@ isect_run(const gpx_list *const *lists, int k, const gpx_isect_opts *opts,
 				break;
 			if (nx > lo)
 				lo = nx;
-			nb2 = isect_gallop(src, b + 1, src->nblocks, nx);
+			nb2 = gpx_dir_gallop(src, b + 1, nx);
 			stats->source_skipped += nb2 - (b + 1);
 			b = nb2;
 		}
