@@ -839,6 +839,43 @@ CREATE OPERATOR && (
 
 -- END pairwise operators
 -- ===========================================================================
+-- BEGIN document partitioning (src/posting_shard.c, docs/SCALEOUT.md)
+--
+--   posting_slice(T, lo, hi)  T        the docIDs d with lo <= d < hi
+--   posting_union(int4[])     int4[]   aggregate: sorted union of sorted
+--                                      docID arrays (concatenation when
+--                                      their ranges are disjoint)
+
+CREATE FUNCTION posting_slice(posting_pfor, lo bigint, hi bigint)
+RETURNS posting_pfor
+AS 'MODULE_PATHNAME', 'posting_slice'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION posting_slice(posting_lrc, lo bigint, hi bigint)
+RETURNS posting_lrc
+AS 'MODULE_PATHNAME', 'posting_slice'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION posting_slice(posting_qs, lo bigint, hi bigint)
+RETURNS posting_qs
+AS 'MODULE_PATHNAME', 'posting_slice'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION posting_union_trans(internal, int4[])
+RETURNS internal
+AS 'MODULE_PATHNAME', 'posting_union_trans'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION posting_union_final(internal)
+RETURNS int4[]
+AS 'MODULE_PATHNAME', 'posting_union_final'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE posting_union(int4[]) (
+	SFUNC = posting_union_trans,
+	STYPE = internal,
+	FINALFUNC = posting_union_final,
+	PARALLEL = SAFE
+);
+
+-- END document partitioning
+-- ===========================================================================
 
 -- ===========================================================================
 -- BEGIN executor block (src/posting_intersect.c, src/exec_*.c)
