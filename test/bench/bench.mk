@@ -9,6 +9,7 @@
 #   make benchmarks-md    regenerate docs/BENCHMARKS.md from docs/bench/*.md
 #   make gentest          generator and loader tests (test/gen/run-suite.sh)
 #   make demo             scripts/demo.sh (root on a fresh Debian 12)
+#   make bench-scaleout   1 server vs coordinator + 1 / 2 postgres_fdw shards
 #   make bench-tools      just build the programs below
 #
 # Knobs go to the scripts through the environment, e.g.
@@ -91,3 +92,9 @@ demo:
 clean: bench-clean
 bench-clean:
 	rm -rf test/gen/bin test/bench/bin test/bench/out
+
+# document-partitioned postings: 1 server vs coordinator + 1 and 2 shards
+# (postgres_fdw over loopback), docs/bench/scaleout.md
+.PHONY: bench-scaleout
+bench-scaleout:
+	test/bench/scaleout_bench.sh
