@@ -1,0 +1,163 @@
+#!/usr/bin/env bash
+# test/bench/routing_bench.sh - end to end through SQL with many concurrent
+# clients: gpuidx.device = auto against gpu-only, cpu-only (the executor's
+# CPU threads) and the backend alone, on one mixed workload, in one run on
+# one cluster.
+#
+#   test/bench/routing_bench.sh     (root, or a user with pg_config on PATH
+#                                    and the extension installed)
+#
+# Knobs (environment):
+#   ROUTING_SCALE     collection scale, 1.0 = GOV2's 25.2M docs (0.3)
+#   ROUTING_QUERIES   queries in the log (2000)
+#   ROUTING_CLIENTS   concurrent clients (32)
+#   ROUTING_TIME      seconds per pgbench run (15)
+#   ROUTING_MODES     modes to run ("backend cpu gpu auto"; gpu needs a GPU)
+#   ROUTING_CODEC     pfor | lrc | qs (pfor)
+#   ROUTING_OUT       report (docs/bench/routing.md, a page of BENCHMARKS.md)
+#
+# The workload: test/gen/gpx_gen's GOV2-calibrated query log, queries of
+# 2-6 terms whose shortest lists span from a few docIDs to 10^5 and more
+# (the mix of cheap and expensive queries the auto cost model routes).
+# Each client runs random queries of the log. Every mode's answers are
+# checked against the generator's before anything is timed.
+set -uo pipefail
+
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$ROOT"
+CMDLINE="$0 $*"
+SCALE=${ROUTING_SCALE:-0.3}
+QUERIES=${ROUTING_QUERIES:-2000}
+CLIENTS=${ROUTING_CLIENTS:-32}
+SECS=${ROUTING_TIME:-15}
+MODES=${ROUTING_MODES:-"backend cpu gpu auto"}
+CODEC=${ROUTING_CODEC:-pfor}
+OUT=${ROUTING_OUT:-docs/bench/routing.md}
+NCPU=$(nproc)
+
+# shellcheck source=pgcluster.sh
+. test/bench/pgcluster.sh
+BL_TAG=routing
+# shellcheck source=benchlib.sh
+. test/bench/benchlib.sh
+
+BL_WORK=$(mktemp -d /tmp/gpuidx-routing.XXXXXX)
+chmod 755 "$BL_WORK"
+export BL_WORK
+trap 'pgc_stop; rm -rf "$BL_WORK"' EXIT
+DB=bench_routing
+
+if [ "$(id -u)" = 0 ] && [ "${ROUTING_INSTALL:-1}" = 1 ]; then
+	bl_step "make install"
+	make -s -j"$NCPU" >/dev/null && make -s install >/dev/null || exit 1
+fi
+
+bl_step "generating: scale $SCALE, $QUERIES queries"
+cc -O2 -o "$BL_WORK/gpx_gen" test/gen/gpx_gen.c -lm || exit 1
+"$BL_WORK/gpx_gen" --scale "$SCALE" --queries "$QUERIES" --extra 0 --seed 1 \
+	--order clustered --quiet --out "$BL_WORK/gen" >/dev/null || exit 1
+chmod -R a+rX "$BL_WORK/gen"
+
+bl_step "starting a cluster with gpuidx preloaded"
+pgc_start "$BL_WORK/pg" 1 || exit 1
+[ "$PGC_PRELOADED" = 1 ] || { echo "the server does not start with gpuidx preloaded"; exit 1; }
+cat >>"$PGC_DIR/data/postgresql.conf" <<EOF
+gpuidx.arena_size = 1GB
+gpuidx.cache_size = 4GB
+max_connections = $((CLIENTS + 20))
+EOF
+pgc_as "$PGC_BIN/pg_ctl" -D "$PGC_DIR/data" -l "$PGC_DIR/server.log" -w -t 60 restart >/dev/null || exit 1
+
+bl_step "loading"
+bl_load_synth "$DB" "$BL_WORK/gen" >/dev/null || exit 1
+COL=docs_$CODEC
+Q1="SELECT cardinality(posting_intersect(p.$COL)) FROM queries q JOIN postings p ON p.term_id = ANY (q.term_ids) WHERE q.qid = :q"
+nq=$(bl_val "$DB" "SELECT count(*) FROM queries")
+DEVICE=$(bl_val "$DB" "SELECT device_active FROM gpuidx_info()")
+bl_step "executor: $DEVICE"
+
+# PGOPTIONS of a mode
+mode_opts() {
+	case $1 in
+		backend) echo "-c gpuidx.use_executor=off" ;;
+		*) echo "-c gpuidx.device=$1" ;;
+	esac
+}
+
+# every mode's answers equal the generator's (one statement per query,
+# as pgbench sends them, so auto routes each one on its own)
+for m in $MODES; do
+	if [ "$m" = gpu ] && ! echo "$DEVICE" | grep -q '^gpu'; then
+		echo "mode gpu needs a GPU executor (it runs: $DEVICE)"
+		exit 1
+	fi
+	bad=$(PGOPTIONS="$(mode_opts "$m")" bl_val "$DB" "
+		SELECT count(*) FROM answers a,
+		  LATERAL (SELECT cardinality(posting_intersect(p.$COL)) AS n FROM queries q
+		           JOIN postings p ON p.term_id = ANY (q.term_ids) WHERE q.qid = a.qid) r
+		WHERE r.n IS DISTINCT FROM a.n")
+	[ "$bad" = 0 ] || { echo "mode $m: $bad answers differ from the generator's"; exit 1; }
+done
+bl_step "answers checked in every mode ($nq queries)"
+SHORT=$(bl_val "$DB" "SELECT percentile_disc(ARRAY[0.5, 0.9, 0.99, 1]) WITHIN GROUP (ORDER BY s)
+	FROM (SELECT min(t.df) AS s FROM queries q JOIN terms t ON t.term_id = ANY (q.term_ids) GROUP BY q.qid) x")
+
+# run_pgbench MODE -> "tps p50 p95 p99" (ms)
+printf '\\set q random(1, %s)\n%s;\n' "$nq" "$Q1" >"$BL_WORK/q1.sql"
+chmod a+r "$BL_WORK/q1.sql"
+run_pgbench() {
+	local m=$1 j tps
+	j=$(( CLIENTS < NCPU ? CLIENTS : NCPU ))
+	rm -f "$BL_WORK"/pgbench_log.*
+	(cd "$BL_WORK" && PGOPTIONS="$(mode_opts "$m")" "$PGC_BIN/pgbench" -n -M prepared -T "$SECS" \
+		-c "$CLIENTS" -j "$j" -f q1.sql -l --log-prefix=pgbench_log "$DB" >"$BL_WORK/$m.out" 2>&1) \
+		|| { tail -n 5 "$BL_WORK/$m.out"; return 1; }
+	tps=$(sed -n 's/^tps = \([0-9.]*\) .*/\1/p' "$BL_WORK/$m.out" | head -n 1)
+	cat "$BL_WORK"/pgbench_log.* | awk '{ print $3 / 1000.0 }' | sort -n | awk -v tps="$tps" '
+		{ v[NR] = $1 } END {
+			printf "%.1f %.2f %.2f %.2f\n", tps, v[int(NR * 0.50) + 1], v[int(NR * 0.95) + 1], v[int(NR * 0.99) + 1] }'
+}
+
+TSV=$BL_WORK/routing.tsv
+: >"$TSV"
+bl_step "pgbench: $CLIENTS clients, $SECS s per mode: $MODES"
+for m in $MODES; do
+	pgc_psql -d "$DB" -c "SELECT gpuidx_stats_reset()" >/dev/null
+	r=$(run_pgbench "$m") || exit 1
+	s=$(bl_val "$DB" "SELECT backend_queries || ' ' || queries || ' ' || gpu_batches || ' ' || batches || ' ' || fallbacks FROM gpuidx_stats")
+	echo -e "$m\t$r\t$s" >>"$TSV"
+	bl_step "  $m: $r (in backend, executor queries, gpu batches, batches, fallbacks: $s)"
+done
+
+mkdir -p "$(dirname "$OUT")"
+{
+	echo "# Routing: auto against gpu-only, cpu-only and the backend, $CLIENTS clients"
+	echo
+	echo "- **date**: $(date -u '+%Y-%m-%d %H:%M UTC')"
+	echo "- **command**: \`ROUTING_SCALE=$SCALE ROUTING_QUERIES=$QUERIES ROUTING_CLIENTS=$CLIENTS ROUTING_TIME=$SECS ROUTING_CODEC=$CODEC $CMDLINE\`"
+	echo "- **gpuidx**: $(git rev-parse --short HEAD 2>/dev/null)"
+	echo "- **machine**: $(lscpu | sed -n 's/^Model name: *//p' | head -n 1), $NCPU CPUs, $(free -g | awk '/^Mem:/ {print $2}') GiB RAM; $(pg_config --version)"
+	echo "- **executor**: $DEVICE"
+	echo "- **collection**: $(grep -E '^(ndocs|postings|queries|mean_shortest)=' "$BL_WORK/gen/stats.txt" | sed 's/\t.*//' | tr '\n' ' ')"
+	echo "- **shortest list per query**: p50 / p90 / p99 / max = $SHORT docIDs"
+	echo "- **workload**: $CLIENTS pgbench clients (-M prepared), each one random query of the log per transaction, $SECS s per mode; codec posting_$CODEC; answers of every mode checked against the generator's first"
+	echo "- **modes**: backend = gpuidx.use_executor off; cpu / gpu = gpuidx.device cpu / gpu (every query to the executor, run on its CPU threads / the GPU); auto = gpuidx.device auto (the cost model of docs/EXECUTOR.md keeps cheap queries in the backend)"
+	echo
+	echo "| mode | q/s | p50 ms | p95 ms | p99 ms | q/s vs best other mode | in backend | executor queries | GPU batches | batches | fallbacks |"
+	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+	awk -F'\t' '
+		{ split($2, r, " "); tps[NR] = r[1]; line[NR] = $0; mode[NR] = $1 }
+		END {
+			for (i = 1; i <= NR; i++) {
+				best = 0
+				for (j = 1; j <= NR; j++) if (j != i && tps[j] > best) best = tps[j]
+				split(line[i], f, "\t"); split(f[2], r, " "); split(f[3], s, " ")
+				ratio = "-"
+				if (best > 0) ratio = sprintf("%.2f", r[1] / best)
+				printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", mode[i], r[1], r[2], r[3], r[4],
+					ratio, s[1], s[2], s[3], s[4], s[5]
+			}
+		}' "$TSV"
+} >"$OUT"
+bl_step "wrote $OUT"
+cat "$OUT"
