@@ -1043,7 +1043,8 @@ LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
 CREATE VIEW gpuidx_stats AS SELECT * FROM gpuidx_stats();
 GRANT SELECT ON gpuidx_stats TO PUBLIC;
 
--- Zero the executor counters.
+-- Zero the executor counters.  Superusers only unless granted (like
+-- pg_stat_statements_reset: no check in C, so GRANT EXECUTE delegates it).
 CREATE FUNCTION gpuidx_stats_reset()
 RETURNS void
 AS 'MODULE_PATHNAME', 'gpuidx_stats_reset'
@@ -1082,7 +1083,8 @@ LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
 
 -- Make the executor fail on purpose: 'error' (it raises an error on its
 -- next batch and restarts), 'stall' (its next batch sleeps duration_ms),
--- 'none'.  For fault-injection tests; superusers only.
+-- 'none'.  For fault-injection tests; superusers only (checked in C too,
+-- so a GRANT does not open it up: it can stop the executor for everyone).
 CREATE FUNCTION gpuidx_inject_fault(fault text, duration_ms int4 DEFAULT 0)
 RETURNS void
 AS 'MODULE_PATHNAME', 'gpuidx_inject_fault'

@@ -297,6 +297,65 @@ client_executor_up(void)
 
 /* -------------------------------------------------------- requests -- */
 
+/* Rotate x left by r bits (0 < r < 64). */
+#define CLIENT_ROTL(x, r) (((x) << (r)) | ((x) >> (64 - (r))))
+
+/* One SipHash round. */
+#define CLIENT_SIPROUND(v0, v1, v2, v3) \
+	do { \
+		v0 += v1; v1 = CLIENT_ROTL(v1, 13); v1 ^= v0; v0 = CLIENT_ROTL(v0, 32); \
+		v2 += v3; v3 = CLIENT_ROTL(v3, 16); v3 ^= v2; \
+		v0 += v3; v3 = CLIENT_ROTL(v3, 21); v3 ^= v0; \
+		v2 += v1; v1 = CLIENT_ROTL(v1, 17); v1 ^= v2; v2 = CLIENT_ROTL(v2, 32); \
+	} while (0)
+
+/*
+ * The key under which a list travels and is cached (shared directory,
+ * executor, GPU device cache): SipHash-2-4, keyed with the secret drawn at
+ * server start, of (database, current role, blob length, content hash).
+ *
+ * gpx_hash64 alone is fast but not collision resistant: anyone who can
+ * build a posting list can build a different one with the same hash,
+ * length and ends (two bit flips 64 bytes apart cancel in its lanes).  With
+ * a shared, content-addressed cache, another role's query sent by hash
+ * would then be computed on the forged list, and cache hits would tell one
+ * role whether another had just used a given list.  Scoping the key to the
+ * role (the boundary of what a session may read anyway) and keying it with
+ * a secret closes both: a forged key would need a SipHash collision under
+ * an unknown key.  The price: equal lists of different roles are cached
+ * once per role.
+ */
+static uint64
+client_list_key(uint64 content_hash, uint64 len)
+{
+	const uint64 *k = gpuidx_exec_shm->ctl->hash_key;
+	uint64		m[3],
+				v0 = k[0] ^ UINT64CONST(0x736f6d6570736575),
+				v1 = k[1] ^ UINT64CONST(0x646f72616e646f6d),
+				v2 = k[0] ^ UINT64CONST(0x6c7967656e657261),
+				v3 = k[1] ^ UINT64CONST(0x7465646279746573),
+				b = (uint64) sizeof(m) << 56;
+
+	m[0] = ((uint64) MyDatabaseId << 32) | (uint64) GetUserId();
+	m[1] = len;
+	m[2] = content_hash;
+	for (int i = 0; i < 3; i++)
+	{
+		v3 ^= m[i];
+		CLIENT_SIPROUND(v0, v1, v2, v3);
+		CLIENT_SIPROUND(v0, v1, v2, v3);
+		v0 ^= m[i];
+	}
+	v3 ^= b;
+	CLIENT_SIPROUND(v0, v1, v2, v3);
+	CLIENT_SIPROUND(v0, v1, v2, v3);
+	v0 ^= b;
+	v2 ^= 0xff;
+	for (int i = 0; i < 4; i++)
+		CLIENT_SIPROUND(v0, v1, v2, v3);
+	return v0 ^ v1 ^ v2 ^ v3;
+}
+
 /* Mix a 64-bit key into a table position. */
 static inline uint32
 client_mix(uint64 k)
@@ -556,6 +615,12 @@ client_submit(ClientCall *c, ClientChunk *ch)
 			}
 		}
 	}
+	/*
+	 * The result area still holds whatever an earlier request of any
+	 * backend left in this part of the arena: clear it, so that only what
+	 * the executor writes for this request can ever be read back.
+	 */
+	memset(chunk + out_off, 0, out_words * 4);
 	pfree(pinned);
 	pfree(blob_of);
 
@@ -691,6 +756,8 @@ client_wait(ClientCall *c)
 
 		if (any)
 		{
+			/* results were written before DONE was set under the lock */
+			pg_read_barrier();
 			for (int k = 0; k < c->nchunks; k++)
 			{
 				ClientChunk *ch = &c->chunks[k];
@@ -923,10 +990,14 @@ gpuidx_exec_intersect_many(GpxExecQuery *qs, int nq)
 		return 0;
 	}
 
-	/* content hashes: equal lists are sent once, cached ones by hash */
+	/*
+	 * Content hashes: equal lists are sent once, cached ones by hash; the
+	 * key is scoped to this role (client_list_key).
+	 */
 	for (int L = 0; L < nlists; L++)
 		c.lists[L].hash = dup_of[L] == L ?
-			gpx_hash64(c.lists[L].l->base, c.lists[L].l->len) :
+			client_list_key(gpx_hash64(c.lists[L].l->base, c.lists[L].l->len),
+							c.lists[L].l->len) :
 			c.lists[dup_of[L]].hash;
 	client_bt_init(&c.bt, nlists);
 	c.chunks = palloc(sizeof(ClientChunk) * c.nr);

@@ -109,6 +109,14 @@ exec_shmem_init_region(GpxExecShared *ctl)
 	ctl->queue_head = ctl->queue_tail = -1;
 	ctl->cache_epoch = 1;
 	strlcpy(ctl->device_desc, "none", sizeof(ctl->device_desc));
+	if (!pg_strong_random(ctl->hash_key, sizeof(ctl->hash_key)))
+	{
+		/* still role-scoped; only harder to guess without a strong source */
+		ereport(LOG,
+				(errmsg("gpuidx: could not generate a random list cache key")));
+		ctl->hash_key[0] = (uint64) GetCurrentTimestamp() ^ ((uint64) MyProcPid << 32);
+		ctl->hash_key[1] = (uint64) (uintptr_t) ctl ^ 0x9e3779b97f4a7c15ULL;
+	}
 
 	exec_shmem_locate((char *) ctl, nslots, ctl->cache_cap);
 	for (int i = 0; i < nslots; i++)
@@ -250,6 +258,15 @@ exec_check_gpus(char **newval, void **extra, GucSource source)
  * Define the executor's GUCs.  Those that size shared memory exist only
  * when the library is preloaded (PostgreSQL refuses PGC_POSTMASTER
  * variables defined after start-up).
+ *
+ * Contexts (reviewed for issue #7): what sizes shared memory or picks the
+ * GPUs is PGC_POSTMASTER; what the executor as a whole obeys (batching,
+ * threads) is PGC_SIGHUP, read by every backend too, so all agree;
+ * gpuidx.device is PGC_SUSET, since gpu or cpu sends every query of a
+ * session, however small, to the one shared executor.  The rest only
+ * changes how a session uses the executor for itself (at all, fallback or
+ * error, how long to wait; 0 waits until the statement is cancelled) and
+ * is PGC_USERSET.
  */
 static void
 exec_define_gucs(void)

@@ -143,7 +143,7 @@ typedef enum GpxFault
 /* One list of a request. */
 typedef struct GpxReqList
 {
-	uint64		hash;			/* gpx_hash64 of the blob, if HASHED */
+	uint64		hash;			/* cache key: keyed, role-scoped hash of the blob */
 	uint64		off;			/* blob offset in the chunk, if INLINE */
 	uint32		len;			/* blob length in bytes */
 	uint32		n;				/* header fields: the cache key with hash */
@@ -273,6 +273,15 @@ typedef struct GpxExecShared
 	uint64		cache_epoch;
 	int			cache_count;
 	uint64		cache_bytes;
+
+	/*
+	 * Secret SipHash key, drawn at server start and never shown through
+	 * SQL: the cache key of a list is a keyed hash of (database, current
+	 * role, length, content hash), so lists of different roles never share
+	 * an entry, and nobody can forge the key of another role's list (see
+	 * client_list_key in exec_client.c).  Written once, read without lock.
+	 */
+	uint64		hash_key[2];
 
 	/*
 	 * Cost model of gpuidx.device = auto, in picoseconds per unit of work

@@ -725,6 +725,9 @@ exec_cache_batch_lists(int ntaken)
 			if ((rl[j].flags & (GPX_REQ_INLINE | GPX_REQ_HASHED)) !=
 				(GPX_REQ_INLINE | GPX_REQ_HASHED) ||
 				rl[j].len > ctl->cache_budget / 4 ||
+				/* only bytes of this request (as exec_build_batch checks) */
+				rl[j].off < sl->lists_off + sizeof(GpxReqList) * sl->nlists ||
+				rl[j].off + rl[j].len > sl->out_off ||
 				!exec_cache_admit(rl[j].hash))
 				continue;
 			LWLockAcquire(ctl->lock, LW_SHARED);
