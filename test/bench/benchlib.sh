@@ -317,3 +317,30 @@ bl_paths() {
 		esac
 	done
 }
+
+# Build test/gen/gpx_gen into $BL_WORK and write the clustered synthetic
+# collection to DIR: bl_gen_synth DIR SCALE QUERIES
+bl_gen_synth() {
+	local dir=$1 scale=$2 nq=$3
+	cc -O2 -o "$BL_WORK/gpx_gen" "$BL_ROOT/test/gen/gpx_gen.c" -lm || return 1
+	"$BL_WORK/gpx_gen" --scale "$scale" --queries "$nq" --extra 0 --seed 1 \
+		--order clustered --quiet --out "$dir" >/dev/null || return 1
+	chmod -R a+rX "$dir"
+}
+
+# One pgbench run of SCRIPT against DB with CLIENTS clients for SECS
+# seconds (prepared statements, per-transaction log); prints
+# "tps p50 p95 p99" (ms) and keeps pgbench's output in OUT.
+#   bl_pgbench DB SCRIPT CLIENTS SECS OUT [PGOPTIONS]
+bl_pgbench() {
+	local db=$1 script=$2 c=$3 secs=$4 out=$5 opts=${6:-} j tps ncpu
+	ncpu=$(nproc)
+	j=$(( c < ncpu * 2 ? c : ncpu * 2 ))
+	rm -f "$BL_WORK"/pgbench_log.*
+	(cd "$BL_WORK" && PGOPTIONS="$opts" "$PGC_BIN/pgbench" -n -M prepared -T "$secs" -c "$c" -j "$j" \
+		-f "$script" -l --log-prefix=pgbench_log "$db" >"$out" 2>&1) || { tail -n 5 "$out" >&2; return 1; }
+	tps=$(sed -n 's/^tps = \([0-9.]*\) .*/\1/p' "$out" | head -n 1)
+	cat "$BL_WORK"/pgbench_log.* | awk '{ print $3 / 1000.0 }' | sort -n | awk -v tps="$tps" '
+		{ v[NR] = $1 } END {
+			printf "%.1f %.2f %.2f %.2f\n", tps, v[int(NR * 0.50) + 1], v[int(NR * 0.95) + 1], v[int(NR * 0.99) + 1] }'
+}

@@ -68,10 +68,7 @@ if [ "$(id -u)" = 0 ] && [ "${EXEC_BENCH_INSTALL:-1}" = 1 ]; then
 fi
 
 bl_step "generating: scale $SCALE, $QUERIES queries"
-cc -O2 -o "$BL_WORK/gpx_gen" test/gen/gpx_gen.c -lm || exit 1
-"$BL_WORK/gpx_gen" --scale "$SCALE" --queries "$QUERIES" --extra 0 --seed 1 \
-	--order clustered --quiet --out "$BL_WORK/gen" >/dev/null || exit 1
-chmod -R a+rX "$BL_WORK/gen"
+bl_gen_synth "$BL_WORK/gen" "$SCALE" "$QUERIES" || exit 1
 
 bl_step "starting a cluster with gpuidx preloaded"
 pgc_start "$BL_WORK/pg" 1 || exit 1
@@ -117,15 +114,7 @@ stats() {
 printf '\\set q random(1, %s)\n%s;\n' "$nq" "$Q1" >"$BL_WORK/q1.sql"
 chmod a+r "$BL_WORK/q1.sql"
 run_pgbench() {
-	local label=$1 c=$2 opts=${3:-} j tps
-	j=$(( c < NCPU * 2 ? c : NCPU * 2 ))
-	rm -f "$BL_WORK"/pgbench_log.*
-	(cd "$BL_WORK" && PGOPTIONS="$opts" "$PGC_BIN/pgbench" -n -M prepared -T "$SECS" -c "$c" -j "$j" \
-		-f q1.sql -l --log-prefix=pgbench_log "$DB" >"$RES/$label.out" 2>&1) || { tail -n 5 "$RES/$label.out"; return 1; }
-	tps=$(sed -n 's/^tps = \([0-9.]*\) .*/\1/p' "$RES/$label.out" | head -n 1)
-	cat "$BL_WORK"/pgbench_log.* | awk '{ print $3 / 1000.0 }' | sort -n | awk -v tps="$tps" '
-		{ v[NR] = $1 } END {
-			printf "%.1f %.2f %.2f %.2f\n", tps, v[int(NR * 0.50) + 1], v[int(NR * 0.95) + 1], v[int(NR * 0.99) + 1] }'
+	bl_pgbench "$DB" q1.sql "$2" "$SECS" "$RES/$1.out" "${3:-}"
 }
 
 bl_step "pgbench: $SECS s per run, clients: $CLIENTS; thresholds: $THRESHOLDS"

@@ -53,10 +53,7 @@ if [ "$(id -u)" = 0 ] && [ "${ROUTING_INSTALL:-1}" = 1 ]; then
 fi
 
 bl_step "generating: scale $SCALE, $QUERIES queries"
-cc -O2 -o "$BL_WORK/gpx_gen" test/gen/gpx_gen.c -lm || exit 1
-"$BL_WORK/gpx_gen" --scale "$SCALE" --queries "$QUERIES" --extra 0 --seed 1 \
-	--order clustered --quiet --out "$BL_WORK/gen" >/dev/null || exit 1
-chmod -R a+rX "$BL_WORK/gen"
+bl_gen_synth "$BL_WORK/gen" "$SCALE" "$QUERIES" || exit 1
 
 bl_step "starting a cluster with gpuidx preloaded"
 pgc_start "$BL_WORK/pg" 1 || exit 1
@@ -106,16 +103,7 @@ SHORT=$(bl_val "$DB" "SELECT percentile_disc(ARRAY[0.5, 0.9, 0.99, 1]) WITHIN GR
 printf '\\set q random(1, %s)\n%s;\n' "$nq" "$Q1" >"$BL_WORK/q1.sql"
 chmod a+r "$BL_WORK/q1.sql"
 run_pgbench() {
-	local m=$1 j tps
-	j=$(( CLIENTS < NCPU ? CLIENTS : NCPU ))
-	rm -f "$BL_WORK"/pgbench_log.*
-	(cd "$BL_WORK" && PGOPTIONS="$(mode_opts "$m")" "$PGC_BIN/pgbench" -n -M prepared -T "$SECS" \
-		-c "$CLIENTS" -j "$j" -f q1.sql -l --log-prefix=pgbench_log "$DB" >"$BL_WORK/$m.out" 2>&1) \
-		|| { tail -n 5 "$BL_WORK/$m.out"; return 1; }
-	tps=$(sed -n 's/^tps = \([0-9.]*\) .*/\1/p' "$BL_WORK/$m.out" | head -n 1)
-	cat "$BL_WORK"/pgbench_log.* | awk '{ print $3 / 1000.0 }' | sort -n | awk -v tps="$tps" '
-		{ v[NR] = $1 } END {
-			printf "%.1f %.2f %.2f %.2f\n", tps, v[int(NR * 0.50) + 1], v[int(NR * 0.95) + 1], v[int(NR * 0.99) + 1] }'
+	bl_pgbench "$DB" q1.sql "$CLIENTS" "$SECS" "$BL_WORK/$1.out" "$(mode_opts "$1")"
 }
 
 TSV=$BL_WORK/routing.tsv

@@ -79,10 +79,7 @@ on() {
 }
 
 bl_step "generating: scale $SCALE, $QUERIES queries"
-cc -O2 -o "$BL_WORK/gpx_gen" test/gen/gpx_gen.c -lm || exit 1
-"$BL_WORK/gpx_gen" --scale "$SCALE" --queries "$QUERIES" --extra 0 --seed 1 \
-	--order clustered --quiet --out "$BL_WORK/gen" >/dev/null || exit 1
-chmod -R a+rX "$BL_WORK/gen"
+bl_gen_synth "$BL_WORK/gen" "$SCALE" "$QUERIES" || exit 1
 NDOCS=$(sed -n 's/^ndocs=\([0-9]*\).*/\1/p' "$BL_WORK/gen/stats.txt")
 HALF=$((NDOCS / 2))
 
@@ -169,18 +166,10 @@ done
 
 # run_pgbench CONFIG CLIENTS -> "tps p50 p95 p99" (ms)
 run_pgbench() {
-	local c=$1 n=$2 j tps f=$BL_WORK/q_$1.sql
+	local f=q_$1.sql
 	printf '\\set q random(1, %s)\nSELECT term_ids AS t, cardinality(term_ids) AS k FROM queries WHERE qid = :q \\gset\n%s;\n' \
-		"$nq" "$(echo "${QSQL[$c]}" | sed 's/\$1/:t/; s/\$2/:k/')" >"$f"
-	j=$(( n < NCPU * 2 ? n : NCPU * 2 ))
-	rm -f "$BL_WORK"/pgbench_log.*
-	(cd "$BL_WORK" && "$PGC_BIN/pgbench" -n -M prepared -T "$SECS" -c "$n" -j "$j" \
-		-f "$f" -l --log-prefix=pgbench_log "$DB" >"$BL_WORK/$c-$n.out" 2>&1) \
-		|| { tail -n 5 "$BL_WORK/$c-$n.out"; return 1; }
-	tps=$(sed -n 's/^tps = \([0-9.]*\) .*/\1/p' "$BL_WORK/$c-$n.out" | head -n 1)
-	cat "$BL_WORK"/pgbench_log.* | awk '{ print $3 / 1000.0 }' | sort -n | awk -v tps="$tps" '
-		{ v[NR] = $1 } END {
-			printf "%.1f %.2f %.2f %.2f\n", tps, v[int(NR * 0.50) + 1], v[int(NR * 0.95) + 1], v[int(NR * 0.99) + 1] }'
+		"$nq" "$(echo "${QSQL[$1]}" | sed 's/\$1/:t/; s/\$2/:k/')" >"$BL_WORK/$f"
+	bl_pgbench "$DB" "$f" "$2" "$SECS" "$BL_WORK/$1-$2.out"
 }
 
 TSV=$BL_WORK/scaleout.tsv
