@@ -344,3 +344,16 @@ bl_pgbench() {
 		{ v[NR] = $1 } END {
 			printf "%.1f %.2f %.2f %.2f\n", tps, v[int(NR * 0.50) + 1], v[int(NR * 0.95) + 1], v[int(NR * 0.99) + 1] }'
 }
+
+# A work directory for a benchmark script (BL_WORK, exported) and, as root
+# with INSTALL = 1, the extension built and installed from this tree.
+#   bl_init NAME INSTALL
+bl_init() {
+	BL_WORK=$(mktemp -d "/tmp/gpuidx-$1.XXXXXX")
+	chmod 755 "$BL_WORK"
+	export BL_WORK
+	if [ "$(id -u)" = 0 ] && [ "$2" = 1 ]; then
+		bl_step "make install"
+		make -s -C "$BL_ROOT" -j"$(nproc)" >/dev/null && make -s -C "$BL_ROOT" install >/dev/null || return 1
+	fi
+}

@@ -54,18 +54,11 @@ BL_TAG=exec-bench
 # shellcheck source=benchlib.sh
 . test/bench/benchlib.sh
 
-BL_WORK=$(mktemp -d /tmp/gpuidx-exec-bench.XXXXXX)
-chmod 755 "$BL_WORK"
-export BL_WORK
+bl_init exec-bench "${EXEC_BENCH_INSTALL:-1}" || exit 1
 trap 'pgc_stop; rm -rf "$BL_WORK"' EXIT
 DB=bench_exec
 RES=${EXEC_BENCH_RESULTS:-$BL_WORK/results}
 mkdir -p "$RES"
-
-if [ "$(id -u)" = 0 ] && [ "${EXEC_BENCH_INSTALL:-1}" = 1 ]; then
-	bl_step "make install"
-	make -s -j"$NCPU" >/dev/null && make -s install >/dev/null || exit 1
-fi
 
 bl_step "generating: scale $SCALE, $QUERIES queries"
 bl_gen_synth "$BL_WORK/gen" "$SCALE" "$QUERIES" || exit 1

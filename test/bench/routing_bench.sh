@@ -41,16 +41,9 @@ BL_TAG=routing
 # shellcheck source=benchlib.sh
 . test/bench/benchlib.sh
 
-BL_WORK=$(mktemp -d /tmp/gpuidx-routing.XXXXXX)
-chmod 755 "$BL_WORK"
-export BL_WORK
+bl_init routing "${ROUTING_INSTALL:-1}" || exit 1
 trap 'pgc_stop; rm -rf "$BL_WORK"' EXIT
 DB=bench_routing
-
-if [ "$(id -u)" = 0 ] && [ "${ROUTING_INSTALL:-1}" = 1 ]; then
-	bl_step "make install"
-	make -s -j"$NCPU" >/dev/null && make -s install >/dev/null || exit 1
-fi
 
 bl_step "generating: scale $SCALE, $QUERIES queries"
 bl_gen_synth "$BL_WORK/gen" "$SCALE" "$QUERIES" || exit 1

@@ -36,9 +36,7 @@ BL_TAG=scaleout
 # shellcheck source=benchlib.sh
 . test/bench/benchlib.sh
 
-BL_WORK=$(mktemp -d /tmp/gpuidx-scaleout.XXXXXX)
-chmod 755 "$BL_WORK"
-export BL_WORK
+bl_init scaleout "${SCALEOUT_INSTALL:-1}" || exit 1
 NODES=""
 # stop every server started here and remove the work directory
 cleanup() {
@@ -50,11 +48,6 @@ cleanup() {
 }
 trap cleanup EXIT
 DB=bench_scaleout
-
-if [ "$(id -u)" = 0 ] && [ "${SCALEOUT_INSTALL:-1}" = 1 ]; then
-	bl_step "make install"
-	make -s -j"$NCPU" >/dev/null && make -s install >/dev/null || exit 1
-fi
 
 # start_node NAME: a server with gpuidx preloaded listening on 127.0.0.1;
 # sets NODE_PORT
