@@ -1083,7 +1083,10 @@ LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
 
 -- Make the executor fail on purpose: 'error' (it raises an error on its
 -- next batch and restarts), 'stall' (its next batch sleeps duration_ms),
--- 'none'.  For fault-injection tests; superusers only (checked in C too,
+-- 'hold' (it takes no batch for duration_ms; 0 resumes), 'gpu_oom' (its GPU
+-- batches fail as out of memory and run on its cpu threads, for
+-- duration_ms, 0: the next one only), 'none' (disarms all but a hold).
+-- For fault-injection tests; superusers only (checked in C too,
 -- so a GRANT does not open it up: it can stop the executor for everyone).
 CREATE FUNCTION gpuidx_inject_fault(fault text, duration_ms int4 DEFAULT 0)
 RETURNS void

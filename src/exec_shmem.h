@@ -129,7 +129,9 @@ typedef enum GpxFault
 	GPX_FAULT_NONE = 0,
 	GPX_FAULT_ERROR,			/* raise an ERROR on the next batch */
 	GPX_FAULT_STALL,			/* sleep fault_ms inside the next batch */
-	GPX_FAULT_HOLD				/* take no batch for fault_ms (0: resume) */
+	GPX_FAULT_HOLD,				/* take no batch for fault_ms (0: resume) */
+	GPX_FAULT_GPU_OOM			/* GPU batches fail with out of memory for
+								 * fault_ms (0: only the next one) */
 } GpxFault;
 
 /* ------------------------------------------------- request format -- */
@@ -255,6 +257,8 @@ typedef struct GpxExecShared
 	uint64		batches_total;	/* batch ids */
 	int			fault;			/* GpxFault */
 	int			fault_ms;
+	TimestampTz gpu_oom_until;	/* fault gpu_oom armed until (0: off) */
+	bool		gpu_oom_next;	/* ... or for the next GPU batch only */
 
 	/* queue of QUEUED slots, oldest first (under lock) */
 	int32		queue_head;

@@ -6,8 +6,9 @@
  *   gpuidx_stats_reset()    zero the counters
  *   gpuidx_info()           executor state, device, arena and cache use,
  *                           batching settings and the auto cost model
- *   gpuidx_inject_fault()   make the executor fail or pause on purpose
- *                           (tests; superuser only)
+ *   gpuidx_inject_fault()   make the executor fail or pause on purpose,
+ *                           or its GPU run out of memory (tests;
+ *                           superuser only)
  *
  * Without shared_preload_libraries = 'gpuidx' they answer with zeros and
  * "not preloaded" rather than erroring, so monitoring queries keep working.
@@ -230,11 +231,13 @@ gpuidx_inject_fault(PG_FUNCTION_ARGS)
 		f = GPX_FAULT_STALL;
 	else if (strcmp(fault, "hold") == 0)
 		f = GPX_FAULT_HOLD;
+	else if (strcmp(fault, "gpu_oom") == 0)
+		f = GPX_FAULT_GPU_OOM;
 	else
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("unknown executor fault \"%s\"", fault),
-				 errhint("Use none, error, stall or hold.")));
+				 errhint("Use none, error, stall, hold or gpu_oom.")));
 	if (ms < 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -245,8 +248,23 @@ gpuidx_inject_fault(PG_FUNCTION_ARGS)
 				 errmsg("the gpuidx executor is not available"),
 				 errhint("Add gpuidx to shared_preload_libraries.")));
 	LWLockAcquire(gpuidx_exec_shm->ctl->lock, LW_EXCLUSIVE);
-	gpuidx_exec_shm->ctl->fault = f;
-	gpuidx_exec_shm->ctl->fault_ms = ms;
+	if (f == GPX_FAULT_GPU_OOM)
+	{
+		/* read by every GPU dispatch, so it lives beside the one-shot fault */
+		gpuidx_exec_shm->ctl->gpu_oom_until = ms > 0 ?
+			TimestampTzPlusMilliseconds(GetCurrentTimestamp(), ms) : 0;
+		gpuidx_exec_shm->ctl->gpu_oom_next = ms == 0;
+	}
+	else
+	{
+		gpuidx_exec_shm->ctl->fault = f;
+		gpuidx_exec_shm->ctl->fault_ms = ms;
+		if (f == GPX_FAULT_NONE)
+		{
+			gpuidx_exec_shm->ctl->gpu_oom_until = 0;
+			gpuidx_exec_shm->ctl->gpu_oom_next = false;
+		}
+	}
 	LWLockRelease(gpuidx_exec_shm->ctl->lock);
 	gpuidx_exec_wake_proc(gpuidx_exec_shm->ctl->exec_procno);
 	PG_RETURN_VOID();

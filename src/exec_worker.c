@@ -824,6 +824,68 @@ exec_stall(int ms)
 		pg_usleep(10 * 1000L);
 }
 
+/*
+ * Fault gpu_oom (tests): whether this GPU batch is to fail as if CUDA had
+ * run out of memory.  Uses up the one-batch form of the fault.
+ */
+static bool
+exec_gpu_oom_injected(void)
+{
+	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
+	TimestampTz now;
+	bool		oom;
+
+	if (ctl->gpu_oom_until == 0 && !ctl->gpu_oom_next)
+		return false;			/* not armed (unlocked peek; armed rarely) */
+	now = GetCurrentTimestamp();
+	LWLockAcquire(ctl->lock, LW_EXCLUSIVE);
+	oom = ctl->gpu_oom_next || now < ctl->gpu_oom_until;
+	ctl->gpu_oom_next = false;
+	if (ctl->gpu_oom_until <= now)
+		ctl->gpu_oom_until = 0;
+	LWLockRelease(ctl->lock);
+	return oom;
+}
+
+/*
+ * Run the batch on the GPU when one is open.  Returns false when the CPU
+ * threads must run it: there is no GPU, or the GPU failed (counted in
+ * gpu_failures and logged).  With fault gpu_oom armed the GPU fails with
+ * GPX_CUDA_OOM without being called; on a machine without a GPU, a batch
+ * of an executor with gpuidx.device = gpu then counts as a GPU attempt
+ * that ran out of memory, so the fallback is exercised there too.
+ */
+static bool
+exec_run_gpu(gpx_batch *b, gpx_batch_stats *st)
+{
+	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
+	gpx_cuda_status rc;
+	bool		injected;
+
+	if (ex.cuda == NULL && ex.device != GPX_DEVICE_GPU)
+		return false;
+	injected = exec_gpu_oom_injected();
+	if (ex.cuda == NULL && !injected)
+		return false;			/* no GPU: the CPU threads are the device */
+	rc = injected ? GPX_CUDA_OOM : gpx_cuda_run_batch(ex.cuda, b, st);
+	if (rc == GPX_CUDA_OK)
+	{
+		gpuidx_exec_count(&ctl->stats.gpu_batches, 1);
+		exec_refresh_gpu_desc();
+		return true;
+	}
+	gpuidx_exec_count(&ctl->stats.gpu_failures, 1);
+	ereport(LOG,
+			(errcode(rc == GPX_CUDA_OOM ? ERRCODE_OUT_OF_MEMORY :
+					 ERRCODE_EXTERNAL_ROUTINE_EXCEPTION),
+			 errmsg("gpuidx executor: gpu batch failed, running it on cpu threads"),
+			 errdetail("%s", injected ?
+					   "injected fault gpu_oom: out of gpu or pinned memory" :
+					   gpx_cuda_last_error(ex.cuda))));
+	memset(st, 0, sizeof(*st));
+	return false;
+}
+
 /* Run one batch of ntaken requests from start to finish. */
 static void
 exec_run_batch(int ntaken, int fault, int fault_ms)
@@ -850,23 +912,8 @@ exec_run_batch(int ntaken, int fault, int fault_ms)
 
 	INSTR_TIME_SET_CURRENT(t0);
 	memset(&st, 0, sizeof(st));
-	if (ex.cuda != NULL && gpx_cuda_run_batch(ex.cuda, &b, &st) == GPX_CUDA_OK)
-	{
-		gpuidx_exec_count(&ctl->stats.gpu_batches, 1);
-		exec_refresh_gpu_desc();
-	}
-	else
-	{
-		if (ex.cuda != NULL)
-		{
-			gpuidx_exec_count(&ctl->stats.gpu_failures, 1);
-			ereport(LOG,
-					(errmsg("gpuidx executor: gpu batch failed, running it on cpu threads"),
-					 errdetail("%s", gpx_cuda_last_error(ex.cuda))));
-			memset(&st, 0, sizeof(st));
-		}
+	if (!exec_run_gpu(&b, &st))
 		(void) gpx_batch_pool_run(ex.pool, &b, &st);
-	}
 	INSTR_TIME_SET_CURRENT(t1);
 	INSTR_TIME_SUBTRACT(t1, t0);
 	run_us = INSTR_TIME_GET_MICROSEC(t1);
