@@ -1639,9 +1639,10 @@ gpx_cuda_describe(gpx_cuda_ctx *ctx, char *buf, size_t len)
 	for (size_t i = 0; i < ctx->devs.size() && o < len; i++)
 	{
 		gpx_dev    *d = ctx->devs[i];
-		int			w = snprintf(buf + o, len - o, "%s%d: %s (%d SMs, %.1f GiB)",
+		int			w = snprintf(buf + o, len - o, "%s%d: %s (%d SMs, %.1f GiB, %llu chunks)",
 								 i ? ", " : "", d->ord, d->name, d->sms,
-								 d->total_mem / (double) (1 << 30));
+								 d->total_mem / (double) (1 << 30),
+								 (unsigned long long) d->chunks);
 
 		o += w > 0 ? (size_t) w : 0;
 		used += d->cached_bytes;

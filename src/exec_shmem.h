@@ -77,6 +77,9 @@ extern char *gpuidx_exec_gpus;			/* gpuidx.gpus: "0" or "0,1,..." */
 /* Most GPUs gpuidx.gpus may name. */
 #define GPX_EXEC_MAX_GPUS 16
 
+/* Room for the executor's device description (one entry per GPU). */
+#define GPX_DEVICE_DESC_LEN 1024
+
 /* Parse a gpuidx.gpus value into ordinals; returns the count or -1. */
 extern int	gpuidx_exec_parse_gpus(const char *s, int *out, int max);
 
@@ -252,7 +255,7 @@ typedef struct GpxExecShared
 	TimestampTz exec_started;
 	int			exec_threads;	/* CPU pool threads */
 	bool		exec_gpu;		/* batches run on a GPU */
-	char		device_desc[256];	/* what runs batches */
+	char		device_desc[GPX_DEVICE_DESC_LEN];	/* what runs batches */
 	char		device_note[256];	/* why not a GPU, when not */
 	uint64		batches_total;	/* batch ids */
 	int			fault;			/* GpxFault */

@@ -111,8 +111,8 @@ exec_refresh_gpu_desc(void)
 	static TimestampTz last = 0;
 	TimestampTz now = GetCurrentTimestamp();
 	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
-	char		d[200];
-	char		desc[256];
+	char		d[GPX_DEVICE_DESC_LEN - 8];
+	char		desc[GPX_DEVICE_DESC_LEN];
 
 	if (ex.cuda == NULL || !TimestampDifferenceExceeds(last, now, 1000))
 		return;
@@ -132,7 +132,7 @@ exec_refresh_gpu_desc(void)
 static void
 exec_open_device(void)
 {
-	char		desc[256],
+	char		desc[GPX_DEVICE_DESC_LEN],
 				note[256] = "";
 	int			want = exec_thread_count();
 
@@ -203,7 +203,7 @@ exec_open_device(void)
 
 	if (ex.cuda != NULL)
 	{
-		char		d[200];
+		char		d[GPX_DEVICE_DESC_LEN - 8];
 
 		gpx_cuda_describe(ex.cuda, d, sizeof(d));
 		snprintf(desc, sizeof(desc), "gpu: %s", d);
@@ -1064,6 +1064,7 @@ gpuidx_exec_main(Datum main_arg)
 			exec_reap_orphans();
 			ex.last_reap = GetCurrentTimestamp();
 		}
+		exec_refresh_gpu_desc();	/* the last batches' counts, once idle */
 		exec_sleep(sleep_us);
 	}
 

@@ -10,6 +10,9 @@
 # GPU results equal CPU results through SQL.
 #
 #   test/gpu/sqlcheck.sh            (as root: runs PostgreSQL as user pgrun)
+#   GPUIDX_GPUS=0,1 test/gpu/sqlcheck.sh   the executor on both GPUs
+#                                   (gpuidx.gpus); checks that every GPU
+#                                   named ran part of the suite's batches
 #
 # Needs the extension installed for the pg_config on PATH (or $PG_CONFIG).
 # Last line: "N passed, N failed".
@@ -46,6 +49,7 @@ listen_addresses = ''
 shared_preload_libraries = 'gpuidx'
 gpuidx.device = gpu
 gpuidx.batch_max_wait = 200
+gpuidx.gpus = '${GPUIDX_GPUS:-0}'
 max_worker_processes = 16
 EOF
 $SUDO "$BIN/pg_ctl" -D "$WORK/data" -l "$WORK/server.log" -w start >/dev/null \
@@ -84,8 +88,14 @@ echo "# executor served $queries queries in $batches batches ($gpu_batches on th
 [ "${gpu_batches:-0}" -eq "${batches:--1}" ]; ok $? "every batch ran on the GPU ($gpu_batches of $batches)"
 [ "${gpu_failures:-1}" -eq 0 ] && [ "${failed:-1}" -eq 0 ]; ok $? "no GPU batch failed"
 grep -q 'gpu batch failed' "$WORK/server.log"; [ $? -ne 0 ]; ok $? "the server log reports no GPU failure"
+sleep 2	# the executor refreshes its description when idle, at most once a second
 active=$($PSQL -c "SELECT device_active FROM gpuidx_info()")
 case "$active" in gpu*) ok 0 "still on the GPU after the suite ($active)" ;; *) ok 1 "still on the GPU after the suite ($active)" ;; esac
+# every GPU named ran batches: "gpu: 0: NAME (.. SMs, .. GiB, N chunks), 1: ..."
+for g in $(echo "${GPUIDX_GPUS:-0}" | tr ',' ' '); do
+	n=$(echo "$active" | sed -n "s/.*[:,] $g: [^(]*([^)]*, \([0-9]*\) chunks).*/\1/p")
+	[ "${n:-0}" -gt 0 ]; ok $? "GPU $g ran ${n:-no} chunks of the suite's batches"
+done
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
