@@ -14,6 +14,7 @@
 #   ROUTING_TIME      seconds per pgbench run (15)
 #   ROUTING_MODES     modes to run ("backend cpu gpu auto"; gpu needs a GPU)
 #   ROUTING_CODEC     pfor | lrc | qs (pfor)
+#   ROUTING_MAX_WAIT  gpuidx.batch_max_wait in microseconds (1000, the default)
 #   ROUTING_OUT       report (docs/bench/routing.md, a page of BENCHMARKS.md)
 #
 # The workload: test/gen/gpx_gen's GOV2-calibrated query log, queries of
@@ -32,6 +33,7 @@ CLIENTS=${ROUTING_CLIENTS:-32}
 SECS=${ROUTING_TIME:-15}
 MODES=${ROUTING_MODES:-"backend cpu gpu auto"}
 CODEC=${ROUTING_CODEC:-pfor}
+MAXWAIT=${ROUTING_MAX_WAIT:-1000}
 OUT=${ROUTING_OUT:-docs/bench/routing.md}
 NCPU=$(nproc)
 
@@ -54,6 +56,7 @@ pgc_start "$BL_WORK/pg" 1 || exit 1
 cat >>"$PGC_DIR/data/postgresql.conf" <<EOF
 gpuidx.arena_size = 1GB
 gpuidx.cache_size = 4GB
+gpuidx.batch_max_wait = $MAXWAIT
 max_connections = $((CLIENTS + 20))
 EOF
 pgc_as "$PGC_BIN/pg_ctl" -D "$PGC_DIR/data" -l "$PGC_DIR/server.log" -w -t 60 restart >/dev/null || exit 1
@@ -66,22 +69,28 @@ nq=$(bl_val "$DB" "SELECT count(*) FROM queries")
 DEVICE=$(bl_val "$DB" "SELECT device_active FROM gpuidx_info()")
 bl_step "executor: $DEVICE"
 
-# PGOPTIONS of a mode
-mode_opts() {
+# Put the server in a mode: gpuidx.device set for everyone (the executor
+# runs its batches where the server-wide setting says, so cpu-only means
+# its CPU threads even on a GPU machine); prints the sessions' PGOPTIONS.
+mode_setup() {
+	local why
 	case $1 in
-		backend) echo "-c gpuidx.use_executor=off" ;;
-		*) echo "-c gpuidx.device=$1" ;;
+		backend|auto) bl_exec_reset "$DB" ;;
+		cpu|gpu)
+			why=$(bl_exec_device "$DB" "$1")
+			[ -z "$why" ] || { echo "mode $1: $why" >&2; return 1; } ;;
+		*) echo "unknown mode $1" >&2; return 1 ;;
 	esac
+	sleep 1
+	[ "$1" = backend ] && echo "-c gpuidx.use_executor=off"
+	return 0
 }
 
 # every mode's answers equal the generator's (one statement per query,
 # as pgbench sends them, so auto routes each one on its own)
 for m in $MODES; do
-	if [ "$m" = gpu ] && ! echo "$DEVICE" | grep -q '^gpu'; then
-		echo "mode gpu needs a GPU executor (it runs: $DEVICE)"
-		exit 1
-	fi
-	bad=$(PGOPTIONS="$(mode_opts "$m")" bl_val "$DB" "
+	opts=$(mode_setup "$m") || exit 1
+	bad=$(PGOPTIONS="$opts" bl_val "$DB" "
 		SELECT count(*) FROM answers a,
 		  LATERAL (SELECT cardinality(posting_intersect(p.$COL)) AS n FROM queries q
 		           JOIN postings p ON p.term_id = ANY (q.term_ids) WHERE q.qid = a.qid) r
@@ -96,7 +105,9 @@ SHORT=$(bl_val "$DB" "SELECT percentile_disc(ARRAY[0.5, 0.9, 0.99, 1]) WITHIN GR
 printf '\\set q random(1, %s)\n%s;\n' "$nq" "$Q1" >"$BL_WORK/q1.sql"
 chmod a+r "$BL_WORK/q1.sql"
 run_pgbench() {
-	bl_pgbench "$DB" q1.sql "$CLIENTS" "$SECS" "$BL_WORK/$1.out" "$(mode_opts "$1")"
+	local opts
+	opts=$(mode_setup "$1") || return 1
+	bl_pgbench "$DB" q1.sql "$CLIENTS" "$SECS" "$BL_WORK/$1.out" "$opts"
 }
 
 TSV=$BL_WORK/routing.tsv
@@ -105,8 +116,9 @@ bl_step "pgbench: $CLIENTS clients, $SECS s per mode: $MODES"
 for m in $MODES; do
 	pgc_psql -d "$DB" -c "SELECT gpuidx_stats_reset()" >/dev/null
 	r=$(run_pgbench "$m") || exit 1
+	a=$(bl_val "$DB" "SELECT split_part(device_active, ' (', 1) FROM gpuidx_info()")
 	s=$(bl_val "$DB" "SELECT backend_queries || ' ' || queries || ' ' || gpu_batches || ' ' || batches || ' ' || fallbacks FROM gpuidx_stats")
-	echo -e "$m\t$r\t$s" >>"$TSV"
+	echo -e "$m\t$r\t$s\t$a" >>"$TSV"
 	bl_step "  $m: $r (in backend, executor queries, gpu batches, batches, fallbacks: $s)"
 done
 
@@ -115,17 +127,17 @@ mkdir -p "$(dirname "$OUT")"
 	echo "# Routing: auto against gpu-only, cpu-only and the backend, $CLIENTS clients"
 	echo
 	echo "- **date**: $(date -u '+%Y-%m-%d %H:%M UTC')"
-	echo "- **command**: \`ROUTING_SCALE=$SCALE ROUTING_QUERIES=$QUERIES ROUTING_CLIENTS=$CLIENTS ROUTING_TIME=$SECS ROUTING_CODEC=$CODEC $CMDLINE\`"
-	echo "- **gpuidx**: $(git rev-parse --short HEAD 2>/dev/null)"
+	echo "- **command**: \`ROUTING_SCALE=$SCALE ROUTING_QUERIES=$QUERIES ROUTING_CLIENTS=$CLIENTS ROUTING_TIME=$SECS ROUTING_CODEC=$CODEC ROUTING_MAX_WAIT=$MAXWAIT $CMDLINE\`"
+	echo "- **gpuidx**: ${GPUIDX_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null)}"
 	echo "- **machine**: $(lscpu | sed -n 's/^Model name: *//p' | head -n 1), $NCPU CPUs, $(free -g | awk '/^Mem:/ {print $2}') GiB RAM; $(pg_config --version)"
-	echo "- **executor**: $DEVICE"
+	echo "- **executor**: $DEVICE; gpuidx.batch_max_wait = $MAXWAIT us, batch_threshold default (1M postings)"
 	echo "- **collection**: $(grep -E '^(ndocs|postings|queries|mean_shortest)=' "$BL_WORK/gen/stats.txt" | sed 's/\t.*//' | tr '\n' ' ')"
 	echo "- **shortest list per query**: p50 / p90 / p99 / max = $SHORT docIDs"
 	echo "- **workload**: $CLIENTS pgbench clients (-M prepared), each one random query of the log per transaction, $SECS s per mode; codec posting_$CODEC; answers of every mode checked against the generator's first"
-	echo "- **modes**: backend = gpuidx.use_executor off; cpu / gpu = gpuidx.device cpu / gpu (every query to the executor, run on its CPU threads / the GPU); auto = gpuidx.device auto (the cost model of docs/EXECUTOR.md keeps cheap queries in the backend)"
+	echo "- **modes** (gpuidx.device set server-wide with ALTER SYSTEM + reload, so the executor itself runs there): backend = gpuidx.use_executor off; cpu / gpu = gpuidx.device cpu / gpu (every query to the executor, which runs it on its CPU threads / the GPU); auto = gpuidx.device auto (the cost model of docs/EXECUTOR.md keeps cheap queries in the backend, the executor runs on the GPU when there is one)"
 	echo
-	echo "| mode | q/s | p50 ms | p95 ms | p99 ms | q/s vs best other mode | in backend | executor queries | GPU batches | batches | fallbacks |"
-	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+	echo "| mode | q/s | p50 ms | p95 ms | p99 ms | q/s vs best other mode | in backend | executor queries | GPU batches | batches | fallbacks | executor ran on |"
+	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
 	awk -F'\t' '
 		{ split($2, r, " "); tps[NR] = r[1]; line[NR] = $0; mode[NR] = $1 }
 		END {
@@ -135,8 +147,8 @@ mkdir -p "$(dirname "$OUT")"
 				split(line[i], f, "\t"); split(f[2], r, " "); split(f[3], s, " ")
 				ratio = "-"
 				if (best > 0) ratio = sprintf("%.2f", r[1] / best)
-				printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", mode[i], r[1], r[2], r[3], r[4],
-					ratio, s[1], s[2], s[3], s[4], s[5]
+				printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", mode[i], r[1], r[2], r[3], r[4],
+					ratio, s[1], s[2], s[3], s[4], s[5], f[4]
 			}
 		}' "$TSV"
 } >"$OUT"

@@ -182,7 +182,7 @@ mkdir -p "$(dirname "$OUT")"
 	echo
 	echo "- **date**: $(date -u '+%Y-%m-%d %H:%M UTC')"
 	echo "- **command**: \`SCALEOUT_SCALE=$SCALE SCALEOUT_QUERIES=$QUERIES SCALEOUT_TIME=$SECS SCALEOUT_CLIENTS=\"$CLIENTS\" $CMDLINE\`"
-	echo "- **gpuidx**: $(git rev-parse --short HEAD 2>/dev/null)"
+	echo "- **gpuidx**: ${GPUIDX_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null)}"
 	echo "- **machine**: $(lscpu | sed -n 's/^Model name: *//p' | head -n 1), $NCPU CPUs, $(free -g | awk '/^Mem:/ {print $2}') GiB RAM; $(pg_config --version); all servers on this machine, shards reached over TCP loopback"
 	echo "- **collection**: $(grep -E '^(ndocs|postings|queries|mean_shortest)=' "$BL_WORK/gen/stats.txt" | sed 's/\t.*//' | tr '\n' ' ')"
 	echo "- **query**: one random query of the log per transaction (pgbench -M prepared, a lookup of its terms then the intersection); codec posting_pfor; every configuration's answers checked against the generator's first"
