@@ -23,7 +23,7 @@ int			gpuidx_exec_arena_kb = 64 * 1024;
 int			gpuidx_exec_max_requests = 1024;
 int			gpuidx_exec_cache_kb = 128 * 1024;
 int			gpuidx_exec_batch_threshold = 1024 * 1024;
-int			gpuidx_exec_batch_max_wait = 1000;
+int			gpuidx_exec_batch_max_wait = 100;
 int			gpuidx_exec_device = GPX_DEVICE_AUTO;
 int			gpuidx_exec_threads = 0;
 char	   *gpuidx_exec_gpus = NULL;
@@ -302,7 +302,7 @@ exec_define_gucs(void)
 	DefineCustomIntVariable("gpuidx.batch_max_wait",
 							"Longest time in microseconds a request waits for its batch to fill.",
 							NULL,
-							&gpuidx_exec_batch_max_wait, 1000, 0, 10 * 1000 * 1000,
+							&gpuidx_exec_batch_max_wait, 100, 0, 10 * 1000 * 1000,
 							PGC_SIGHUP, 0, NULL, NULL, NULL);
 	DefineCustomEnumVariable("gpuidx.device",
 							 "Where intersections run: auto, gpu or cpu.",

@@ -14,8 +14,8 @@
 #   ROUTING_TIME      seconds per pgbench run (15)
 #   ROUTING_MODES     modes to run ("backend cpu gpu auto"; gpu needs a GPU)
 #   ROUTING_CODEC     pfor | lrc | qs (pfor)
-#   ROUTING_MAX_WAIT  gpuidx.batch_max_wait in microseconds (1000, the default)
-#   ROUTING_OUT       report (docs/bench/routing.md, a page of BENCHMARKS.md)
+#   ROUTING_MAX_WAIT  gpuidx.batch_max_wait in microseconds (100, the default)
+#   ROUTING_OUT       report (docs/bench/routing-wMAXWAIT.md, a page of BENCHMARKS.md)
 #
 # The workload: test/gen/gpx_gen's GOV2-calibrated query log, queries of
 # 2-6 terms whose shortest lists span from a few docIDs to 10^5 and more
@@ -33,8 +33,8 @@ CLIENTS=${ROUTING_CLIENTS:-32}
 SECS=${ROUTING_TIME:-15}
 MODES=${ROUTING_MODES:-"backend cpu gpu auto"}
 CODEC=${ROUTING_CODEC:-pfor}
-MAXWAIT=${ROUTING_MAX_WAIT:-1000}
-OUT=${ROUTING_OUT:-docs/bench/routing.md}
+MAXWAIT=${ROUTING_MAX_WAIT:-100}
+OUT=${ROUTING_OUT:-docs/bench/routing-w$MAXWAIT.md}
 NCPU=$(nproc)
 
 # shellcheck source=pgcluster.sh
@@ -124,7 +124,7 @@ done
 
 mkdir -p "$(dirname "$OUT")"
 {
-	echo "# Routing: auto against gpu-only, cpu-only and the backend, $CLIENTS clients"
+	echo "# Routing: auto against gpu-only, cpu-only and the backend, $CLIENTS clients, batch_max_wait $MAXWAIT us"
 	echo
 	echo "- **date**: $(date -u '+%Y-%m-%d %H:%M UTC')"
 	echo "- **command**: \`ROUTING_SCALE=$SCALE ROUTING_QUERIES=$QUERIES ROUTING_CLIENTS=$CLIENTS ROUTING_TIME=$SECS ROUTING_CODEC=$CODEC ROUTING_MAX_WAIT=$MAXWAIT $CMDLINE\`"
