@@ -39,7 +39,9 @@
 #include "gpx_bits.h"
 
 #define GPX_D_FULL		0xffffffffu
+#ifndef GPX_D_WARPS
 #define GPX_D_WARPS		8		/* warps per thread-block */
+#endif
 #define GPX_D_THREADS	(32 * GPX_D_WARPS)
 /*
  * Shared words per warp for block decoding: pfor stages its block's words
