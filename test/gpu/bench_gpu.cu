@@ -362,26 +362,26 @@ bench_decode(bool quick, const std::vector<int> &codecs, double copy_gbs)
 				for (int i = 0; i < 3; i++)
 					CK(gpx_cuda_k_decode_list(&dl, d_out, 0));
 				CK(cudaDeviceSynchronize());
+				/* one timed launch, queued behind a spin kernel or on an idle GPU */
+				auto time_once = [&](bool queued) {
+					float		m;
+
+					if (queued)
+						bench_spin<<<1, 1>>>(50000);
+					CK(cudaEventRecord(e0));
+					CK(gpx_cuda_k_decode_list(&dl, d_out, 0));
+					CK(cudaEventRecord(e1));
+					CK(cudaEventSynchronize(e1));
+					CK(cudaEventElapsedTime(&m, e0, e1));
+					return m;
+				};
 				for (int i = 0; i < 400 && (i < 10 || tot < 300); i++)
 				{
-					CK(cudaEventRecord(e0));
-					CK(gpx_cuda_k_decode_list(&dl, d_out, 0));
-					CK(cudaEventRecord(e1));
-					CK(cudaEventSynchronize(e1));
-					CK(cudaEventElapsedTime(&ms, e0, e1));
-					t.push_back(ms);
-					tot += ms;
+					t.push_back(time_once(false));
+					tot += t.back();
 				}
 				for (size_t i = 0; i < t.size(); i++)
-				{
-					bench_spin<<<1, 1>>>(50000);
-					CK(cudaEventRecord(e0));
-					CK(gpx_cuda_k_decode_list(&dl, d_out, 0));
-					CK(cudaEventRecord(e1));
-					CK(cudaEventSynchronize(e1));
-					CK(cudaEventElapsedTime(&msq, e0, e1));
-					tq.push_back(msq);
-				}
+					tq.push_back(time_once(true));
 				std::sort(t.begin(), t.end());
 				std::sort(tq.begin(), tq.end());
 				ms = t[t.size() / 2];

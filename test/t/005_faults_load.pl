@@ -178,20 +178,29 @@ sub phase
 
 my ($r, $st, $st2, $starts, $pid);
 
-# --- query cancel ---------------------------------------------------------------
-# while queued (hold), while the executor runs the request (stall), anywhere
-$r = phase('cancel', sub {
+# Signal two sessions queued in the executor (hold), two in a running batch
+# (stall) and two anywhere with FN; returns the three counts.
+sub signal_three
+{
+	my ($fn) = @_;
 	my @n;
 	fault('hold', 1000);
 	wait_waiters();
-	push @n, signal_sessions('pg_cancel_backend', 2, 1);
+	push @n, signal_sessions($fn, 2, 1);
 	sleep 1;
 	fault('stall', 1500);
 	wait_waiters();
-	push @n, signal_sessions('pg_cancel_backend', 2, 1);
+	push @n, signal_sessions($fn, 2, 1);
 	sleep 1;
-	push @n, signal_sessions('pg_cancel_backend', 2, 0);
+	push @n, signal_sessions($fn, 2, 0);
 	fault('none');
+	return @n;
+}
+
+# --- query cancel ---------------------------------------------------------------
+# while queued (hold), while the executor runs the request (stall), anywhere
+$r = phase('cancel', sub {
+	my @n = signal_three('pg_cancel_backend');
 	return "sessions cancelled: $n[0] queued in the executor, $n[1] in a running batch, $n[2] anywhere";
 }, allow => [qw(cancel run_aborted)]);
 ok(($r->{err}{cancel} // 0) > 0, 'cancel: clients saw their statements cancelled');
@@ -207,17 +216,7 @@ ok(($r->{err}{statement_timeout} // 0) > 0, 'statement_timeout: clients saw time
 
 # --- backend termination ----------------------------------------------------------
 $r = phase('terminate', sub {
-	my @n;
-	fault('hold', 1000);
-	wait_waiters();
-	push @n, signal_sessions('pg_terminate_backend', 2, 1);
-	sleep 1;
-	fault('stall', 1500);
-	wait_waiters();
-	push @n, signal_sessions('pg_terminate_backend', 2, 1);
-	sleep 1;
-	push @n, signal_sessions('pg_terminate_backend', 2, 0);
-	fault('none');
+	my @n = signal_three('pg_terminate_backend');
 	return "sessions terminated: $n[0] queued in the executor, $n[1] in a running batch, $n[2] anywhere";
 }, allow => [qw(terminated connection_lost run_aborted)]);
 ok(($r->{err}{terminated} // 0) + ($r->{err}{connection_lost} // 0) > 0,
