@@ -142,25 +142,6 @@ ref_lb(const uint32_t *a, uint32_t n, uint64_t x)
 	return n;
 }
 
-/* Binary search lower bound over a sorted array (for big lists). */
-static uint32_t
-ref_lb_fast(const uint32_t *a, uint32_t n, uint32_t x)
-{
-	uint32_t	lo = 0,
-				hi = n;
-
-	while (lo < hi)
-	{
-		uint32_t	mid = lo + (hi - lo) / 2;
-
-		if (a[mid] < x)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 /* ---------------------------------------------------------- round trip */
 
 /* Probe lower_bound / contains / block_lower_bound at x against d. */
@@ -168,7 +149,7 @@ static void
 probe(const gpx_list *l, const uint32_t *d, uint32_t n, uint32_t x)
 {
 	uint32_t	v = 0xDEADBEEF;
-	uint32_t	want = ref_lb_fast(d, n, x);
+	uint32_t	want = ref_lower_bound(d, n, x);
 	uint32_t	got = gpx_lower_bound(l, x, &v);
 
 	CHECKF(got == want, "lower_bound(%u) = %u, want %u (n=%u)", x, got, want, n);
@@ -282,7 +263,7 @@ roundtrip(const char *name, const uint32_t *d, uint32_t n, uint32_t nprobe)
 		gpx_cursor_init(&c, &l);
 		for (i = 0; i < nprobe && x <= 0xFFFFFFFFu; i++)
 		{
-			uint32_t	want = ref_lb_fast(d, n, (uint32_t) x);
+			uint32_t	want = ref_lower_bound(d, n, (uint32_t) x);
 			bool		ok = gpx_cursor_next_geq(&c, (uint32_t) x, &v);
 
 			CHECK(ok == (want < n));
@@ -590,7 +571,7 @@ test_corruptions(void)
 				uint32_t	x = below(d[n - 1] + 2);
 				uint32_t	v;
 
-				CHECK(gpx_lower_bound(&l, x, &v) == ref_lb_fast(d, n, x));
+				CHECK(gpx_lower_bound(&l, x, &v) == ref_lower_bound(d, n, x));
 			}
 	}
 	/* base / slope making a value leave [0, 2^31-1] */
@@ -804,7 +785,7 @@ test_fuzz(void)
 			{
 				uint32_t	x = below((uint64_t) l.last + 2);
 				uint32_t	v,
-							want = ref_lb_fast(out, l.n, x);
+							want = ref_lower_bound(out, l.n, x);
 				uint32_t	j = below(l.n);
 
 				CHECK(gpx_lower_bound(&l, x, &v) == want);

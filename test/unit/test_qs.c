@@ -151,25 +151,6 @@ qt_ref_encode(const uint32_t *d, uint32_t n, uint32_t b, size_t *len)
 	return o;
 }
 
-/* Naive lower bound: first index with a[i] >= x (linear or binary). */
-static uint32_t
-qt_ref_lb(const uint32_t *a, uint32_t n, uint32_t x)
-{
-	uint32_t	lo = 0,
-				hi = n;
-
-	while (lo < hi)
-	{
-		uint32_t	mid = lo + (hi - lo) / 2;
-
-		if (a[mid] < x)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 /* ---- list generators --------------------------------------------------- */
 
 /* qsort comparator. */
@@ -380,7 +361,7 @@ qt_roundtrip(const char *name, const uint32_t *d, uint32_t n)
 				x = d[qt_below(n)] + 1;
 				break;
 		}
-		want = qt_ref_lb(d, n, x);
+		want = ref_lower_bound(d, n, x);
 		got = gpx_lower_bound(&l, x, &v);
 		if (got != want || (got < n && v != d[got]))
 			bad++;
@@ -403,7 +384,7 @@ qt_roundtrip(const char *name, const uint32_t *d, uint32_t n)
 		for (;;)
 		{
 			uint32_t	v = 0,
-						want = qt_ref_lb(d, n, (uint32_t) x);
+						want = ref_lower_bound(d, n, (uint32_t) x);
 			bool		found = gpx_cursor_next_geq(cur, (uint32_t) x, &v);
 
 			if (found != (want < n) || (found && v != d[want]))
