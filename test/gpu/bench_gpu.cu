@@ -4,13 +4,16 @@
  *
  *   bench_gpu [--quick] [--no-decode] [--no-isect] [--threads N]
  *             [--queries N] [--codecs pfor,lrc,qs] [--devices a,b,...]
+ *             [--decode-size N] [--density sparse|dense]
  *
  * 1. copy   device-to-device cudaMemcpy of 1 GiB (bytes read + written).
  * 2. decode every codec, lists of 10^6, 10^7, 10^8 docIDs ("sparse":
  *           uniform over [0, 2^31); "dense": uniform over [0, 4n)), data
  *           resident on the GPU, the whole-list kernel timed with events
- *           (median of many runs) twice: queued behind a spin kernel (the
- *           GPU's time) and launched on an idle GPU (plus launch latency);
+ *           (median of many runs): queued behind a spin kernel (the
+ *           GPU's time), launched on an idle GPU (plus launch latency), 20
+ *           launches back to back (per launch), and beside them a
+ *           write-only kernel of the same grid (the floor of one launch);
  *           docIDs/s and GB/s (compressed bytes read + 4 bytes written per
  *           docID); output checked against the input.
  * 3. isect  GOV2-like batches: 25,205,179 documents in 64 topic ranges,
@@ -279,6 +282,37 @@ bench_spin(uint64_t ns)
 		;
 }
 
+/*
+ * The write-only reference of a decode launch: the same grid (one warp
+ * per list block of 2^log2_block docIDs, GPX_D_WARPS warps per
+ * thread-block) writing the same n words with 16-byte stores and reading
+ * nothing.  Its time is what a single launch of that shape costs before
+ * any decoding: the floor a one-list decode can approach.
+ */
+__global__ void __launch_bounds__(GPX_D_THREADS)
+bench_write_only(uint32_t *out, uint32_t n, uint32_t log2_block)
+{
+	uint32_t	lane = threadIdx.x & 31;
+	uint32_t	blk = blockIdx.x * GPX_D_WARPS + (threadIdx.x >> 5);
+	uint32_t	bs = 1u << log2_block;
+	uint32_t   *o = out + ((size_t) blk << log2_block);
+
+	if (((size_t) blk << log2_block) >= n)
+		return;
+	for (uint32_t j = 4 * lane; j < bs; j += 128)
+		if (((size_t) blk << log2_block) + j + 4 <= n)
+			*(uint4 *) (o + j) = make_uint4(blk, j, lane, n);
+}
+
+/* Decode: only lists of this size (0: the default sizes). */
+static uint64_t g_dec_size = 0;
+
+/* Decode: only sparse (0) or dense (1) lists; -1: both. */
+static int	g_density = -1;
+
+/* Launches per timing in the back-to-back decode figure. */
+#define BENCH_B2B	20
+
 /* Decode throughput table for every codec, size and density. */
 static void
 bench_decode(bool quick, const std::vector<int> &codecs, double copy_gbs)
@@ -286,16 +320,26 @@ bench_decode(bool quick, const std::vector<int> &codecs, double copy_gbs)
 	std::vector<uint64_t> sizes = quick ? std::vector<uint64_t> {1000000, 10000000} :
 		std::vector<uint64_t> {1000000, 10000000, 100000000};
 
+	if (g_dec_size != 0)
+		sizes = {g_dec_size};
+
 	printf("\n## Decode (whole list, data resident on the GPU)\n\n");
 	printf("kernel: events around a launch queued behind a 50 us spin kernel (the GPU's\n"
 		   "time for the kernel); with launch: events around a launch on an idle GPU\n"
-		   "(adds the host's launch latency). Medians of many runs.\n\n");
-	printf("| codec | docIDs | density | bits/docID | kernel ms | G docIDs/s | GB/s | of copy bw | with launch ms | G docIDs/s with launch | check |\n");
-	printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
+		   "(adds the host's launch latency); back to back: %d launches queued in a\n"
+		   "row between the two events, time per launch (one launch's event and\n"
+		   "dispatch overhead spread over %d); write-only: a kernel of the same grid\n"
+		   "that writes the same n words and decodes nothing, timed like kernel.\n"
+		   "Medians of many runs.\n\n", BENCH_B2B, BENCH_B2B);
+	printf("| codec | docIDs | density | bits/docID | kernel ms | G docIDs/s | GB/s | of copy bw | with launch ms | G docIDs/s with launch | back to back ms | G docIDs/s back to back | write-only ms | check |\n");
+	printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
 	for (uint64_t n : sizes)
 		for (int dense = 0; dense < 2; dense++)
 		{
 			rng			r = {n * 31 + dense};
+
+			if (g_density >= 0 && dense != g_density)
+				continue;
 			std::vector<uint32_t> docs;
 			uint64_t	universe = dense ? 4 * n : ((uint64_t) 1 << 31);
 
@@ -326,9 +370,13 @@ bench_decode(bool quick, const std::vector<int> &codecs, double copy_gbs)
 				cudaEvent_t e0,
 							e1;
 				std::vector<float> t,
-							tq;
+							tq,
+							tw,
+							tb;
 				float		ms,
-							msq;
+							msq,
+							msw,
+							msb;
 				double		tot = 0;
 				bool		ok;
 				std::vector<uint32_t> back(n);
@@ -363,17 +411,29 @@ bench_decode(bool quick, const std::vector<int> &codecs, double copy_gbs)
 					CK(gpx_cuda_k_decode_list(&dl, d_out, 0));
 				CK(cudaDeviceSynchronize());
 				/* one timed launch, queued behind a spin kernel or on an idle GPU */
-				auto time_once = [&](bool queued) {
+				/*
+				 * One timed launch (reps: that many launches back to back,
+				 * time per launch), queued behind a spin kernel or on an idle
+				 * GPU; write_only: the reference kernel instead of the decoder.
+				 */
+				auto time_once = [&](bool queued, bool write_only = false, int reps = 1) {
 					float		m;
 
 					if (queued)
-						bench_spin<<<1, 1>>>(50000);
+						bench_spin<<<1, 1>>>(50000 + 10000 * (uint64_t) reps);
 					CK(cudaEventRecord(e0));
-					CK(gpx_cuda_k_decode_list(&dl, d_out, 0));
+					for (int k = 0; k < reps; k++)
+					{
+						if (write_only)
+							bench_write_only<<<(l.nblocks + GPX_D_WARPS - 1) / GPX_D_WARPS,
+								GPX_D_THREADS>>>(d_out, (uint32_t) n, l.log2_block);
+						else
+							CK(gpx_cuda_k_decode_list(&dl, d_out, 0));
+					}
 					CK(cudaEventRecord(e1));
 					CK(cudaEventSynchronize(e1));
 					CK(cudaEventElapsedTime(&m, e0, e1));
-					return m;
+					return m / reps;
 				};
 				for (int i = 0; i < 400 && (i < 10 || tot < 300); i++)
 				{
@@ -382,20 +442,33 @@ bench_decode(bool quick, const std::vector<int> &codecs, double copy_gbs)
 				}
 				for (size_t i = 0; i < t.size(); i++)
 					tq.push_back(time_once(true));
+				for (size_t i = 0; i < t.size(); i++)
+					tw.push_back(time_once(true, true));
+				for (size_t i = 0; i < t.size() && i < 50; i++)
+					tb.push_back(time_once(true, false, BENCH_B2B));
+				CK(cudaGetLastError());
 				std::sort(t.begin(), t.end());
 				std::sort(tq.begin(), tq.end());
+				std::sort(tw.begin(), tw.end());
 				ms = t[t.size() / 2];
 				msq = tq[tq.size() / 2];
+				msw = tw[tw.size() / 2];
+				std::sort(tb.begin(), tb.end());
+				msb = tb[tb.size() / 2];
+				/* decode again: the output checked is the decoder's */
+				CK(cudaMemset(d_out, 0xA5, n * 4));
+				CK(gpx_cuda_k_decode_list(&dl, d_out, 0));
 				CK(cudaMemcpy(back.data(), d_out, n * 4, cudaMemcpyDeviceToHost));
 				ok = back == docs;
 				{
 					double		gd = n / (msq * 1e-3) / 1e9;
 					double		gb = (blob.size() + 4.0 * n) / (msq * 1e-3) / 1e9;
 
-					printf("| %s | %.0e | %s | %.2f | %.4f | %.1f | %.0f | %.0f%% | %.4f | %.1f | %s |\n",
+					printf("| %s | %.0e | %s | %.2f | %.4f | %.1f | %.0f | %.0f%% | %.4f | %.1f | %.4f | %.1f | %.4f | %s |\n",
 						   gpx_codec_name(codec), (double) n, dense ? "dense (4n)" : "sparse (2^31)",
 						   8.0 * blob.size() / n, msq, gd, gb, 100 * gb / copy_gbs,
-						   ms, n / (ms * 1e-3) / 1e9, ok ? "equal" : "DIFFERS");
+						   ms, n / (ms * 1e-3) / 1e9, msb, n / (msb * 1e-3) / 1e9,
+						   msw, ok ? "equal" : "DIFFERS");
 				}
 				fflush(stdout);
 				cudaFree(d_blob);
@@ -786,6 +859,14 @@ main(int argc, char **argv)
 					q++;
 			}
 		}
+		else if (strcmp(argv[i], "--decode-size") == 0 && i + 1 < argc)
+			g_dec_size = strtoull(argv[++i], NULL, 10);
+		else if (strcmp(argv[i], "--density") == 0 && i + 1 < argc)
+		{
+			i++;
+			g_density = strcmp(argv[i], "sparse") == 0 ? 0 :
+				strcmp(argv[i], "dense") == 0 ? 1 : -1;
+		}
 		else if (strcmp(argv[i], "--queries") == 0 && i + 1 < argc)
 			nq = (size_t) atol(argv[++i]);
 		else if (strcmp(argv[i], "--codecs") == 0 && i + 1 < argc)
@@ -803,7 +884,8 @@ main(int argc, char **argv)
 		else
 		{
 			fprintf(stderr, "usage: %s [--quick] [--no-decode] [--no-isect] [--threads N] "
-					"[--queries N] [--codecs pfor,lrc,qs] [--devices a,b]\n", argv[0]);
+					"[--queries N] [--codecs pfor,lrc,qs] [--devices a,b] "
+					"[--decode-size N] [--density sparse|dense]\n", argv[0]);
 			return 2;
 		}
 	}
