@@ -336,10 +336,10 @@ bench_decode(bool quick, const std::vector<int> &codecs, double copy_gbs)
 	for (uint64_t n : sizes)
 		for (int dense = 0; dense < 2; dense++)
 		{
-			rng			r = {n * 31 + dense};
-
 			if (g_density >= 0 && dense != g_density)
 				continue;
+
+			rng			r = {n * 31 + dense};
 			std::vector<uint32_t> docs;
 			uint64_t	universe = dense ? 4 * n : ((uint64_t) 1 << 31);
 
@@ -410,7 +410,6 @@ bench_decode(bool quick, const std::vector<int> &codecs, double copy_gbs)
 				for (int i = 0; i < 3; i++)
 					CK(gpx_cuda_k_decode_list(&dl, d_out, 0));
 				CK(cudaDeviceSynchronize());
-				/* one timed launch, queued behind a spin kernel or on an idle GPU */
 				/*
 				 * One timed launch (reps: that many launches back to back,
 				 * time per launch), queued behind a spin kernel or on an idle
@@ -450,10 +449,10 @@ bench_decode(bool quick, const std::vector<int> &codecs, double copy_gbs)
 				std::sort(t.begin(), t.end());
 				std::sort(tq.begin(), tq.end());
 				std::sort(tw.begin(), tw.end());
+				std::sort(tb.begin(), tb.end());
 				ms = t[t.size() / 2];
 				msq = tq[tq.size() / 2];
 				msw = tw[tw.size() / 2];
-				std::sort(tb.begin(), tb.end());
 				msb = tb[tb.size() / 2];
 				/* decode again: the output checked is the decoder's */
 				CK(cudaMemset(d_out, 0xA5, n * 4));
@@ -861,12 +860,9 @@ main(int argc, char **argv)
 		}
 		else if (strcmp(argv[i], "--decode-size") == 0 && i + 1 < argc)
 			g_dec_size = strtoull(argv[++i], NULL, 10);
-		else if (strcmp(argv[i], "--density") == 0 && i + 1 < argc)
-		{
-			i++;
-			g_density = strcmp(argv[i], "sparse") == 0 ? 0 :
-				strcmp(argv[i], "dense") == 0 ? 1 : -1;
-		}
+		else if (strcmp(argv[i], "--density") == 0 && i + 1 < argc &&
+				 (strcmp(argv[i + 1], "sparse") == 0 || strcmp(argv[i + 1], "dense") == 0))
+			g_density = strcmp(argv[++i], "dense") == 0;
 		else if (strcmp(argv[i], "--queries") == 0 && i + 1 < argc)
 			nq = (size_t) atol(argv[++i]);
 		else if (strcmp(argv[i], "--codecs") == 0 && i + 1 < argc)
