@@ -481,46 +481,6 @@ gpx_d_lrc_contains(const gpx_dl *L, uint32_t blk, uint32_t x)
 
 /* ------------------------------------------------------------------ qs -- */
 
-/* Position (0..31) of the r-th (0-based) one bit of w; w has > r ones. */
-GPX_DEV uint32_t
-gpx_d_select32(uint32_t w, uint32_t r)
-{
-	uint32_t	pos = 0;
-	uint32_t	c;
-
-	c = __popc(w & 0xFFFFu);
-	if (r >= c)
-	{
-		r -= c;
-		w >>= 16;
-		pos += 16;
-	}
-	c = __popc(w & 0xFFu);
-	if (r >= c)
-	{
-		r -= c;
-		w >>= 8;
-		pos += 8;
-	}
-	c = __popc(w & 0xFu);
-	if (r >= c)
-	{
-		r -= c;
-		w >>= 4;
-		pos += 4;
-	}
-	c = __popc(w & 0x3u);
-	if (r >= c)
-	{
-		r -= c;
-		w >>= 2;
-		pos += 2;
-	}
-	if (r >= (w & 1u))
-		pos += 1;
-	return pos;
-}
-
 /* Low part of qs element i. */
 GPX_DEV uint32_t
 gpx_d_qs_low(const gpx_dl *L, uint32_t i)
@@ -581,7 +541,7 @@ gpx_d_qs_contains(const gpx_dl *L, uint32_t blk, uint32_t x)
 
 			if (need <= zc)
 			{
-				uint32_t	zp = gpx_d_select32(zeros, need - 1);
+				uint32_t	zp = gpx_select32(zeros, need - 1);
 				uint32_t	below = (1u << zp) - 1;
 
 				j += __popc(ones & below);

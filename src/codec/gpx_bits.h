@@ -18,6 +18,57 @@
 #define GPX_HD static inline
 #endif
 
+/* Number of one bits of w. */
+GPX_HD uint32_t
+gpx_popcount32(uint32_t w)
+{
+#ifdef __CUDA_ARCH__
+	return (uint32_t) __popc(w);
+#else
+	return (uint32_t) __builtin_popcount(w);
+#endif
+}
+
+/* Position (0..31) of the r-th (0-based) one bit of w; w has > r ones. */
+GPX_HD uint32_t
+gpx_select32(uint32_t w, uint32_t r)
+{
+	uint32_t	pos = 0;
+	uint32_t	c;
+
+	c = gpx_popcount32(w & 0xFFFFu);
+	if (r >= c)
+	{
+		r -= c;
+		w >>= 16;
+		pos += 16;
+	}
+	c = gpx_popcount32(w & 0xFFu);
+	if (r >= c)
+	{
+		r -= c;
+		w >>= 8;
+		pos += 8;
+	}
+	c = gpx_popcount32(w & 0xFu);
+	if (r >= c)
+	{
+		r -= c;
+		w >>= 4;
+		pos += 4;
+	}
+	c = gpx_popcount32(w & 0x3u);
+	if (r >= c)
+	{
+		r -= c;
+		w >>= 2;
+		pos += 2;
+	}
+	if (r >= (w & 1u))
+		pos += 1;
+	return pos;
+}
+
 /* Load a little-endian uint32 from any (possibly unaligned) address. */
 GPX_HD uint32_t
 gpx_load32(const uint8_t *p)

@@ -101,46 +101,6 @@ gpx_qs_low(const gpx_list *l, uint32_t i)
 	return gpx_get_bits(l->payload, (uint64_t) i * l->param, l->param);
 }
 
-/* Position (0..31) of the r-th (0-based) one bit of w; w has > r ones. */
-static inline uint32_t
-gpx_qs_select32(uint32_t w, uint32_t r)
-{
-	uint32_t	pos = 0;
-	uint32_t	c;
-
-	c = (uint32_t) __builtin_popcount(w & 0xFFFFu);
-	if (r >= c)
-	{
-		r -= c;
-		w >>= 16;
-		pos += 16;
-	}
-	c = (uint32_t) __builtin_popcount(w & 0xFFu);
-	if (r >= c)
-	{
-		r -= c;
-		w >>= 8;
-		pos += 8;
-	}
-	c = (uint32_t) __builtin_popcount(w & 0xFu);
-	if (r >= c)
-	{
-		r -= c;
-		w >>= 4;
-		pos += 4;
-	}
-	c = (uint32_t) __builtin_popcount(w & 0x3u);
-	if (r >= c)
-	{
-		r -= c;
-		w >>= 2;
-		pos += 2;
-	}
-	if (r >= (w & 1u))
-		pos += 1;
-	return pos;
-}
-
 /* Upper bound of the blob size: the exact size (it depends on n, last only). */
 static size_t
 gpx_qs_encode_bound(uint32_t n, uint32_t last)
@@ -236,7 +196,7 @@ gpx_qs_nth(const gpx_list *l, uint32_t i)
 		r -= c;
 		w = gpx_word(upper, ++wi);
 	}
-	p = (wi << 5) + gpx_qs_select32(w, r);
+	p = (wi << 5) + gpx_select32(w, r);
 	return ((uint32_t) (p - i) << l->param) | gpx_qs_low(l, i);
 }
 
@@ -275,7 +235,7 @@ gpx_qs_block_lower_bound(const gpx_list *l, uint32_t blk, uint32_t x,
 
 			if (need <= zc)
 			{
-				uint32_t	zp = gpx_qs_select32(zeros, need - 1);
+				uint32_t	zp = gpx_select32(zeros, need - 1);
 				uint32_t	below = (1u << zp) - 1;	/* bit zp is a zero */
 
 				j += (uint32_t) __builtin_popcount(ones & below);
@@ -369,7 +329,7 @@ gpx_qs_validate(const gpx_list *l, uint32_t *scratch)
 		while (k < l->nblocks && target < ones + c)
 		{
 			uint64_t	pos = (wi << 5) +
-				gpx_qs_select32(w, (uint32_t) (target - ones));
+				gpx_select32(w, (uint32_t) (target - ones));
 
 			if (pos != gpx_dir_offset(l, k))
 				return GPX_E_DIRECTORY;
