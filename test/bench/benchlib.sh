@@ -71,6 +71,21 @@ bl_build_postings() {
 	echo "${built# }"
 }
 
+# Store every query's answer once in answer_docs(term_ids, docs), computed
+# by intarray (the floor paths return it instead of intersecting, to measure
+# what a query costs besides its intersection; bench_query checks their
+# results like any path's): bl_store_answers DB
+bl_store_answers() {
+	bl_step "  storing each query's answer for the floor paths"
+	pgc_psql -d "$1" <<EOF
+CREATE TABLE answer_docs (term_ids int[] PRIMARY KEY, docs int4[] NOT NULL);
+ALTER TABLE answer_docs ALTER docs SET STORAGE EXTERNAL;
+INSERT INTO answer_docs SELECT DISTINCT ON (q.term_ids) q.term_ids,
+	coalesce((SELECT bench_int_and(p.docs_arr) FROM postings p WHERE p.term_id = ANY (q.term_ids)), '{}')
+	FROM queries q;
+EOF
+}
+
 # Load a gpx_gen directory into database DB: bl_load_synth DB DIR
 # Tables: terms, queries, answers, postings, docs (+ GIN) when docs.copy exists.
 bl_load_synth() {
@@ -91,6 +106,7 @@ EOF
 	bl_step "  building postings (int4[] and the posting types)"
 	codecs=$(bl_build_postings "$db") || return 1
 	bl_step "  posting types built: ${codecs:-none}"
+	bl_store_answers "$db" || return 1
 	if [ -f "$dir/docs.copy" ]; then
 		bl_step "  loading docs(doc_id, terms int[]) and building its GIN index"
 		pgc_psql -d "$db" <<EOF || return 1
@@ -161,6 +177,7 @@ EOF
 	pgc_psql -d "$db" -c "CREATE UNIQUE INDEX postings_term ON postings (term)" || return 1
 	bl_step "  posting types built: ${codecs:-none}"
 	bl_corpus_queries "$db" "$nq" || return 1
+	bl_store_answers "$db" || return 1
 	pgc_psql -d "$db" -c "VACUUM ANALYZE" >/dev/null
 }
 
@@ -315,6 +332,28 @@ bl_paths() {
 				[ -n "$why" ] && setup="!$why"
 				echo "gpuidx $t executor ${dev^^}|$setup|$q" ;;
 		esac
+	done
+	if [ "$group" = base ]; then bl_floor_paths "$db"; fi
+}
+
+# Print the floor paths of database DB (base group): each returns the
+# query's stored answer (answer_docs) without intersecting, after reading
+# and detoasting the query's lists of one representation as the real path
+# does, or (first path) without reading them.  The gap between a path and
+# its floor is what its intersection costs; a path's speed-up over another
+# cannot exceed that other's time over this floor.
+bl_floor_paths() {
+	local db=$1 ans="(SELECT a.docs FROM answer_docs a WHERE a.term_ids = \$1::int[])" t
+	[ "$(bl_val "$db" "SELECT to_regclass('answer_docs') IS NOT NULL")" = t ] || return 0
+	# read_lists EXPR: the floor query whose lists are detoasted by EXPR
+	read_lists() {
+		echo "SELECT CASE WHEN f.s >= 0 THEN $ans END FROM (SELECT sum($1) AS s FROM postings WHERE term_id = ANY (\$1::int[])) f"
+	}
+	echo "floor: stored answer only||SELECT $ans"
+	echo "floor: read int4[] lists + stored answer||$(read_lists "array_length(docs_arr, 1)")"
+	for t in pfor lrc qs; do
+		bl_have_cast "$db" "$t" || continue
+		echo "floor: read $t lists + stored answer||$(read_lists "length(posting_${t}_send(docs_$t))")"
 	done
 }
 
