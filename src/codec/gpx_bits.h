@@ -132,6 +132,32 @@ gpx_get_bits(const uint8_t *words, uint64_t bitpos, uint32_t width)
 }
 
 /*
+ * Host-only fast read: whether words are little-endian in memory, so that
+ * bit b of a packed array is bit (b & 7) of byte (b >> 3) and a field can
+ * be read with one unaligned 8-byte load.
+ */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define GPX_FAST_BITS 1
+#else
+#define GPX_FAST_BITS 0
+#endif
+
+/*
+ * The field of gpx_get_bits(words, bitpos, width) for width <= 32, given
+ * mask = gpx_mask(width), with one unaligned 8-byte load: the caller
+ * guarantees that 8 bytes are readable at words + (bitpos >> 3), and
+ * GPX_FAST_BITS.
+ */
+static inline uint32_t
+gpx_get_bits_fast(const uint8_t *words, uint64_t bitpos, uint32_t mask)
+{
+	uint64_t	v;
+
+	memcpy(&v, words + (bitpos >> 3), 8);
+	return (uint32_t) (v >> (bitpos & 7)) & mask;
+}
+
+/*
  * OR `width` bits of v into a zero-initialised packed array at bitpos.
  * The caller guarantees v < 2^width and that the words exist.
  */

@@ -10,6 +10,13 @@
 #include "gpx_intersect.h"
 #include "gpx_internal.h"
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+/* Sentinels written past a decoded block: the scans read up to 32 ahead. */
+#define ISECT_PAD 32
+
 /* Position of one longer list. */
 typedef struct isect_state
 {
@@ -26,7 +33,8 @@ typedef struct isect_state
 	bool		has_next;
 	bool		decode_probe;	/* probes decode blocks (no random access) */
 	uint32_t	ratio;			/* AUTO probe threshold */
-	uint32_t	buf[GPX_MAX_BLOCK];
+	uint32_t	buf[GPX_MAX_BLOCK + ISECT_PAD];	/* cnt values, then
+												 * ISECT_PAD x GPX_MAX_DOCID */
 } isect_state;
 
 /* First index i in [lo, cnt) with a[i] >= x, or cnt (gallop from lo). */
@@ -109,13 +117,65 @@ isect_seek(isect_state *st, uint32_t x)
 	}
 }
 
-/* Decode the current block into the state's buffer. */
+/* Decode the current block into the state's buffer, sentinels after it. */
 static inline void
 isect_decode(isect_state *st, gpx_isect_stats *stats)
 {
 	st->cnt = st->ops->decode_block(st->l, st->blk, st->buf);
+	for (int i = 0; i < ISECT_PAD; i++)
+		st->buf[st->cnt + i] = GPX_MAX_DOCID;
 	st->pos = 0;
 	stats->blocks_decoded++;
+}
+
+#ifdef __SSE2__
+/* Bit i set when b[i] < x (vx: x in every lane), for i < 16. */
+static inline uint32_t
+isect_lt_mask16(const uint32_t *b, __m128i vx)
+{
+	__m128i		m0 = _mm_cmplt_epi32(_mm_loadu_si128((const __m128i *) b), vx),
+				m1 = _mm_cmplt_epi32(_mm_loadu_si128((const __m128i *) (b + 4)), vx),
+				m2 = _mm_cmplt_epi32(_mm_loadu_si128((const __m128i *) (b + 8)), vx),
+				m3 = _mm_cmplt_epi32(_mm_loadu_si128((const __m128i *) (b + 12)), vx);
+
+	return (uint32_t) _mm_movemask_epi8(_mm_packs_epi16(_mm_packs_epi32(m0, m1),
+													   _mm_packs_epi32(m2, m3)));
+}
+#endif
+
+/*
+ * First index >= p of a decoded buffer (sentinels included) whose value is
+ * >= x.  With SSE2, 32 values per step and no branch on where x falls in
+ * them, so the usual case (x within 32 values) costs no mispredicted
+ * branch; values and x are at most GPX_MAX_DOCID, so signed comparisons
+ * order them.
+ */
+static inline uint32_t
+isect_scan(const uint32_t *buf, uint32_t p, uint32_t x)
+{
+#ifdef __SSE2__
+	const __m128i vx = _mm_set1_epi32((int32_t) x);
+	uint32_t	lt16 = isect_lt_mask16(buf + p, vx);
+
+	/* dense lists: x usually lies within 16 values */
+	if (lt16 != 0xFFFFu)
+		return p + (uint32_t) __builtin_ctz(~lt16);
+	p += 16;
+	for (;;)
+	{
+		uint32_t	lt = isect_lt_mask16(buf + p, vx) |
+			(isect_lt_mask16(buf + p + 16, vx) << 16);
+
+		/* the values below x are a prefix: the first other one answers */
+		if (lt != 0xFFFFFFFFu)
+			return p + (uint32_t) __builtin_ctz(~lt);
+		p += 32;
+	}
+#else
+	while (buf[p] < x)
+		p++;
+	return p;
+#endif
 }
 
 /*
@@ -273,8 +333,7 @@ isect_merge(isect_state *st, uint32_t *cand, uint32_t m, bool dense,
 		do
 		{
 			x = cand[i++];
-			while (buf[p] < x)
-				p++;
+			p = isect_scan(buf, p, x);
 			cand[w] = x;
 			w += (buf[p] == x);
 		} while (i < m && cand[i] <= last);

@@ -69,6 +69,8 @@ typedef struct lrc_seg
 	uint64_t	slope_q;
 	uint32_t	maxdev;
 	uint32_t	w;
+	uint32_t	mask;			/* gpx_mask(w) */
+	bool		fast;			/* deviations readable by gpx_get_bits_fast */
 	const uint8_t *dev;			/* first word of the packed deviations */
 } lrc_seg;
 
@@ -98,15 +100,37 @@ lrc_read_seg(const uint8_t *payload, uint32_t off, lrc_seg *s)
 	s->slope_q = gpx_load32(p + 4);
 	s->maxdev = gpx_load32(p + 8);
 	s->w = gpx_bitwidth(s->maxdev);
+	s->mask = gpx_mask(s->w);
+	s->fast = false;
 	s->dev = p + 4 * LRC_HDR_WORDS;
 }
 
-/* Header of segment blk, located through the directory. */
+/*
+ * Header of segment blk of a valid blob, located through the directory.
+ * Its deviations are read with one 8-byte load each (fast) when the blob
+ * holds 8 bytes past the first byte of every field, as it does for all
+ * segments but those that end within 8 bytes of the blob's end.
+ */
 static inline void
 lrc_seg_of(const gpx_list *l, uint32_t blk, lrc_seg *s)
 {
+	uint32_t	cnt = lrc_count(l, blk);
+
 	lrc_read_seg(l->payload,
 				 gpx_load32(l->dir + (size_t) blk * GPX_DIR_ENTRY_SIZE + 4), s);
+	s->fast = GPX_FAST_BITS &&
+		(size_t) (l->base + l->len - s->dev) >=
+		(size_t) lrc_dev_words(cnt, s->w) * 4 + 8;
+}
+
+/* Deviation j of a segment read by lrc_seg_of. */
+static inline uint32_t
+lrc_dev(const lrc_seg *s, uint32_t j)
+{
+	uint64_t	bit = (uint64_t) j * s->w;
+
+	return s->fast ? gpx_get_bits_fast(s->dev, bit, s->mask) :
+		gpx_get_bits(s->dev, bit, s->w);
 }
 
 /* The line's offset (slope_q * j) >> 8 at local index j. */
@@ -121,7 +145,7 @@ static inline uint32_t
 lrc_elem(const lrc_seg *s, uint32_t j)
 {
 	return (uint32_t) s->base + (uint32_t) lrc_lift(s->slope_q, j) +
-		gpx_get_bits(s->dev, (uint64_t) j * s->w, s->w);
+		lrc_dev(s, j);
 }
 
 /* First local index j < cnt with lift(j) >= t, else cnt (exact). */
@@ -382,6 +406,17 @@ gpx_lrc_decode_block(const gpx_list *l, uint32_t blk, uint32_t *out)
 	uint32_t	j;
 
 	lrc_seg_of(l, blk, &s);
+	if (s.fast)
+	{
+		for (j = 0; j < cnt; j++)
+		{
+			out[j] = (uint32_t) s.base + (uint32_t) (acc >> LRC_FRAC) +
+				gpx_get_bits_fast(s.dev, bit, s.mask);
+			acc += s.slope_q;
+			bit += s.w;
+		}
+		return cnt;
+	}
 	for (j = 0; j < cnt; j++)
 	{
 		out[j] = (uint32_t) s.base + (uint32_t) (acc >> LRC_FRAC) +

@@ -165,12 +165,39 @@ pfor_sum_fields(const uint8_t *words, uint64_t bitpos, uint32_t width,
 }
 
 /*
- * Decode the gaps of a (trusted) block into g[0..m): unpack LOW, then
- * patch the exceptions with their high bits.
+ * pfor_unpack of a trusted block with one 8-byte load per field, when
+ * plen (the payload's length in bytes) leaves 8 readable bytes past the
+ * last field's first byte; else pfor_unpack.
  */
 static inline void
-pfor_decode_gaps(const uint8_t *payload, uint32_t off, uint32_t m,
-				 uint32_t *g)
+pfor_unpack_trusted(const uint8_t *words, size_t plen, uint64_t bitpos,
+					uint32_t width, uint32_t cnt, uint32_t *out)
+{
+	uint32_t	mask,
+				i;
+
+	if (!GPX_FAST_BITS || width == 0 ||
+		((bitpos + (uint64_t) cnt * width) >> 3) + 8 > plen)
+	{
+		pfor_unpack(words, bitpos, width, cnt, out);
+		return;
+	}
+	mask = gpx_mask(width);
+	for (i = 0; i < cnt; i++)
+	{
+		out[i] = gpx_get_bits_fast(words, bitpos, mask);
+		bitpos += width;
+	}
+}
+
+/*
+ * Decode the gaps of a (trusted) block into g[0..m): unpack LOW, then
+ * patch the exceptions with their high bits.  plen: the payload's length
+ * in bytes.
+ */
+static inline void
+pfor_decode_gaps(const uint8_t *payload, size_t plen, uint32_t off,
+				 uint32_t m, uint32_t *g)
 {
 	uint32_t	h = gpx_word(payload, off);
 	uint32_t	b = PFOR_B(h);
@@ -181,7 +208,7 @@ pfor_decode_gaps(const uint8_t *payload, uint32_t off, uint32_t m,
 	uint64_t	hibit = posbit + (uint64_t) e * PFOR_POS_BITS;
 	uint32_t	x;
 
-	pfor_unpack(payload, bit, b, m, g);
+	pfor_unpack_trusted(payload, plen, bit, b, m, g);
 	for (x = 0; x < e; x++)
 	{
 		uint32_t	pos = gpx_get_bits(payload, posbit + (uint64_t) x * PFOR_POS_BITS,
@@ -420,7 +447,8 @@ gpx_pfor_decode_block(const gpx_list *l, uint32_t blk, uint32_t *out)
 	uint32_t	v = pfor_dir_first(l, blk);
 	uint32_t	i;
 
-	pfor_decode_gaps(l->payload, pfor_dir_offset(l, blk), cnt - 1, out + 1);
+	pfor_decode_gaps(l->payload, l->payload_bytes, pfor_dir_offset(l, blk),
+					 cnt - 1, out + 1);
 	out[0] = v;
 	for (i = 1; i < cnt; i++)
 	{

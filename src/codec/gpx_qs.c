@@ -164,7 +164,12 @@ gpx_qs_decode_block(const gpx_list *l, uint32_t blk, uint32_t *out)
 	uint32_t	p0 = gpx_dir_offset(l, blk);
 	uint64_t	wi = p0 >> 5;
 	uint32_t	w = gpx_word(upper, wi) & (~0u << (p0 & 31));
+	uint32_t	mask = gpx_mask(b);
 	uint32_t	j;
+
+	/* 8 bytes readable from every low field of the block (the payload) */
+	bool		fast = GPX_FAST_BITS &&
+		(((uint64_t) (i + cnt) * b) >> 3) + 8 <= l->payload_bytes;
 
 	for (j = 0; j < cnt; j++, i++)
 	{
@@ -174,7 +179,9 @@ gpx_qs_decode_block(const gpx_list *l, uint32_t blk, uint32_t *out)
 			w = gpx_word(upper, ++wi);
 		p = (wi << 5) + (uint32_t) __builtin_ctz(w);
 		w &= w - 1;
-		out[j] = ((uint32_t) (p - i) << b) | gpx_qs_low(l, i);
+		out[j] = ((uint32_t) (p - i) << b) |
+			(fast ? gpx_get_bits_fast(l->payload, (uint64_t) i * b, mask) :
+			 gpx_qs_low(l, i));
 	}
 	return cnt;
 }
