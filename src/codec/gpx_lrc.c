@@ -395,35 +395,39 @@ gpx_lrc_validate(const gpx_list *l, uint32_t *scratch)
 	return GPX_OK;
 }
 
+/*
+ * Decode the cnt elements of segment s into out, its deviations read with
+ * gpx_get_bits_fast when fast (a constant at each call site, so that each
+ * gets its own loop).
+ */
+static inline __attribute__((always_inline)) void
+lrc_decode_seg(const lrc_seg *s, uint32_t cnt, uint32_t *out, bool fast)
+{
+	uint64_t	acc = 0;
+	uint64_t	bit = 0;
+
+	for (uint32_t j = 0; j < cnt; j++)
+	{
+		out[j] = (uint32_t) s->base + (uint32_t) (acc >> LRC_FRAC) +
+			(fast ? gpx_get_bits_fast(s->dev, bit, s->mask) :
+			 gpx_get_bits(s->dev, bit, s->w));
+		acc += s->slope_q;
+		bit += s->w;
+	}
+}
+
 /* Decode segment blk into out; returns its count. */
 static uint32_t
 gpx_lrc_decode_block(const gpx_list *l, uint32_t blk, uint32_t *out)
 {
 	uint32_t	cnt = lrc_count(l, blk);
 	lrc_seg		s;
-	uint64_t	acc = 0;
-	uint64_t	bit = 0;
-	uint32_t	j;
 
 	lrc_seg_of(l, blk, &s);
 	if (s.fast)
-	{
-		for (j = 0; j < cnt; j++)
-		{
-			out[j] = (uint32_t) s.base + (uint32_t) (acc >> LRC_FRAC) +
-				gpx_get_bits_fast(s.dev, bit, s.mask);
-			acc += s.slope_q;
-			bit += s.w;
-		}
-		return cnt;
-	}
-	for (j = 0; j < cnt; j++)
-	{
-		out[j] = (uint32_t) s.base + (uint32_t) (acc >> LRC_FRAC) +
-			gpx_get_bits(s.dev, bit, s.w);
-		acc += s.slope_q;
-		bit += s.w;
-	}
+		lrc_decode_seg(&s, cnt, out, true);
+	else
+		lrc_decode_seg(&s, cnt, out, false);
 	return cnt;
 }
 
