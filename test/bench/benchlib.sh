@@ -357,6 +357,40 @@ bl_floor_paths() {
 	done
 }
 
+# bl_prune_min_shortest DIR N: rewrite a gpx_gen directory in place, keeping
+# the queries (and their answers) whose shortest list has >= N docIDs, and
+# only the terms those queries use (--extra terms are dropped too).  Prints
+# "queries terms postings" kept.
+bl_prune_min_shortest() {
+	local dir=$1 n=$2
+	awk -v n="$n" -v dir="$dir" '
+	FILENAME ~ /terms.copy$/ { df[$1] = $2; next }
+	{
+		s = $2; gsub(/[{}]/, "", s); k = split(s, a, ",")
+		m = -1
+		for (i = 1; i <= k; i++) if (m < 0 || df[a[i]] < m) m = df[a[i]]
+		if (m >= n) {
+			print > (dir "/queries.keep"); q[$1] = 1; nq++
+			for (i = 1; i <= k; i++) if (!(a[i] in keep)) { keep[a[i]] = 1; nt++; np += df[a[i]] }
+		}
+	}
+	END {
+		for (t in keep) print t "\t" df[t] > (dir "/terms.keep")
+		for (t in q) print t > (dir "/qids.keep")
+		printf "%d %d %.0f\n", nq, nt, np
+	}' "$dir/terms.copy" "$dir/queries.copy" || return 1
+	touch "$dir/queries.keep" "$dir/terms.keep" "$dir/qids.keep"
+	sort -n "$dir/terms.keep" >"$dir/terms.copy"
+	mv "$dir/queries.keep" "$dir/queries.copy"
+	awk 'NR == FNR { k[$1] = 1; next } $1 in k' "$dir/qids.keep" "$dir/answers.copy" >"$dir/answers.keep" \
+		&& mv "$dir/answers.keep" "$dir/answers.copy" || return 1
+	awk 'NR == FNR { k[$1] = 1; next } $1 in k' "$dir/terms.copy" "$dir/postings.copy" >"$dir/postings.keep" \
+		&& mv "$dir/postings.keep" "$dir/postings.copy" || return 1
+	rm -f "$dir/terms.keep" "$dir/qids.keep"
+	# what is loaded from now on (the generator's own figures stay in $RES/gen-*.stats)
+	sed -i "s/^postings=.*/postings=$(awk '{ s += $2 } END { printf "%.0f", s }' "$dir/terms.copy")/" "$dir/stats.txt"
+}
+
 # Build test/gen/gpx_gen into $BL_WORK and write the clustered synthetic
 # collection to DIR: bl_gen_synth DIR SCALE QUERIES
 bl_gen_synth() {
