@@ -339,7 +339,8 @@ bl_paths() {
 # Print the floor paths of database DB (base group): each returns the
 # query's stored answer (answer_docs) without intersecting, after reading
 # and detoasting the query's lists of one representation as the real path
-# does, or (first path) without reading them.  The gap between a path and
+# does, or (first path) without reading them, or (last) reading only
+# their headers.  The gap between a path and
 # its floor is what its intersection costs; a path's speed-up over another
 # cannot exceed that other's time over this floor.
 bl_floor_paths() {
@@ -355,6 +356,12 @@ bl_floor_paths() {
 		bl_have_cast "$db" "$t" || continue
 		echo "floor: read $t lists + stored answer||$(read_lists "length(posting_${t}_send(docs_$t))")"
 	done
+	# the header alone (a 32-byte TOAST slice, length(T)): what a query
+	# would cost if the lists themselves were not fetched
+	t=pfor
+	bl_have_cast "$db" "$t" &&
+		echo "floor: read $t headers + stored answer||$(read_lists "length(docs_$t)")"
+	return 0
 }
 
 # bl_prune_min_shortest DIR N: rewrite a gpx_gen directory in place, keeping

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test/bench/latency_diag.sh OUTDIR - where one client's query time goes on
+# test/bench/latency_diag.sh OUTDIR [gpu|cpu] - where one client's query time goes on
 # the executor's GPU path, for the acceptance queries (the cpu-long
 # collection: scale 0.3, 10000 queries, shortest list >= 10^4, random order).
 # For each codec, one client, in one run: the query through the GPU executor
@@ -11,6 +11,7 @@
 # writes OUTDIR/diag.tsv, prints the tables and statistics.
 set -u
 OUTD=$1
+DEV=${2:-gpu}		# cpu: the executor's CPU threads (a dry run without a GPU)
 BL_TAG=diag; export BL_T0=$(date +%s.%N)
 . test/bench/pgcluster.sh; . test/bench/benchlib.sh
 BL_WORK=$(mktemp -d /tmp/diag.XXXXXX); chmod 755 $BL_WORK
@@ -23,17 +24,24 @@ test/gen/bin/gpx_gen --scale 0.3 --queries 10000 --extra 0 --seed 1 --order rand
 bl_prune_min_shortest $g 10000 >/dev/null || exit 1
 chmod -R a+rX $g
 bl_load_synth d $g >&2 || exit 1
-why=$(bl_exec_device d gpu)
-[ -z "$why" ] || { echo "no GPU path: $why"; exit 1; }
+why=$(bl_exec_device d "$DEV")
+[ -z "$why" ] || { echo "no $DEV path: $why"; exit 1; }
+# bq PATH...: one client over the query set, every answer checked
+bq() {
+	local args=() p
+	for p in "$@"; do args+=(--path "$p"); done
+	PGDATABASE=d test/bench/bin/bench_query --dataset x \
+		--queries-sql "SELECT qid, term_ids::text, NULL FROM queries ORDER BY qid" \
+		--answers-sql "SELECT qid, n, hash FROM answers" --min-time 4 --max-time 20 \
+		--clients 1 --tsv "$OUTD/diag.tsv" --header 1 "${args[@]}" 2>&1 | grep "^|" | grep -v -e "^| path " -e "^|---"
+}
+mapfile -t floors < <(bl_floor_paths d)
+bq "intarray & over int4[]||SELECT bench_int_and(docs_arr) FROM postings WHERE term_id = ANY (\$1::int[])" "${floors[@]}"
 for t in pfor lrc qs; do
- for mode in gpu off; do
-  setup="SET gpuidx.use_executor = on; SET gpuidx.executor_fallback = off; SET gpuidx.device = 'gpu'"
-  [ $mode = off ] && setup="SET gpuidx.use_executor = off"
-  pgc_psql -d d -c "SELECT gpuidx_stats_reset()" >/dev/null
-  PGDATABASE=d test/bench/bin/bench_query --dataset x --queries-sql "SELECT qid, term_ids::text, NULL FROM queries ORDER BY qid" \
-   --answers-sql "SELECT qid, n, hash FROM answers" --min-time 4 --max-time 20 --clients 1 --tsv $OUTD/diag.tsv --header 1 \
-   --path "$t $mode|$setup|SELECT posting_intersect(docs_$t) FROM postings WHERE term_id = ANY (\$1::int[])" \
-   --path "floor $t||SELECT CASE WHEN f.s >= 0 THEN (SELECT a.docs FROM answer_docs a WHERE a.term_ids = \$1::int[]) END FROM (SELECT sum(length(posting_${t}_send(docs_$t))) AS s FROM postings WHERE term_id = ANY (\$1::int[])) f" 2>&1 | grep "^|" | tail -2
-  [ $mode = gpu ] && pgc_psql -d d -x -c "SELECT * FROM gpuidx_stats" -c "SELECT cost_backend_ns, cost_executor_ns, overhead_us, cache_entries FROM gpuidx_info()"
- done
+	q="SELECT posting_intersect(docs_$t) FROM postings WHERE term_id = ANY (\$1::int[])"
+	pgc_psql -d d -c "SELECT gpuidx_stats_reset()" >/dev/null
+	bq "$t executor $DEV|SET gpuidx.use_executor = on; SET gpuidx.executor_fallback = off; SET gpuidx.device = '$DEV'|$q"
+	pgc_psql -d d -x -c "SELECT * FROM gpuidx_stats" \
+		-c "SELECT cost_backend_ns, cost_executor_ns, overhead_us, cache_entries FROM gpuidx_info()"
+	bq "$t in-backend|SET gpuidx.use_executor = off|$q"
 done
