@@ -339,10 +339,10 @@ bl_paths() {
 # Print the floor paths of database DB (base group): each returns the
 # query's stored answer (answer_docs) without intersecting, after reading
 # and detoasting the query's lists of one representation as the real path
-# does, or (first path) without reading them, or (last) reading only
-# their headers.  The gap between a path and
-# its floor is what its intersection costs; a path's speed-up over another
-# cannot exceed that other's time over this floor.
+# does, or (first path) without reading them, or (last) reading only their
+# headers.  The gap between a path and its floor is what its intersection
+# costs; a path's speed-up over another cannot exceed that other's time
+# over this floor.
 bl_floor_paths() {
 	local db=$1 ans="(SELECT a.docs FROM answer_docs a WHERE a.term_ids = \$1::int[])" t
 	[ "$(bl_val "$db" "SELECT to_regclass('answer_docs') IS NOT NULL")" = t ] || return 0
@@ -394,7 +394,8 @@ bl_prune_min_shortest() {
 	awk 'NR == FNR { k[$1] = 1; next } $1 in k' "$dir/terms.copy" "$dir/postings.copy" >"$dir/postings.keep" \
 		&& mv "$dir/postings.keep" "$dir/postings.copy" || return 1
 	rm -f "$dir/terms.keep" "$dir/qids.keep"
-	# what is loaded from now on (the generator's own figures stay in $RES/gen-*.stats)
+	# what is loaded from now on (run-bench.sh keeps the generator's own
+	# figures in its results directory)
 	sed -i "s/^postings=.*/postings=$(awk '{ s += $2 } END { printf "%.0f", s }' "$dir/terms.copy")/" "$dir/stats.txt"
 }
 
