@@ -1033,6 +1033,7 @@ CREATE FUNCTION gpuidx_stats(
 	OUT fallback_failed bigint,
 	OUT cache_hits bigint,			-- lists sent by content hash
 	OUT cache_misses bigint,		-- cacheable lists that had to be copied
+	OUT lists_not_read bigint,		-- stored lists sent by key, never detoasted
 	OUT cache_evictions bigint,
 	OUT bytes_copied bigint,		-- list bytes copied into the arena
 	OUT stats_reset timestamptz)
@@ -1085,7 +1086,9 @@ LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
 -- next batch and restarts), 'stall' (its next batch sleeps duration_ms),
 -- 'hold' (it takes no batch for duration_ms; 0 resumes), 'gpu_oom' (its GPU
 -- batches fail as out of memory and run on its cpu threads, for
--- duration_ms, 0: the next one only), 'none' (disarms all but a hold).
+-- duration_ms, 0: the next one only), 'oid_gap' (the OID counter counts as
+-- unsampled too long, so the keys of stored lists start a new epoch and the
+-- lists are sent again), 'none' (disarms all but a hold).
 -- For fault-injection tests; superusers only (checked in C too,
 -- so a GRANT does not open it up: it can stop the executor for everyone).
 CREATE FUNCTION gpuidx_inject_fault(fault text, duration_ms int4 DEFAULT 0)

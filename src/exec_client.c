@@ -6,8 +6,9 @@
  * A call packs its queries into one or more requests (chunks of at most a
  * quarter of the arena, so that several are in flight at once and the
  * executor can start on the first while the next is copied).  Lists that
- * the executor caches go by content hash; the others are copied, once per
- * request even when several queries share them.  The backend then sleeps
+ * the executor caches go by key (a stored list then need not be read at
+ * all: gpuidx_exec_resolve); the others are copied, once per request even
+ * when several queries share them.  The backend then sleeps
  * on its latch until the executor marks the request DONE, the executor
  * goes away (the request is taken back and computed here), or
  * gpuidx.executor_timeout passes.  Cancel, statement_timeout and errors
@@ -67,10 +68,11 @@ typedef enum ClientFail
 	CF_FAILED					/* the executor could not compute it */
 } ClientFail;
 
-/* One list of the call, with its content hash. */
+/* One list of the call, with its cache key. */
 typedef struct ClientList
 {
-	const gpx_list *l;
+	const gpx_list *l;			/* l->base NULL: stored, not read */
+	GpxExecStored *st;			/* the stored value behind l, or NULL */
 	uint64		hash;
 } ClientList;
 
@@ -310,9 +312,48 @@ client_executor_up(void)
 	} while (0)
 
 /*
+ * SipHash-2-4 of the words m[0..nm), keyed with the secret drawn at server
+ * start.  Messages of different word counts never collide by construction
+ * (the length is part of the last block).
+ */
+static uint64
+client_siphash(const uint64 *m, int nm)
+{
+	const uint64 *k = gpuidx_exec_shm->ctl->hash_key;
+	uint64		v0 = k[0] ^ UINT64CONST(0x736f6d6570736575),
+				v1 = k[1] ^ UINT64CONST(0x646f72616e646f6d),
+				v2 = k[0] ^ UINT64CONST(0x6c7967656e657261),
+				v3 = k[1] ^ UINT64CONST(0x7465646279746573),
+				b = (uint64) (nm * sizeof(uint64)) << 56;
+
+	for (int i = 0; i < nm; i++)
+	{
+		v3 ^= m[i];
+		CLIENT_SIPROUND(v0, v1, v2, v3);
+		CLIENT_SIPROUND(v0, v1, v2, v3);
+		v0 ^= m[i];
+	}
+	v3 ^= b;
+	CLIENT_SIPROUND(v0, v1, v2, v3);
+	CLIENT_SIPROUND(v0, v1, v2, v3);
+	v0 ^= b;
+	v2 ^= 0xff;
+	for (int i = 0; i < 4; i++)
+		CLIENT_SIPROUND(v0, v1, v2, v3);
+	return v0 ^ v1 ^ v2 ^ v3;
+}
+
+/* Database and current role, the scope of every key. */
+static inline uint64
+client_key_scope(void)
+{
+	return ((uint64) MyDatabaseId << 32) | (uint64) GetUserId();
+}
+
+/*
  * The key under which a list travels and is cached (shared directory,
- * executor, GPU device cache): SipHash-2-4, keyed with the secret drawn at
- * server start, of (database, current role, blob length, content hash).
+ * executor, GPU device cache): client_siphash of (database, current role,
+ * blob length, content hash).
  *
  * gpx_hash64 alone is fast but not collision resistant: anyone who can
  * build a posting list can build a different one with the same hash,
@@ -328,32 +369,130 @@ client_executor_up(void)
 static uint64
 client_list_key(uint64 content_hash, uint64 len)
 {
-	const uint64 *k = gpuidx_exec_shm->ctl->hash_key;
-	uint64		m[3],
-				v0 = k[0] ^ UINT64CONST(0x736f6d6570736575),
-				v1 = k[1] ^ UINT64CONST(0x646f72616e646f6d),
-				v2 = k[0] ^ UINT64CONST(0x6c7967656e657261),
-				v3 = k[1] ^ UINT64CONST(0x7465646279746573),
-				b = (uint64) sizeof(m) << 56;
+	uint64		m[3];
 
-	m[0] = ((uint64) MyDatabaseId << 32) | (uint64) GetUserId();
+	m[0] = client_key_scope();
 	m[1] = len;
 	m[2] = content_hash;
-	for (int i = 0; i < 3; i++)
+	return client_siphash(m, 3);
+}
+
+/*
+ * The key of a stored list, from its identity alone (nothing is read):
+ * client_siphash of (database, current role, key epoch, TOAST relation and
+ * value OID, blob length, and the OID counter position at which the value
+ * OID next comes round).  The value is live (our snapshot sees it), so it
+ * was given its OID less than one turn of the counter before that point,
+ * and no other value can have it until then; a later value with the same
+ * OID gets a later point.  So one key names one content, for as long as
+ * the epoch lasts (gpuidx_exec_oid_position): nothing cached under it can
+ * ever be stale.  pos comes from gpuidx_exec_oid_position, sampled after
+ * the value was seen.
+ */
+static uint64
+client_stored_key(const GpxExecStored *st, uint32 epoch, uint64 pos)
+{
+	uint64		m[5];
+
+	m[0] = client_key_scope();
+	m[1] = UINT64CONST(0x53544f5245440000) | epoch;	/* "STORED", epoch */
+	m[2] = ((uint64) st->toastrelid << 32) | st->valueid;
+	m[3] = st->len;
+	m[4] = pos + (uint32) (st->valueid - (uint32) pos);
+	return client_siphash(m, 5);
+}
+
+/* ---------------------------------------------------- stored lists -- */
+
+/* Whether a stored list of len bytes is worth keeping unread until the end. */
+bool
+gpuidx_exec_keeps_stored(uint32 len)
+{
+	return gpuidx_exec_shm != NULL && gpuidx_exec_use &&
+		len >= GPX_EXEC_CACHE_MIN_BYTES &&
+		gpuidx_exec_shm->ctl->cache_cap > 0 && client_executor_up();
+}
+
+/*
+ * Read a stored list now if it has not been read.  Header fields taken
+ * from the executor's directory must match what is read (they are the
+ * sizes of the buffers already made for the result).
+ */
+void
+gpuidx_exec_read_stored(GpxExecStored *s)
+{
+	gpx_list	was = s->l;
+
+	if (s->l.base != NULL)
+		return;
+	s->read(s);
+	if (s->l.base == NULL)
+		elog(ERROR, "gpuidx: a stored posting list could not be read");
+	if (s->known && (was.len != s->l.len || was.n != s->l.n ||
+					 was.first != s->l.first || was.last != s->l.last))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("stored posting list does not match the executor's cache entry"),
+				 errdetail("The cache holds %u docIDs in %u bytes, the stored value %u in %zu bytes.",
+						   was.n, (uint32) was.len, s->l.n, s->l.len)));
+	s->known = true;
+}
+
+/*
+ * Make stored lists usable: key each one (while the executor runs) and
+ * take the header fields of those the executor caches from its directory,
+ * without reading them; read the others.  Lists already resolved are left
+ * as they are.
+ */
+void
+gpuidx_exec_resolve(GpxExecStored *const *s, int n)
+{
+	GpxExecShared *ctl;
+	bool		any = false;
+
+	for (int i = 0; i < n; i++)
+		any |= s[i] != NULL && !s[i]->known && s[i]->l.base == NULL;
+	if (!any)
+		return;
+	if (gpuidx_exec_keeps_stored(GPX_EXEC_CACHE_MIN_BYTES))
 	{
-		v3 ^= m[i];
-		CLIENT_SIPROUND(v0, v1, v2, v3);
-		CLIENT_SIPROUND(v0, v1, v2, v3);
-		v0 ^= m[i];
+		uint32		epoch;
+		uint64		pos;
+
+		ctl = gpuidx_exec_shm->ctl;
+		LWLockAcquire(ctl->lock, LW_EXCLUSIVE);
+		pos = gpuidx_exec_oid_position(&epoch);
+		for (int i = 0; i < n; i++)
+		{
+			GpxExecStored *st = s[i];
+			int			e;
+
+			if (st == NULL || st->known || st->l.base != NULL ||
+				st->len < GPX_EXEC_CACHE_MIN_BYTES)
+				continue;
+			st->key = client_stored_key(st, epoch, pos);
+			st->keyed = true;
+			e = gpuidx_exec_cache_lookup(st->key, st->len);
+			if (e < 0)
+				continue;
+			st->l.len = st->len;
+			st->l.n = gpuidx_exec_shm->cache[e].n;
+			st->l.first = gpuidx_exec_shm->cache[e].first;
+			st->l.last = gpuidx_exec_shm->cache[e].last;
+			st->known = true;
+		}
+		LWLockRelease(ctl->lock);
 	}
-	v3 ^= b;
-	CLIENT_SIPROUND(v0, v1, v2, v3);
-	CLIENT_SIPROUND(v0, v1, v2, v3);
-	v0 ^= b;
-	v2 ^= 0xff;
-	for (int i = 0; i < 4; i++)
-		CLIENT_SIPROUND(v0, v1, v2, v3);
-	return v0 ^ v1 ^ v2 ^ v3;
+	for (int i = 0; i < n; i++)
+		if (s[i] != NULL && !s[i]->known)
+			gpuidx_exec_read_stored(s[i]);
+}
+
+/* What identifies a list of a call in memory: its blob, or while unread the list. */
+static inline const void *
+client_list_id(const gpx_list *l)
+{
+	return l->base != NULL ? (const void *) l->base : (const void *) l;
 }
 
 /* Mix a 64-bit key into a table position. */
@@ -460,8 +599,10 @@ client_submit(ClientCall *c, ClientChunk *ch)
 				work = 0,
 				copied = 0,
 				hits = 0,
-				misses = 0;
+				misses = 0,
+				not_read = 0;
 	uint64		off;
+	bool		need_read;
 	int			slot,
 				exec_procno = -1;
 	uint64		gen;
@@ -490,6 +631,7 @@ client_submit(ClientCall *c, ClientChunk *ch)
 	lists_off = (uint64) nq * sizeof(gpx_batch_query);
 	blobs_off = lists_off + (uint64) nl * sizeof(GpxReqList);
 
+retry:
 	LWLockAcquire(ctl->lock, LW_EXCLUSIVE);
 	if (!client_executor_up())
 	{
@@ -499,6 +641,7 @@ client_submit(ClientCall *c, ClientChunk *ch)
 	}
 	/* lists the executor holds go by hash */
 	off = blobs_off;
+	need_read = false;
 	for (int b = 0; b < t->nblobs; b++)
 	{
 		const gpx_list *l = t->blobs[b].cl->l;
@@ -510,7 +653,17 @@ client_submit(ClientCall *c, ClientChunk *ch)
 		{
 			t->blobs[b].off = off;
 			off += TYPEALIGN(8, l->len);
+			need_read |= l->base == NULL;
 		}
+	}
+	if (need_read)
+	{
+		/* evicted since resolved: read those stored lists and start over */
+		LWLockRelease(ctl->lock);
+		for (int b = 0; b < t->nblobs; b++)
+			if (t->blobs[b].cache_e < 0 && t->blobs[b].cl->st != NULL)
+				gpuidx_exec_read_stored(t->blobs[b].cl->st);
+		goto retry;
 	}
 	out_off = off;
 	total = out_off + out_words * 4;
@@ -605,7 +758,10 @@ client_submit(ClientCall *c, ClientChunk *ch)
 		for (int b = 0; b < t->nblobs; b++)
 		{
 			if (t->blobs[b].cache_e >= 0)
+			{
 				hits++;
+				not_read += t->blobs[b].cl->l->base == NULL;
+			}
 			else
 			{
 				memcpy(chunk + t->blobs[b].off, t->blobs[b].cl->l->base,
@@ -645,6 +801,7 @@ client_submit(ClientCall *c, ClientChunk *ch)
 	gpuidx_exec_count(&ctl->stats.bytes_copied, copied);
 	gpuidx_exec_count(&ctl->stats.cache_hits, hits);
 	gpuidx_exec_count(&ctl->stats.cache_misses, misses);
+	gpuidx_exec_count(&ctl->stats.lists_not_read, not_read);
 	ch->slot = slot;
 	ch->gen = gen;
 	INSTR_TIME_SET_CURRENT(ch->submitted);
@@ -695,6 +852,46 @@ client_collect(ClientCall *c, ClientChunk *ch, bool overhead_sample)
 		pg_atomic_write_u64(&ctl->cost_overhead_ns, (cur * 7 + other_ns) / 8);
 	}
 	return all;
+}
+
+/*
+ * Poll for up to gpuidx.spin_wait microseconds, without the lock, for a
+ * sign that client_wait has something to do: a request DONE, the executor
+ * gone, or an interrupt.  Returns true when one came (or may have).
+ */
+static bool
+client_spin(ClientCall *c)
+{
+	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
+	instr_time	start,
+				now;
+
+	if (gpuidx_exec_spin_us <= 0)
+		return false;
+	INSTR_TIME_SET_CURRENT(start);
+	for (uint32 iter = 0;; iter++)
+	{
+		for (int k = 0; k < c->nchunks; k++)
+		{
+			const ClientChunk *ch = &c->chunks[k];
+
+			if (ch->slot >= 0 && !ch->finished &&
+				((volatile GpxExecSlot *) &gpuidx_exec_shm->slots[ch->slot])->state ==
+				GPX_SLOT_DONE)
+				return true;
+		}
+		if (InterruptPending ||
+			((volatile GpxExecShared *) ctl)->exec_state == GPX_EXEC_STOPPED)
+			return true;
+		pg_spin_delay();
+		if ((iter & 63) == 63)
+		{
+			INSTR_TIME_SET_CURRENT(now);
+			INSTR_TIME_SUBTRACT(now, start);
+			if (INSTR_TIME_GET_MICROSEC(now) >= (uint64) gpuidx_exec_spin_us)
+				return false;
+		}
+	}
 }
 
 /*
@@ -781,8 +978,9 @@ client_wait(ClientCall *c)
 		if (pg_atomic_add_fetch_u32(&ctl->clients_waiting, 1) >=
 			pg_atomic_read_u32(&ctl->clients_inflight))
 			gpuidx_exec_wake_proc(ctl->exec_procno);
-		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-						 sleep_ms, GPX_EXEC_WAIT_EVENT);
+		if (!client_spin(c))
+			(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+							 sleep_ms, GPX_EXEC_WAIT_EVENT);
 		pg_atomic_fetch_sub_u32(&ctl->clients_waiting, 1);
 		ResetLatch(MyLatch);
 		CHECK_FOR_INTERRUPTS();
@@ -911,6 +1109,11 @@ gpuidx_exec_intersect_many(GpxExecQuery *qs, int nq)
 		cl_exit_hooked = true;
 	}
 
+	/* stored lists: their header fields, from the executor's cache or read */
+	for (int q = 0; q < nq; q++)
+		if (qs[q].stored != NULL && qs[q].k > 0)
+			gpuidx_exec_resolve(qs[q].stored, qs[q].k);
+
 	memset(&c, 0, sizeof(c));
 	c.qs = qs;
 	c.qi = palloc0(sizeof(ClientQInfo) * nq);
@@ -942,7 +1145,8 @@ gpuidx_exec_intersect_many(GpxExecQuery *qs, int nq)
 	/*
 	 * Lists shared by several queries (the same blob in memory, as the
 	 * aggregate shares stored lists) are copied and hashed once: find them
-	 * by address, for the size estimate now and the hashing below.
+	 * by address (of the blob, or of the list while a stored one is not
+	 * read), for the size estimate now and the hashing below.
 	 */
 	c.lists = palloc(sizeof(ClientList) * nlists);
 	dup_of = palloc(sizeof(int) * nlists);
@@ -962,11 +1166,13 @@ gpuidx_exec_intersect_many(GpxExecQuery *qs, int nq)
 			{
 				int			L = c.qi[q].first + j;
 				const gpx_list *l = qs[q].lists[j];
+				const void *id = client_list_id(l);
 				uint32		i;
 
 				c.lists[L].l = l;
-				for (i = client_mix((uint64) (uintptr_t) l->base) & (cap - 1);
-					 seen[i] >= 0 && c.lists[seen[i]].l->base != l->base;
+				c.lists[L].st = qs[q].stored != NULL ? qs[q].stored[j] : NULL;
+				for (i = client_mix((uint64) (uintptr_t) id) & (cap - 1);
+					 seen[i] >= 0 && client_list_id(c.lists[seen[i]].l) != id;
 					 i = (i + 1) & (cap - 1))
 					;
 				if (seen[i] >= 0 && c.lists[seen[i]].l->len == l->len)
@@ -974,7 +1180,9 @@ gpuidx_exec_intersect_many(GpxExecQuery *qs, int nq)
 				else
 				{
 					dup_of[L] = L;
-					bytes += TYPEALIGN(8, l->len);
+					/* a stored list the executor holds is not copied */
+					if (l->base != NULL)
+						bytes += TYPEALIGN(8, l->len);
 					if (seen[i] < 0)
 						seen[i] = L;
 				}
@@ -991,14 +1199,23 @@ gpuidx_exec_intersect_many(GpxExecQuery *qs, int nq)
 	}
 
 	/*
-	 * Content hashes: equal lists are sent once, cached ones by hash; the
-	 * key is scoped to this role (client_list_key).
+	 * Keys: equal lists are sent once, cached ones by key; the key is
+	 * scoped to this role.  A stored list keyed by its identity keeps that
+	 * key (client_stored_key), read or not; the others hash their content
+	 * (client_list_key).
 	 */
 	for (int L = 0; L < nlists; L++)
-		c.lists[L].hash = dup_of[L] == L ?
-			client_list_key(gpx_hash64(c.lists[L].l->base, c.lists[L].l->len),
-							c.lists[L].l->len) :
-			c.lists[dup_of[L]].hash;
+	{
+		const ClientList *cl = &c.lists[L];
+
+		if (dup_of[L] != L)
+			c.lists[L].hash = c.lists[dup_of[L]].hash;
+		else if (cl->st != NULL && cl->st->keyed)
+			c.lists[L].hash = cl->st->key;
+		else
+			c.lists[L].hash = client_list_key(gpx_hash64(cl->l->base, cl->l->len),
+											  cl->l->len);
+	}
 	client_bt_init(&c.bt, nlists);
 	c.chunks = palloc(sizeof(ClientChunk) * c.nr);
 	(void) client_plan(&c);
@@ -1048,6 +1265,7 @@ gpuidx_exec_intersect(const gpx_list *const *lists, int k, uint32 *out,
 	GpxExecQuery q;
 
 	q.lists = lists;
+	q.stored = NULL;
 	q.k = k;
 	q.out = out;
 	q.outn = 0;
@@ -1085,6 +1303,9 @@ gpuidx_exec_intersect_all(GpxExecQuery *qs, int nq)
 			qs[q].done = true;
 			continue;
 		}
+		for (int j = 0; qs[q].stored != NULL && j < qs[q].k; j++)
+			if (qs[q].stored[j] != NULL)
+				gpuidx_exec_read_stored(qs[q].stored[j]);
 		st = gpx_intersect(qs[q].lists, qs[q].k, qs[q].out, &outn, NULL);
 		if (st != GPX_OK)
 			ereport(ERROR,

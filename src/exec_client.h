@@ -13,8 +13,10 @@
  *                                fallback); errors are raised here
  *
  * The lists are parsed views (gpx_open) of blobs in the backend's memory;
- * the executor receives copies (or only a content hash when it already
- * caches the list), never pointers.  Without shared_preload_libraries =
+ * the executor receives copies (or only a key when it already caches the
+ * list), never pointers.  A list may also be a stored value not read yet
+ * (GpxExecStored): when the executor caches it, only its key travels and
+ * the backend never detoasts it; otherwise it is read on demand.  Without shared_preload_libraries =
  * 'gpuidx', with gpuidx.use_executor = off, or when gpuidx.device = auto
  * estimates the backend to be faster, nothing leaves the backend.
  */
@@ -28,10 +30,32 @@
 /* Register the executor's GUCs, shared memory and worker (from _PG_init). */
 extern void gpuidx_exec_init(void);
 
+/*
+ * A list stored out of line (an on-disk TOAST value) that the backend has
+ * not read.  Its identity is the TOAST pointer; gpuidx_exec_resolve fills
+ * the header fields of l from the executor's cache when it holds the list,
+ * else reads it.  The owner embeds it and provides read(), which detoasts
+ * the value and sets l (l.base != NULL from then on); read() may raise an
+ * ERROR, and is never called with the executor's lock held.
+ */
+typedef struct GpxExecStored
+{
+	gpx_list	l;				/* l.base == NULL while not read */
+	Oid			toastrelid;		/* TOAST pointer of the value */
+	Oid			valueid;
+	uint32		len;			/* blob bytes (raw size less the header) */
+	bool		known;			/* l.len, n, first, last are set */
+	bool		keyed;			/* key is set */
+	uint64		key;			/* the executor's cache key of the list */
+	void		(*read) (struct GpxExecStored *s);
+} GpxExecStored;
+
 /* One intersection query. */
 typedef struct GpxExecQuery
 {
-	const gpx_list *const *lists;	/* k >= 1 parsed lists */
+	const gpx_list *const *lists;	/* k >= 1 lists (header fields known) */
+	GpxExecStored *const *stored;	/* NULL, or per list the stored value
+									 * behind lists[j] (NULL: in memory) */
 	int			k;
 	uint32	   *out;			/* room for the shortest list's n values */
 	uint32		outn;			/* result count, once computed */
@@ -47,6 +71,15 @@ extern int	gpuidx_exec_intersect_many(GpxExecQuery *qs, int nq);
 
 /* Whether the executor takes requests now (worth gathering queries for). */
 extern bool gpuidx_exec_can_batch(void);
+
+/* Whether a stored list of len bytes is worth keeping unread until the end. */
+extern bool gpuidx_exec_keeps_stored(uint32 len);
+
+/* Make stored lists usable: header fields from the executor's cache, or read. */
+extern void gpuidx_exec_resolve(GpxExecStored *const *s, int n);
+
+/* Read a stored list now if it has not been read (for the backend). */
+extern void gpuidx_exec_read_stored(GpxExecStored *s);
 
 /* Answer every query: executor where routed, backend for the rest. */
 extern void gpuidx_exec_intersect_all(GpxExecQuery *qs, int nq);

@@ -8,7 +8,9 @@
 
 #include <unistd.h>
 
+#include "access/transam.h"
 #include "miscadmin.h"
+#include "portability/instr_time.h"
 #include "postmaster/bgworker.h"
 #include "storage/ipc.h"
 #include "storage/proc.h"
@@ -30,6 +32,7 @@ char	   *gpuidx_exec_gpus = NULL;
 bool		gpuidx_exec_use = true;
 bool		gpuidx_exec_fallback = true;
 int			gpuidx_exec_timeout_ms = 10000;
+int			gpuidx_exec_spin_us = 0;
 
 GpxExecShmem *gpuidx_exec_shm = NULL;
 
@@ -161,6 +164,7 @@ exec_shmem_init_region(GpxExecShared *ctl)
 	pg_atomic_init_u64(&s->fb_failed, 0);
 	pg_atomic_init_u64(&s->cache_hits, 0);
 	pg_atomic_init_u64(&s->cache_misses, 0);
+	pg_atomic_init_u64(&s->lists_not_read, 0);
 	pg_atomic_init_u64(&s->cache_inserts, 0);
 	pg_atomic_init_u64(&s->cache_evictions, 0);
 	pg_atomic_init_u64(&s->bytes_copied, 0);
@@ -303,6 +307,11 @@ exec_define_gucs(void)
 							"Longest time in microseconds a request waits for its batch to fill.",
 							NULL,
 							&gpuidx_exec_batch_max_wait, 100, 0, 10 * 1000 * 1000,
+							PGC_SIGHUP, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("gpuidx.spin_wait",
+							"Microseconds the executor and waiting backends poll before sleeping on their latches.",
+							"Saves the wake-up of each round trip at the cost of a busy core while polling; 0 sleeps at once.",
+							&gpuidx_exec_spin_us, 0, 0, 1000 * 1000,
 							PGC_SIGHUP, 0, NULL, NULL, NULL);
 	DefineCustomEnumVariable("gpuidx.device",
 							 "Where intersections run: auto, gpu or cpu.",
@@ -616,6 +625,71 @@ gpuidx_exec_cache_find(uint64 hash, uint32 len, uint32 n, uint32 first,
 			return (int) i;
 	}
 	return -1;
+}
+
+/*
+ * Find the cached list with this key and blob length, whatever its header
+ * fields (the caller learns them here); lock held.
+ */
+int
+gpuidx_exec_cache_lookup(uint64 hash, uint32 len)
+{
+	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
+	GpxCacheEntry *c = gpuidx_exec_shm->cache;
+	uint32		mask;
+
+	if (ctl->cache_cap == 0)
+		return -1;
+	mask = (uint32) ctl->cache_cap - 1;
+	for (uint32 i = (uint32) hash & mask, probes = 0;
+		 probes < (uint32) ctl->cache_cap; i = (i + 1) & mask, probes++)
+	{
+		if (!c[i].used)
+			return -1;
+		if (c[i].hash == hash && c[i].len == len)
+			return (int) i;
+	}
+	return -1;
+}
+
+/*
+ * Sample the OID counter; returns its position in the current epoch of
+ * stored-list keys (the 32-bit counter extended by its wraparounds) and
+ * sets *epoch.  Lock held exclusively, so samples are ordered.
+ *
+ * A stored list is keyed by its TOAST value OID and the position at which
+ * the counter next comes back to that OID (client_stored_key): no other
+ * value with that OID can exist before that point, and every later one
+ * gets a later point, so the key names one content for good.  That needs
+ * every wraparound counted, so samples must be less than 2^32 OIDs apart:
+ * when more than GPX_EXEC_OID_MAX_GAP_US passed since the last sample (or
+ * the clock went back), a new epoch starts, whose keys match nothing of
+ * the old one.  The executor samples at least once a second while it runs.
+ */
+uint64
+gpuidx_exec_oid_position(uint32 *epoch)
+{
+	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
+	instr_time	now;
+	int64		now_us;
+	uint32		cur;
+
+	INSTR_TIME_SET_CURRENT(now);
+	now_us = (int64) INSTR_TIME_GET_MICROSEC(now);
+	/* the counter as of now: after every value our snapshot can see */
+	pg_memory_barrier();
+	cur = ((volatile VariableCacheData *) ShmemVariableCache)->nextOid;
+	if (ctl->oid_epoch == 0 || now_us < ctl->oid_sampled_us ||
+		now_us - ctl->oid_sampled_us > GPX_EXEC_OID_MAX_GAP_US)
+	{
+		ctl->oid_epoch++;
+		ctl->oid_pos = cur;
+	}
+	else
+		ctl->oid_pos += (uint32) (cur - (uint32) ctl->oid_pos);
+	ctl->oid_sampled_us = now_us;
+	*epoch = ctl->oid_epoch;
+	return ctl->oid_pos;
 }
 
 /* ------------------------------------------------------------ misc -- */

@@ -73,6 +73,7 @@ extern bool gpuidx_exec_use;			/* gpuidx.use_executor */
 extern bool gpuidx_exec_fallback;		/* gpuidx.executor_fallback */
 extern int	gpuidx_exec_timeout_ms;		/* gpuidx.executor_timeout (ms) */
 extern char *gpuidx_exec_gpus;			/* gpuidx.gpus: "0" or "0,1,..." */
+extern int	gpuidx_exec_spin_us;		/* gpuidx.spin_wait (us) */
 
 /* Most GPUs gpuidx.gpus may name. */
 #define GPX_EXEC_MAX_GPUS 16
@@ -91,6 +92,13 @@ extern int	gpuidx_exec_parse_gpus(const char *s, int *out, int max);
 
 /* Lists at least this large are hashed, sent by hash when cached. */
 #define GPX_EXEC_CACHE_MIN_BYTES (32 * 1024)
+
+/*
+ * Longest gap between two samples of the OID counter within one epoch of
+ * stored-list keys (see gpuidx_exec_oid_position): far less time than it
+ * takes to hand out 2^32 OIDs, each taken under OidGenLock.
+ */
+#define GPX_EXEC_OID_MAX_GAP_US (5 * 1000 * 1000)
 
 /* Arena chunks are multiples of this. */
 #define GPX_EXEC_CHUNK_ALIGN 64
@@ -133,8 +141,10 @@ typedef enum GpxFault
 	GPX_FAULT_ERROR,			/* raise an ERROR on the next batch */
 	GPX_FAULT_STALL,			/* sleep fault_ms inside the next batch */
 	GPX_FAULT_HOLD,				/* take no batch for fault_ms (0: resume) */
-	GPX_FAULT_GPU_OOM			/* GPU batches fail with out of memory for
+	GPX_FAULT_GPU_OOM,			/* GPU batches fail with out of memory for
 								 * fault_ms (0: only the next one) */
+	GPX_FAULT_OID_GAP			/* the OID counter counts as unsampled for
+								 * too long: stored-list keys change epoch */
 } GpxFault;
 
 /* ------------------------------------------------- request format -- */
@@ -148,7 +158,8 @@ typedef enum GpxFault
 /* One list of a request. */
 typedef struct GpxReqList
 {
-	uint64		hash;			/* cache key: keyed, role-scoped hash of the blob */
+	uint64		hash;			/* cache key: keyed, role-scoped hash of the
+								 * blob or of a stored list's identity */
 	uint64		off;			/* blob offset in the chunk, if INLINE */
 	uint32		len;			/* blob length in bytes */
 	uint32		n;				/* header fields: the cache key with hash */
@@ -230,6 +241,7 @@ typedef struct GpxExecStats
 	pg_atomic_uint64 fb_failed;
 	pg_atomic_uint64 cache_hits;	/* lists sent by hash */
 	pg_atomic_uint64 cache_misses;	/* cacheable lists copied */
+	pg_atomic_uint64 lists_not_read;	/* stored lists sent unread */
 	pg_atomic_uint64 cache_inserts;
 	pg_atomic_uint64 cache_evictions;
 	pg_atomic_uint64 bytes_copied;	/* list bytes copied into the arena */
@@ -289,6 +301,15 @@ typedef struct GpxExecShared
 	 * client_list_key in exec_client.c).  Written once, read without lock.
 	 */
 	uint64		hash_key[2];
+
+	/*
+	 * The OID counter's position (counting wraparounds) in the current
+	 * epoch of stored-list keys, and when it was last sampled (monotonic
+	 * clock, us).  Under lock; see gpuidx_exec_oid_position.
+	 */
+	uint32		oid_epoch;
+	uint64		oid_pos;
+	int64		oid_sampled_us;
 
 	/*
 	 * Cost model of gpuidx.device = auto, in picoseconds per unit of work
@@ -355,6 +376,12 @@ extern void gpuidx_exec_queue_remove(int i);
 /* Directory index of a cached list matching the reference, or -1. */
 extern int	gpuidx_exec_cache_find(uint64 hash, uint32 len, uint32 n,
 								   uint32 first, uint32 last);
+
+/* Directory index of the cached list with this key and length, or -1. */
+extern int	gpuidx_exec_cache_lookup(uint64 hash, uint32 len);
+
+/* The OID counter's position in the current key epoch; lock held. */
+extern uint64 gpuidx_exec_oid_position(uint32 *epoch);
 
 /* Set a process's latch by pgprocno (tolerates a stale number). */
 extern void gpuidx_exec_wake_proc(int procno);

@@ -22,7 +22,7 @@
 
 #include "exec_shmem.h"
 
-#define STATS_COLS 24
+#define STATS_COLS 25
 #define INFO_COLS 24
 
 /* Read a counter (0 without shared memory). */
@@ -87,6 +87,7 @@ gpuidx_stats(PG_FUNCTION_ARGS)
 		v[i++] = Int64GetDatum(fb_failed);
 		v[i++] = Int64GetDatum(stat_read(&s->cache_hits));
 		v[i++] = Int64GetDatum(stat_read(&s->cache_misses));
+		v[i++] = Int64GetDatum(stat_read(&s->lists_not_read));
 		v[i++] = Int64GetDatum(stat_read(&s->cache_evictions));
 		v[i++] = Int64GetDatum(stat_read(&s->bytes_copied));
 		v[i++] = TimestampTzGetDatum((TimestampTz) stat_read(&s->reset_time));
@@ -124,6 +125,7 @@ gpuidx_stats_reset(PG_FUNCTION_ARGS)
 	pg_atomic_write_u64(&s->fb_failed, 0);
 	pg_atomic_write_u64(&s->cache_hits, 0);
 	pg_atomic_write_u64(&s->cache_misses, 0);
+	pg_atomic_write_u64(&s->lists_not_read, 0);
 	pg_atomic_write_u64(&s->cache_inserts, 0);
 	pg_atomic_write_u64(&s->cache_evictions, 0);
 	pg_atomic_write_u64(&s->bytes_copied, 0);
@@ -233,11 +235,13 @@ gpuidx_inject_fault(PG_FUNCTION_ARGS)
 		f = GPX_FAULT_HOLD;
 	else if (strcmp(fault, "gpu_oom") == 0)
 		f = GPX_FAULT_GPU_OOM;
+	else if (strcmp(fault, "oid_gap") == 0)
+		f = GPX_FAULT_OID_GAP;
 	else
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("unknown executor fault \"%s\"", fault),
-				 errhint("Use none, error, stall, hold or gpu_oom.")));
+				 errhint("Use none, error, stall, hold, gpu_oom or oid_gap.")));
 	if (ms < 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -248,7 +252,12 @@ gpuidx_inject_fault(PG_FUNCTION_ARGS)
 				 errmsg("the gpuidx executor is not available"),
 				 errhint("Add gpuidx to shared_preload_libraries.")));
 	LWLockAcquire(gpuidx_exec_shm->ctl->lock, LW_EXCLUSIVE);
-	if (f == GPX_FAULT_GPU_OOM)
+	if (f == GPX_FAULT_OID_GAP)
+	{
+		/* the next sample finds the clock behind it: a new key epoch */
+		gpuidx_exec_shm->ctl->oid_sampled_us = PG_INT64_MAX;
+	}
+	else if (f == GPX_FAULT_GPU_OOM)
 	{
 		/* read by every GPU dispatch, so it lives beside the one-shot fault */
 		gpuidx_exec_shm->ctl->gpu_oom_until = ms > 0 ?

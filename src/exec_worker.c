@@ -494,6 +494,12 @@ exec_take_batch(int64 *sleep_us, int *fault, int *fault_ms)
 
 	*sleep_us = -1;
 	LWLockAcquire(ctl->lock, LW_EXCLUSIVE);
+	{
+		uint32		epoch;
+
+		/* keep the count of OID wraparounds (gpuidx_exec_oid_position) */
+		(void) gpuidx_exec_oid_position(&epoch);
+	}
 	if (ctl->queue_head < 0)
 	{
 		LWLockRelease(ctl->lock);
@@ -951,7 +957,44 @@ exec_run_batch(int ntaken, int fault, int fault_ms)
 
 /* ----------------------------------------------------------- main -- */
 
-/* Sleep until woken, or for at most sleep_us (-1: until woken or 1 s). */
+/*
+ * Poll, without the lock, for up to us microseconds: while the queue is
+ * empty (idle) for a request to come, else for the queued batch to become
+ * due before its time (enough work, or nothing more can come).  Returns
+ * early on our latch too (shutdown, reload, faults).
+ */
+static void
+exec_poll(int64 us, bool idle)
+{
+	volatile GpxExecShared *ctl = gpuidx_exec_shm->ctl;
+	instr_time	start,
+				now;
+
+	INSTR_TIME_SET_CURRENT(start);
+	for (uint32 iter = 0;; iter++)
+	{
+		if (MyLatch->is_set)
+			return;
+		if (idle ? ctl->queue_head >= 0 :
+			(ctl->queued_work >= (uint64) gpuidx_exec_batch_threshold ||
+			 exec_nothing_more_comes()))
+			return;
+		pg_spin_delay();
+		if ((iter & 63) == 63)
+		{
+			INSTR_TIME_SET_CURRENT(now);
+			INSTR_TIME_SUBTRACT(now, start);
+			if ((int64) INSTR_TIME_GET_MICROSEC(now) >= us)
+				return;
+		}
+	}
+}
+
+/*
+ * Sleep until woken, or for at most sleep_us (-1: until woken or 1 s).
+ * Waits below the latch's millisecond resolution poll; an idle executor
+ * first polls for gpuidx.spin_wait microseconds.
+ */
 static void
 exec_sleep(int64 sleep_us)
 {
@@ -959,10 +1002,15 @@ exec_sleep(int64 sleep_us)
 
 	if (sleep_us >= 0 && sleep_us < 1000)
 	{
-		/* below the latch's millisecond resolution */
 		if (sleep_us > 0)
-			pg_usleep(sleep_us);
+			exec_poll(sleep_us, false);
 		return;
+	}
+	if (sleep_us < 0 && gpuidx_exec_spin_us > 0)
+	{
+		exec_poll(gpuidx_exec_spin_us, true);
+		if (((volatile GpxExecShared *) gpuidx_exec_shm->ctl)->queue_head >= 0)
+			return;
 	}
 	ms = sleep_us < 0 ? 1000 : (long) ((sleep_us + 999) / 1000);
 	(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,

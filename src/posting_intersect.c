@@ -12,7 +12,11 @@
  * The transition state keeps references to the compressed inputs (a
  * detoasted copy of each, shared between the groups of a statement when
  * the value is stored out of line; nothing is decoded before the final
- * function).
+ * function).  A large value stored out of line is not even detoasted while
+ * the executor runs and caches lists: the state keeps its TOAST pointer
+ * (GpxExecStored), and when the executor already holds the list only its
+ * key is sent; it is read only when the executor does not have it or the
+ * backend computes the query.
  *
  * Statement-level batching.  Under HashAggregate every group's state is
  * complete before the first final function runs.  Each state created in
@@ -54,7 +58,8 @@ typedef struct IsectState
 {
 	int			n;				/* inputs so far */
 	int			cap;
-	struct varlena **vals;		/* detoasted copies, in cxt */
+	struct varlena **vals;		/* detoasted copies, in cxt (or NULL) */
+	GpxExecStored **stored;		/* per input: kept unread (vals[i] NULL) */
 	MemoryContext cxt;			/* where the state lives */
 	IsectRegistry *reg;			/* batching registry, NULL if none */
 	dlist_node	node;			/* in reg->pending while no result */
@@ -84,10 +89,23 @@ typedef struct IsectToastKey
 	Oid			valueid;
 } IsectToastKey;
 
+/*
+ * A stored input kept unread, shared by the groups of a statement: the
+ * executor's view first, then what reading it needs.
+ */
+typedef struct IsectStored
+{
+	GpxExecStored s;
+	struct varlena *ptr;		/* copy of the TOAST pointer datum */
+	MemoryContext cxt;			/* where the value goes once read */
+	PostingList pl;
+} IsectStored;
+
 typedef struct IsectToastEntry
 {
 	IsectToastKey key;
-	struct varlena *val;
+	struct varlena *val;		/* detoasted copy, or */
+	IsectStored *stored;		/* kept unread */
 } IsectToastEntry;
 
 /* Registries of the live aggregate contexts of this backend. */
@@ -137,6 +155,7 @@ isect_state_new(MemoryContext cxt, bool batchable, int cap)
 	st->cxt = cxt;
 	st->cap = Max(cap, 4);
 	st->vals = MemoryContextAlloc(cxt, sizeof(struct varlena *) * st->cap);
+	st->stored = MemoryContextAlloc(cxt, sizeof(GpxExecStored *) * st->cap);
 	if (batchable)
 	{
 		st->reg = isect_registry(cxt);
@@ -145,15 +164,17 @@ isect_state_new(MemoryContext cxt, bool batchable, int cap)
 	return st;
 }
 
-/* Append a (copied) input to a state. */
+/* Append an input to a state: a (copied) value, or a stored one unread. */
 static void
-isect_state_add(IsectState *st, struct varlena *v)
+isect_state_add(IsectState *st, struct varlena *v, IsectStored *stored)
 {
 	if (st->n == st->cap)
 	{
 		st->cap *= 2;
 		st->vals = repalloc(st->vals, sizeof(struct varlena *) * st->cap);
+		st->stored = repalloc(st->stored, sizeof(GpxExecStored *) * st->cap);
 	}
+	st->stored[st->n] = stored != NULL ? &stored->s : NULL;
 	st->vals[st->n++] = v;
 	/* a result computed earlier would now be stale */
 	if (st->has_result)
@@ -164,9 +185,41 @@ isect_state_add(IsectState *st, struct varlena *v)
 	}
 }
 
-/* A copy of an input for st: detoasted, shared with other groups if stored. */
-static struct varlena *
-isect_input_copy(IsectState *st, Datum d)
+/* GpxExecStored.read of an IsectStored: detoast it into its context. */
+static void
+isect_stored_read(GpxExecStored *s)
+{
+	IsectStored *is = (IsectStored *) s;
+	MemoryContext old = MemoryContextSwitchTo(is->cxt);
+
+	posting_open(PointerGetDatum(is->ptr), &is->pl);
+	MemoryContextSwitchTo(old);
+	s->l = is->pl.l;
+}
+
+/* A stored input of reg, kept unread: its TOAST pointer, copied. */
+static IsectStored *
+isect_stored_new(IsectRegistry *reg, struct varlena *raw,
+				 const struct varatt_external *ptr)
+{
+	IsectStored *is = MemoryContextAllocZero(reg->cxt, sizeof(IsectStored));
+
+	is->ptr = MemoryContextAlloc(reg->cxt, VARSIZE_ANY(raw));
+	memcpy(is->ptr, raw, VARSIZE_ANY(raw));
+	is->cxt = reg->cxt;
+	is->s.toastrelid = ptr->va_toastrelid;
+	is->s.valueid = ptr->va_valueid;
+	is->s.len = (uint32) (ptr->va_rawsize - VARHDRSZ);
+	is->s.read = isect_stored_read;
+	return is;
+}
+
+/*
+ * Add an input to st: detoasted, shared with other groups if stored out
+ * of line, or (large, and the executor caching lists) kept unread.
+ */
+static void
+isect_input_add(IsectState *st, Datum d)
 {
 	struct varlena *raw = (struct varlena *) DatumGetPointer(d);
 	MemoryContext old;
@@ -196,19 +249,40 @@ isect_input_copy(IsectState *st, Datum d)
 									   HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
 		}
 		e = hash_search(reg->toasted, &key, HASH_FIND, NULL);
-		if (e != NULL)
-			return e->val;
-		old = MemoryContextSwitchTo(reg->cxt);
-		v = (struct varlena *) PG_DETOAST_DATUM_COPY(d);
-		MemoryContextSwitchTo(old);
-		e = hash_search(reg->toasted, &key, HASH_ENTER, &found);
-		e->val = v;
-		return v;
+		if (e == NULL)
+		{
+			IsectStored *is = NULL;
+
+			if (ptr.va_rawsize > VARHDRSZ &&
+				gpuidx_exec_keeps_stored((uint32) (ptr.va_rawsize - VARHDRSZ)))
+				is = isect_stored_new(reg, raw, &ptr);
+			else
+			{
+				old = MemoryContextSwitchTo(reg->cxt);
+				v = (struct varlena *) PG_DETOAST_DATUM_COPY(d);
+				MemoryContextSwitchTo(old);
+			}
+			e = hash_search(reg->toasted, &key, HASH_ENTER, &found);
+			e->val = is != NULL ? NULL : v;
+			e->stored = is;
+		}
+		isect_state_add(st, e->val, e->stored);
+		return;
 	}
 	old = MemoryContextSwitchTo(st->cxt);
 	v = (struct varlena *) PG_DETOAST_DATUM_COPY(d);
 	MemoryContextSwitchTo(old);
-	return v;
+	isect_state_add(st, v, NULL);
+}
+
+/* Input i of st as a detoasted varlena (a stored one is read now). */
+static struct varlena *
+isect_input_value(IsectState *st, int i)
+{
+	if (st->stored[i] == NULL)
+		return st->vals[i];
+	gpuidx_exec_read_stored(st->stored[i]);
+	return ((IsectStored *) st->stored[i])->pl.vl;
 }
 
 /* The aggregate context and kind, or an error outside an aggregate. */
@@ -242,7 +316,7 @@ posting_intersect_trans(PG_FUNCTION_ARGS)
 	}
 	if (st == NULL)
 		st = isect_state_new(cxt, batchable, 4);
-	isect_state_add(st, isect_input_copy(st, PG_GETARG_DATUM(1)));
+	isect_input_add(st, PG_GETARG_DATUM(1));
 	PG_RETURN_POINTER(st);
 }
 
@@ -264,14 +338,11 @@ posting_intersect_combine(PG_FUNCTION_ARGS)
 	}
 	if (s1 == NULL)
 		s1 = isect_state_new(cxt, batchable, s2->n);
+	/* copies (a stored input unread goes by its TOAST pointer) */
 	for (int i = 0; i < s2->n; i++)
-	{
-		Size		sz = VARSIZE(s2->vals[i]);
-		struct varlena *v = MemoryContextAlloc(s1->cxt, sz);
-
-		memcpy(v, s2->vals[i], sz);
-		isect_state_add(s1, v);
-	}
+		isect_input_add(s1, PointerGetDatum(s2->stored[i] != NULL ?
+											((IsectStored *) s2->stored[i])->ptr :
+											s2->vals[i]));
 	PG_RETURN_POINTER(s1);
 }
 
@@ -287,7 +358,7 @@ posting_intersect_serialize(PG_FUNCTION_ARGS)
 
 	(void) isect_agg_context(fcinfo, NULL);
 	for (int i = 0; i < st->n; i++)
-		total += INTALIGN(VARSIZE(st->vals[i]));
+		total += INTALIGN(VARSIZE(isect_input_value(st, i)));
 	if (total > MaxAllocSize)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
@@ -300,8 +371,10 @@ posting_intersect_serialize(PG_FUNCTION_ARGS)
 	p += sizeof(int32);
 	for (int i = 0; i < st->n; i++)
 	{
-		memcpy(p, st->vals[i], VARSIZE(st->vals[i]));
-		p += INTALIGN(VARSIZE(st->vals[i]));
+		struct varlena *v = isect_input_value(st, i);
+
+		memcpy(p, v, VARSIZE(v));
+		p += INTALIGN(VARSIZE(v));
 	}
 	PG_RETURN_BYTEA_P(b);
 }
@@ -339,7 +412,7 @@ posting_intersect_deserialize(PG_FUNCTION_ARGS)
 			elog(ERROR, "invalid serialized posting_intersect state");
 		v = palloc(sz);
 		memcpy(v, p, sz);
-		isect_state_add(st, v);
+		isect_state_add(st, v, NULL);
 		p += INTALIGN(sz);
 	}
 	PG_RETURN_POINTER(st);
@@ -351,20 +424,36 @@ typedef struct IsectJob
 	IsectState *st;
 	PostingList *pls;
 	const gpx_list **lists;
+	GpxExecStored **stored;		/* NULL when no input is kept unread */
 } IsectJob;
 
-/* Open a state's inputs into job j; returns the output capacity. */
+/*
+ * Open a state's inputs into job j (stored ones unread are resolved: their
+ * header fields come from the executor's cache, or they are read); returns
+ * the output capacity.
+ */
 static uint32
 isect_open(IsectState *st, IsectJob *j)
 {
+	bool		any_stored = false;
+
 	j->st = st;
 	j->pls = palloc(sizeof(PostingList) * st->n);
 	j->lists = palloc(sizeof(gpx_list *) * st->n);
 	for (int i = 0; i < st->n; i++)
 	{
+		if (st->stored[i] != NULL)
+		{
+			j->lists[i] = &st->stored[i]->l;
+			any_stored = true;
+			continue;
+		}
 		posting_open(PointerGetDatum(st->vals[i]), &j->pls[i]);
 		j->lists[i] = &j->pls[i].l;
 	}
+	j->stored = any_stored ? st->stored : NULL;
+	if (any_stored)
+		gpuidx_exec_resolve(st->stored, st->n);
 	return gpx_intersect_bound(j->lists, st->n);
 }
 
@@ -414,6 +503,7 @@ isect_compute(IsectState *self)
 		if (cap > POSTING_MAX_ELEMS)
 			posting_report_too_many("in an intersection result", cap);
 		qs[q].lists = jobs[q].lists;
+		qs[q].stored = jobs[q].stored;
 		qs[q].k = st->n;
 		qs[q].out = MemoryContextAlloc(st->cxt, sizeof(uint32) * Max(cap, 1));
 	}
@@ -444,6 +534,7 @@ isect_result(IsectState *st, uint32 **res, uint32 *nres)
 		uint32		cap = isect_open(st, &j);
 
 		q.lists = j.lists;
+		q.stored = j.stored;
 		q.k = st->n;
 		q.out = palloc(sizeof(uint32) * Max(cap, 1));
 		gpuidx_exec_intersect_all(&q, 1);

@@ -1,17 +1,21 @@
 #!/usr/bin/env bash
-# test/bench/latency_diag.sh OUTDIR [gpu|cpu] - where one client's query time goes on
+# test/bench/latency_diag.sh OUTDIR [gpu|cpu] [SPIN...] - where one client's query time goes on
 # the executor's GPU path, for the acceptance queries (the cpu-long
 # collection: scale 0.3, 10000 queries, shortest list >= 10^4, random order).
 # For each codec, one client, in one run: the query through the GPU executor
 # and its floor (fetch + detoast the lists, return the stored answer), with
 # gpuidx_stats (executor time per batch, backend-side round trip) and
-# gpuidx_info(); then in the backend and the floor again.  Run from the
+# gpuidx_info(); then in the backend and the floor again.  The executor
+# path runs once per gpuidx.spin_wait value SPIN (microseconds; default
+# 0).  Run from the
 # repository root on the GPU machine after `make install`, as root
 # (test/bench/pgcluster.sh runs PostgreSQL as an unprivileged user);
 # writes OUTDIR/diag.tsv, prints the tables and statistics.
 set -u
 OUTD=$1
 DEV=${2:-gpu}		# cpu: the executor's CPU threads (a dry run without a GPU)
+shift $(( $# >= 2 ? 2 : $# ))
+SPINS=("$@"); [ ${#SPINS[@]} -gt 0 ] || SPINS=(0)
 BL_TAG=diag; export BL_T0=$(date +%s.%N)
 . test/bench/pgcluster.sh; . test/bench/benchlib.sh
 BL_WORK=$(mktemp -d /tmp/diag.XXXXXX); chmod 755 $BL_WORK
@@ -39,9 +43,14 @@ mapfile -t floors < <(bl_floor_paths d)
 bq "intarray & over int4[]||SELECT bench_int_and(docs_arr) FROM postings WHERE term_id = ANY (\$1::int[])" "${floors[@]}"
 for t in pfor lrc qs; do
 	q="SELECT posting_intersect(docs_$t) FROM postings WHERE term_id = ANY (\$1::int[])"
-	pgc_psql -d d -c "SELECT gpuidx_stats_reset()" >/dev/null
-	bq "$t executor $DEV|SET gpuidx.use_executor = on; SET gpuidx.executor_fallback = off; SET gpuidx.device = '$DEV'|$q"
-	pgc_psql -d d -x -c "SELECT * FROM gpuidx_stats" \
-		-c "SELECT cost_backend_ns, cost_executor_ns, overhead_us, cache_entries FROM gpuidx_info()"
+	for spin in "${SPINS[@]}"; do
+		pgc_psql -d d -c "ALTER SYSTEM SET gpuidx.spin_wait = $spin" -c "SELECT pg_reload_conf()" >/dev/null
+		sleep 0.5
+		pgc_psql -d d -c "SELECT gpuidx_stats_reset()" >/dev/null
+		bq "$t executor $DEV spin $spin|SET gpuidx.use_executor = on; SET gpuidx.executor_fallback = off; SET gpuidx.device = '$DEV'|$q"
+		pgc_psql -d d -x -c "SELECT * FROM gpuidx_stats" \
+			-c "SELECT cost_backend_ns, cost_executor_ns, overhead_us, cache_entries FROM gpuidx_info()"
+	done
+	pgc_psql -d d -c "ALTER SYSTEM RESET gpuidx.spin_wait" -c "SELECT pg_reload_conf()" >/dev/null
 	bq "$t in-backend|SET gpuidx.use_executor = off|$q"
 done
