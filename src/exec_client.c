@@ -409,7 +409,7 @@ bool
 gpuidx_exec_keeps_stored(uint32 len)
 {
 	return gpuidx_exec_shm != NULL && gpuidx_exec_use &&
-		len >= GPX_EXEC_CACHE_MIN_BYTES &&
+		len >= GPX_EXEC_STORED_MIN_BYTES &&
 		gpuidx_exec_shm->ctl->cache_cap > 0 && client_executor_up();
 }
 
@@ -454,7 +454,7 @@ gpuidx_exec_resolve(GpxExecStored *const *s, int n)
 		any |= s[i] != NULL && !s[i]->known && s[i]->l.base == NULL;
 	if (!any)
 		return;
-	if (gpuidx_exec_keeps_stored(GPX_EXEC_CACHE_MIN_BYTES))
+	if (gpuidx_exec_keeps_stored(GPX_EXEC_STORED_MIN_BYTES))
 	{
 		uint32		epoch;
 		uint64		pos;
@@ -468,7 +468,7 @@ gpuidx_exec_resolve(GpxExecStored *const *s, int n)
 			int			e;
 
 			if (st == NULL || st->known || st->l.base != NULL ||
-				st->len < GPX_EXEC_CACHE_MIN_BYTES)
+				st->len < GPX_EXEC_STORED_MIN_BYTES)
 				continue;
 			st->key = client_stored_key(st, epoch, pos);
 			st->keyed = true;
@@ -552,7 +552,9 @@ client_bt_add(ClientBlobTable *t, const ClientList *cl, bool cache_on,
 	}
 	b = t->nblobs++;
 	t->blobs[b].cl = cl;
-	t->blobs[b].cacheable = cache_on && l->len >= GPX_EXEC_CACHE_MIN_BYTES;
+	t->blobs[b].cacheable = cache_on &&
+		l->len >= (cl->st != NULL && cl->st->keyed ?
+				   GPX_EXEC_STORED_MIN_BYTES : GPX_EXEC_CACHE_MIN_BYTES);
 	t->blobs[b].cache_e = -1;
 	t->blobs[b].off = 0;
 	t->slots[i] = b;

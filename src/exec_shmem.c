@@ -56,7 +56,7 @@ exec_cache_capacity(void)
 
 	if (gpuidx_exec_cache_kb <= 0)
 		return 0;
-	lists = (uint64) gpuidx_exec_cache_kb * 1024 / GPX_EXEC_CACHE_MIN_BYTES;
+	lists = (uint64) gpuidx_exec_cache_kb * 1024 / GPX_EXEC_STORED_MIN_BYTES;
 	/* at most half full, so linear probing stays short */
 	while ((uint64) cap < 2 * lists && cap < (1 << 20))
 		cap <<= 1;

@@ -94,6 +94,13 @@ extern int	gpuidx_exec_parse_gpus(const char *s, int *out, int max);
 #define GPX_EXEC_CACHE_MIN_BYTES (32 * 1024)
 
 /*
+ * Stored lists at least this large are cached (and kept unread) too: their
+ * key costs no hashing, and reading one from TOAST costs an index probe, a
+ * few chunks and perhaps decompression, where the key costs nothing.
+ */
+#define GPX_EXEC_STORED_MIN_BYTES (4 * 1024)
+
+/*
  * Longest gap between two samples of the OID counter within one epoch of
  * stored-list keys (see gpuidx_exec_oid_position): far less time than it
  * takes to hand out 2^32 OIDs, each taken under OidGenLock.

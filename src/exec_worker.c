@@ -39,8 +39,13 @@
 #include "exec_shmem.h"
 #include "gpx_cuda.h"
 
-/* Slots of the cache admission filter (direct mapped, a power of two). */
-#define EXEC_SEEN_SLOTS 8192
+/*
+ * The cache admission filter: sets (a power of two) of ways, each set the
+ * last keys seen in it, newest first.  With ways, two lists that meet in
+ * one set and come in turn are still both admitted.
+ */
+#define EXEC_SEEN_SETS 4096
+#define EXEC_SEEN_WAYS 4
 
 /* One request taken into the current batch. */
 typedef struct ExecTaken
@@ -431,7 +436,7 @@ exec_startup(void)
 		ex.blobs = MemoryContextAllocZero(TopMemoryContext,
 										  sizeof(void *) * ctl->cache_cap);
 		ex.seen = MemoryContextAllocZero(TopMemoryContext,
-										 sizeof(uint64) * EXEC_SEEN_SLOTS);
+										 sizeof(uint64) * EXEC_SEEN_SETS * EXEC_SEEN_WAYS);
 	}
 	ex.batch_cxt = AllocSetContextCreate(TopMemoryContext, "gpuidx executor batch",
 										 ALLOCSET_DEFAULT_SIZES);
@@ -699,11 +704,13 @@ exec_build_batch(int ntaken, gpx_batch *b, uint64 *postings)
 static bool
 exec_cache_admit(uint64 hash)
 {
-	uint64	   *slot = &ex.seen[hash & (EXEC_SEEN_SLOTS - 1)];
+	uint64	   *set = &ex.seen[(hash & (EXEC_SEEN_SETS - 1)) * EXEC_SEEN_WAYS];
 
-	if (*slot == hash)
-		return true;
-	*slot = hash;
+	for (int w = 0; w < EXEC_SEEN_WAYS; w++)
+		if (set[w] == hash)
+			return true;
+	memmove(set + 1, set, sizeof(uint64) * (EXEC_SEEN_WAYS - 1));
+	set[0] = hash;
 	return false;
 }
 

@@ -70,6 +70,8 @@ full_page_writes = off
 jit = off
 log_min_messages = warning
 EOF
+	# extra settings, one per line (e.g. GPUIDX_PG_CONF='gpuidx.spin_wait = 100')
+	[ -z "${GPUIDX_PG_CONF:-}" ] || printf '%s\n' "$GPUIDX_PG_CONF" >>"$PGC_DIR/data/postgresql.conf"
 	PGC_PRELOADED=0
 	if [ "$preload" = 1 ] && [ -f "$(pg_config --pkglibdir)/gpuidx.so" ]; then
 		echo "shared_preload_libraries = 'gpuidx'" >>"$PGC_DIR/data/postgresql.conf"

@@ -155,7 +155,7 @@ pgc_start "$BL_WORK/pg" 1 || exit 1
 if [ "$PGC_PRELOADED" = 1 ]; then
 	for i in $(seq 1 20); do [ "$(bl_executors postgres)" -gt 0 ] && break; sleep 0.5; done
 fi
-echo "server: port $PGPORT, shared_preload_libraries = '$(bl_val postgres "SHOW shared_preload_libraries")', gpuidx executors running: $(bl_executors postgres); shared_buffers $(bl_val postgres 'SHOW shared_buffers'), fsync off" >>"$RES/meta.txt"
+echo "server: port $PGPORT, shared_preload_libraries = '$(bl_val postgres "SHOW shared_preload_libraries")', gpuidx executors running: $(bl_executors postgres); shared_buffers $(bl_val postgres 'SHOW shared_buffers'), fsync off${GPUIDX_PG_CONF:+; also: $(echo "$GPUIDX_PG_CONF" | tr '\n' ';')}" >>"$RES/meta.txt"
 bl_step "  $(tail -n 1 "$RES/meta.txt")"
 
 # run_queries DB DATASET KIND QSQL [ASQL]: every SQL path over the same
