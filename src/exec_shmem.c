@@ -603,10 +603,13 @@ gpuidx_exec_queue_remove(int i)
 
 /* ------------------------------------------------------------ cache -- */
 
-/* Find a cached list by its key (linear probing); lock held. */
-int
-gpuidx_exec_cache_find(uint64 hash, uint32 len, uint32 n, uint32 first,
-					   uint32 last)
+/*
+ * Directory index of the entry with this key and blob length, and when
+ * hdr is given also these header fields (n, first, last); -1 if none.
+ * Linear probing; lock held.
+ */
+static int
+exec_cache_probe(uint64 hash, uint32 len, const uint32 *hdr)
 {
 	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
 	GpxCacheEntry *c = gpuidx_exec_shm->cache;
@@ -620,11 +623,22 @@ gpuidx_exec_cache_find(uint64 hash, uint32 len, uint32 n, uint32 first,
 	{
 		if (!c[i].used)
 			return -1;
-		if (c[i].hash == hash && c[i].len == len && c[i].n == n &&
-			c[i].first == first && c[i].last == last)
+		if (c[i].hash == hash && c[i].len == len &&
+			(hdr == NULL ||
+			 (c[i].n == hdr[0] && c[i].first == hdr[1] && c[i].last == hdr[2])))
 			return (int) i;
 	}
 	return -1;
+}
+
+/* Find a cached list by its key and header fields; lock held. */
+int
+gpuidx_exec_cache_find(uint64 hash, uint32 len, uint32 n, uint32 first,
+					   uint32 last)
+{
+	uint32		hdr[3] = {n, first, last};
+
+	return exec_cache_probe(hash, len, hdr);
 }
 
 /*
@@ -634,22 +648,7 @@ gpuidx_exec_cache_find(uint64 hash, uint32 len, uint32 n, uint32 first,
 int
 gpuidx_exec_cache_lookup(uint64 hash, uint32 len)
 {
-	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
-	GpxCacheEntry *c = gpuidx_exec_shm->cache;
-	uint32		mask;
-
-	if (ctl->cache_cap == 0)
-		return -1;
-	mask = (uint32) ctl->cache_cap - 1;
-	for (uint32 i = (uint32) hash & mask, probes = 0;
-		 probes < (uint32) ctl->cache_cap; i = (i + 1) & mask, probes++)
-	{
-		if (!c[i].used)
-			return -1;
-		if (c[i].hash == hash && c[i].len == len)
-			return (int) i;
-	}
-	return -1;
+	return exec_cache_probe(hash, len, NULL);
 }
 
 /*
