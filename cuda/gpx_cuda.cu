@@ -311,6 +311,7 @@ struct gpx_cuda_ctx
 	std::vector<gpx_pin> pins;
 	char		err[512] = "";
 	bool		broken = false;
+	bool		timing = true;	/* record timing events (gpx_cuda_options) */
 	uint64_t	batches = 0;
 	double		prof[5] = {0, 0, 0, 0, 0};	/* host ms: plan, build, issue, wait, collect */
 };
@@ -718,11 +719,14 @@ gpx_collect(gpx_cuda_ctx *ctx, gpx_dev *d, gpx_slot *s, gpx_run *run)
 	t1 = gpx_ms();
 	ctx->prof[3] += t1 - t0;
 	s->busy = false;
-	if (cudaEventElapsedTime(&ms, s->ev_t0, s->ev_in) == cudaSuccess)
-		run->transfer_ms += ms;
-	if (cudaEventElapsedTime(&ms, s->ev_c0, s->ev_done) == cudaSuccess)
-		run->compute_ms += ms;
-	(void) cudaGetLastError();
+	if (ctx->timing)
+	{
+		if (cudaEventElapsedTime(&ms, s->ev_t0, s->ev_in) == cudaSuccess)
+			run->transfer_ms += ms;
+		if (cudaEventElapsedTime(&ms, s->ev_c0, s->ev_done) == cudaSuccess)
+			run->compute_ms += ms;
+		(void) cudaGetLastError();
+	}
 	for (size_t p = 0; p < s->hp.size(); p++)
 	{
 		const gpx_hpiece &h = s->hp[p];
@@ -778,7 +782,13 @@ gpx_stage_put(gpx_slot *s, size_t *at, const std::vector<T> &v)
 	return off;
 }
 
-/* Send a built chunk: staging copy, uploads, tables, then the kernels. */
+/*
+ * Send a built chunk: staging copy, uploads, tables, then the kernels.
+ * The copies go on the copy stream, so that they overlap the other slot's
+ * kernels, and the compute stream waits for them; a chunk with nothing to
+ * overlap (the other slot idle, no query left for this device: a small
+ * batch) puts everything on the compute stream and skips that hand-over.
+ */
 gpx_cuda_status
 gpx_issue(gpx_cuda_ctx *ctx, gpx_dev *d, gpx_slot *s, gpx_run *run)
 {
@@ -789,26 +799,33 @@ gpx_issue(gpx_cuda_ctx *ctx, gpx_dev *d, gpx_slot *s, gpx_run *run)
 	size_t		o_up = gpx_stage_put(s, &at, s->ups);
 	size_t		o_tb = gpx_stage_put(s, &at, s->tbls);
 	uint8_t    *ds = s->d_stage;
+	bool		solo = !d->slot[0].busy && !d->slot[1].busy &&
+		d->qpos >= d->assigned.size();
+	cudaStream_t cs = solo ? d->s_comp : d->s_copy;
 	cudaError_t e;
 
 	GPX_TRY(cudaSetDevice(d->ord));
-	GPX_TRY(cudaEventRecord(s->ev_t0, d->s_copy));
-	GPX_TRY(cudaMemcpyAsync(ds, s->h_stage, at, cudaMemcpyHostToDevice, d->s_copy));
+	if (ctx->timing)
+		GPX_TRY(cudaEventRecord(s->ev_t0, cs));
+	GPX_TRY(cudaMemcpyAsync(ds, s->h_stage, at, cudaMemcpyHostToDevice, cs));
 	run->bytes_in += at - s->blob_used;
 	for (const gpx_direct &c : s->directs)
-		GPX_TRY(cudaMemcpyAsync(c.dst, c.src, c.len, cudaMemcpyHostToDevice, d->s_copy));
+		GPX_TRY(cudaMemcpyAsync(c.dst, c.src, c.len, cudaMemcpyHostToDevice, cs));
 	GPX_TRY(gpx_cuda_k_upload((const gpx_dupload *) (ds + o_up), (uint32_t) s->ups.size(),
-							  ds, d->s_copy));
+							  ds, cs));
 	for (size_t i = 0; i < s->tbls.size(); i += 65535)
 	{
 		uint32_t	nt = (uint32_t) std::min<size_t>(65535, s->tbls.size() - i);
 
 		GPX_TRY(gpx_cuda_k_tables((const gpx_dl *) (ds + o_tb) + i, nt, s->tbl_max,
-								  s->skip_max, d->s_copy));
+								  s->skip_max, cs));
 	}
-	GPX_TRY(cudaEventRecord(s->ev_in, d->s_copy));
-	GPX_TRY(cudaStreamWaitEvent(d->s_comp, s->ev_in, 0));
-	GPX_TRY(cudaEventRecord(s->ev_c0, d->s_comp));
+	if (ctx->timing || !solo)
+		GPX_TRY(cudaEventRecord(s->ev_in, cs));
+	if (!solo)
+		GPX_TRY(cudaStreamWaitEvent(d->s_comp, s->ev_in, 0));
+	if (ctx->timing)
+		GPX_TRY(cudaEventRecord(s->ev_c0, d->s_comp));
 	e = gpx_cuda_k_chunk((const gpx_dl *) (ds + o_dl), s->nwork,
 						 (const gpx_dpiece *) (ds + o_pc), (uint32_t) s->pieces.size(),
 						 (const uint32_t *) (ds + o_ol), s->d_cand, s->d_cpiece,
@@ -1379,6 +1396,7 @@ gpx_cuda_open(const gpx_cuda_options *opt, gpx_cuda_ctx **ctxp, char *err,
 	try
 	{
 		ctx = new gpx_cuda_ctx;
+		ctx->timing = opt == nullptr || !opt->no_timing;
 		e = cudaGetDeviceCount(&count);
 		if (e != cudaSuccess || count <= 0)
 		{

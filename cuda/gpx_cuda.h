@@ -38,6 +38,9 @@ typedef struct gpx_cuda_options
 	int			ndevices;
 	size_t		cache_bytes;	/* per-device budget of the list cache */
 	size_t		batch_bytes;	/* per-device staging buffer size */
+	bool		no_timing;		/* leave gpx_batch_stats' compute_ms and
+								 * transfer_ms at 0: no timing events (they
+								 * cost a few us per chunk) */
 } gpx_cuda_options;
 
 /* Human-readable text of a status (inline: shared by both builds). */

@@ -185,6 +185,7 @@ exec_open_device(void)
 		}
 		opt.cache_bytes = gpuidx_exec_shm->ctl->cache_budget;
 		opt.batch_bytes = gpuidx_exec_shm->ctl->arena_size;
+		opt.no_timing = true;	/* nothing here reads the GPU's own timings */
 		st = gpx_cuda_open(&opt, &ex.cuda, err, sizeof(err));
 		if (st != GPX_CUDA_OK)
 		{
