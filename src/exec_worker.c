@@ -821,12 +821,12 @@ exec_finish_batch(int ntaken, const gpx_batch *b, int64 run_us)
 		GpxExecSlot *sl = &gpuidx_exec_shm->slots[ex.taken[t].slot];
 
 		if (sl->state == GPX_SLOT_DONE && sl->generation == ex.taken[t].generation)
-		{
 			sl->batch_backends = nowners;
-			gpuidx_exec_wake_proc(sl->owner_procno);
-		}
 	}
 	LWLockRelease(ctl->lock);
+	/* wake the owners outside the lock: each may cost a signal */
+	for (int o = 0; o < nowners; o++)
+		gpuidx_exec_wake_proc(owners[o]);
 	return nowners;
 }
 
