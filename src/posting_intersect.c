@@ -428,9 +428,9 @@ typedef struct IsectJob
 } IsectJob;
 
 /*
- * Open a state's inputs into job j (stored ones unread are resolved: their
- * header fields come from the executor's cache, or they are read); returns
- * the output capacity.
+ * Open a state's inputs into job j; returns the output capacity.  Its
+ * stored inputs must be resolved (gpuidx_exec_resolve) already: their
+ * header fields known, from the executor's cache or by reading them.
  */
 static uint32
 isect_open(IsectState *st, IsectJob *j)
@@ -452,8 +452,6 @@ isect_open(IsectState *st, IsectJob *j)
 		j->lists[i] = &j->pls[i].l;
 	}
 	j->stored = any_stored ? st->stored : NULL;
-	if (any_stored)
-		gpuidx_exec_resolve(st->stored, st->n);
 	return gpx_intersect_bound(j->lists, st->n);
 }
 
@@ -466,35 +464,53 @@ static void
 isect_compute(IsectState *self)
 {
 	int			max = 1,
+				nst = 0,
+				nstored = 0,
 				nq = 0;
+	IsectState **sts;
+	GpxExecStored **stored;
 	IsectJob   *jobs;
 	GpxExecQuery *qs;
 	Size		bytes = 0;
 	dlist_iter	cit;
-	dlist_mutable_iter it;
 
 	if (self->reg != NULL && gpuidx_exec_can_batch())
 	{
 		dlist_foreach(cit, &self->reg->pending)
 			max++;
 	}
-	jobs = palloc(sizeof(IsectJob) * max);
-	qs = palloc0(sizeof(GpxExecQuery) * max);
-
-	bytes += (Size) isect_open(self, &jobs[nq++]) * sizeof(uint32);
+	sts = palloc(sizeof(IsectState *) * max);
+	sts[nst++] = self;
 	if (max > 1)
 	{
-		dlist_foreach_modify(it, &self->reg->pending)
+		dlist_foreach(cit, &self->reg->pending)
 		{
-			IsectState *st = dlist_container(IsectState, node, it.cur);
+			IsectState *st = dlist_container(IsectState, node, cit.cur);
 
 			if (st == self || st->n == 0)
 				continue;
-			if (nq >= max || bytes > POSTING_ISECT_BATCH_BYTES)
+			if (nst >= max)
 				break;
-			bytes += (Size) isect_open(st, &jobs[nq++]) * sizeof(uint32);
+			sts[nst++] = st;
 		}
 	}
+
+	/* the stored inputs of them all, resolved with one look-up */
+	for (int k = 0; k < nst; k++)
+		nstored += sts[k]->n;
+	stored = palloc(sizeof(GpxExecStored *) * Max(nstored, 1));
+	nstored = 0;
+	for (int k = 0; k < nst; k++)
+		for (int i = 0; i < sts[k]->n; i++)
+			if (sts[k]->stored[i] != NULL)
+				stored[nstored++] = sts[k]->stored[i];
+	gpuidx_exec_resolve(stored, nstored);
+
+	/* as many as fit in POSTING_ISECT_BATCH_BYTES of results, self first */
+	jobs = palloc(sizeof(IsectJob) * nst);
+	qs = palloc0(sizeof(GpxExecQuery) * nst);
+	for (int k = 0; k < nst && (k == 0 || bytes <= POSTING_ISECT_BATCH_BYTES); k++)
+		bytes += (Size) isect_open(sts[k], &jobs[nq++]) * sizeof(uint32);
 	for (int q = 0; q < nq; q++)
 	{
 		IsectState *st = jobs[q].st;
@@ -531,7 +547,10 @@ isect_result(IsectState *st, uint32 **res, uint32 *nres)
 		/* window: the state may still grow, compute afresh every time */
 		IsectJob	j;
 		GpxExecQuery q;
-		uint32		cap = isect_open(st, &j);
+		uint32		cap;
+
+		gpuidx_exec_resolve(st->stored, st->n);
+		cap = isect_open(st, &j);
 
 		q.lists = j.lists;
 		q.stored = j.stored;
