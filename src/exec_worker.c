@@ -967,9 +967,12 @@ exec_run_batch(int ntaken, int fault, int fault_ms)
 
 /*
  * Poll, without the lock, for up to us microseconds: while the queue is
- * empty (idle) for a request to come, else for the queued batch to become
- * due before its time (enough work, or nothing more can come).  Returns
- * early on our latch too (shutdown, reload, faults).
+ * empty (idle) for a request to come (or anything else that sets our
+ * latch), else for the queued batch to become due before its time (enough
+ * work, or nothing more can come).  Returns early on shutdown and reload.
+ * A batching wait ignores the latch: backends set it as they queue, and
+ * it stays set until the next WaitLatch, so heeding it would turn the wait
+ * into a loop over exec_take_batch and its lock.
  */
 static void
 exec_poll(int64 us, bool idle)
@@ -981,9 +984,9 @@ exec_poll(int64 us, bool idle)
 	INSTR_TIME_SET_CURRENT(start);
 	for (uint32 iter = 0;; iter++)
 	{
-		if (MyLatch->is_set)
+		if (ShutdownRequestPending || ConfigReloadPending)
 			return;
-		if (idle ? ctl->queue_head >= 0 :
+		if (idle ? (ctl->queue_head >= 0 || MyLatch->is_set) :
 			(ctl->queued_work >= (uint64) gpuidx_exec_batch_threshold ||
 			 exec_nothing_more_comes()))
 			return;
