@@ -29,40 +29,29 @@ gpx_popcount32(uint32_t w)
 #endif
 }
 
-/* Position (0..31) of the r-th (0-based) one bit of w; w has > r ones. */
+/*
+ * Position (0..31) of the r-th (0-based) one bit of w; w has > r ones.
+ * Halves the window four times (16, 8, 4, 2 bits), then the last bit; the
+ * loop has a constant trip count and is unrolled by gcc and nvcc alike.
+ */
 GPX_HD uint32_t
 gpx_select32(uint32_t w, uint32_t r)
 {
 	uint32_t	pos = 0;
-	uint32_t	c;
 
-	c = gpx_popcount32(w & 0xFFFFu);
-	if (r >= c)
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+	for (uint32_t half = 16; half >= 2; half >>= 1)
 	{
-		r -= c;
-		w >>= 16;
-		pos += 16;
-	}
-	c = gpx_popcount32(w & 0xFFu);
-	if (r >= c)
-	{
-		r -= c;
-		w >>= 8;
-		pos += 8;
-	}
-	c = gpx_popcount32(w & 0xFu);
-	if (r >= c)
-	{
-		r -= c;
-		w >>= 4;
-		pos += 4;
-	}
-	c = gpx_popcount32(w & 0x3u);
-	if (r >= c)
-	{
-		r -= c;
-		w >>= 2;
-		pos += 2;
+		uint32_t	c = gpx_popcount32(w & ((1u << half) - 1));
+
+		if (r >= c)
+		{
+			r -= c;
+			w >>= half;
+			pos += half;
+		}
 	}
 	if (r >= (w & 1u))
 		pos += 1;
