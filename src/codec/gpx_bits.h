@@ -32,15 +32,18 @@ gpx_popcount32(uint32_t w)
 /*
  * Position (0..31) of the r-th (0-based) one bit of w; w has > r ones.
  * Halves the window four times (16, 8, 4, 2 bits), then the last bit; the
- * loop has a constant trip count and is unrolled by gcc and nvcc alike.
+ * loop is unrolled (pragmas for nvcc and gcc), so the shifts are constants
+ * as in the hand-written form it replaces.
  */
 GPX_HD uint32_t
 gpx_select32(uint32_t w, uint32_t r)
 {
 	uint32_t	pos = 0;
 
-#ifdef __CUDA_ARCH__
+#if defined(__CUDA_ARCH__)
 #pragma unroll
+#elif defined(__GNUC__)
+#pragma GCC unroll 4
 #endif
 	for (uint32_t half = 16; half >= 2; half >>= 1)
 	{
