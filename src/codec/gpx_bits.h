@@ -31,9 +31,10 @@ gpx_popcount32(uint32_t w)
 
 /*
  * Position (0..31) of the r-th (0-based) one bit of w; w has > r ones.
- * Halves the window four times (16, 8, 4, 2 bits), then the last bit; the
- * loop is unrolled (pragmas for nvcc and gcc), so the shifts are constants
- * as in the hand-written form it replaces.
+ * Halves the window four times (16, 8, 4, 2 bits), then the last bit.
+ * The loop is unrolled, so the shifts are constants as in the hand-written
+ * form it replaces: nvcc's pragma in device code, gcc's in the C codec
+ * (the host pass of .cu files needs no speed here).
  */
 GPX_HD uint32_t
 gpx_select32(uint32_t w, uint32_t r)
@@ -42,7 +43,7 @@ gpx_select32(uint32_t w, uint32_t r)
 
 #if defined(__CUDA_ARCH__)
 #pragma unroll
-#elif defined(__GNUC__)
+#elif defined(__GNUC__) && !defined(__CUDACC__)
 #pragma GCC unroll 4
 #endif
 	for (uint32_t half = 16; half >= 2; half >>= 1)
