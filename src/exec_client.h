@@ -16,9 +16,10 @@
  * the executor receives copies (or only a key when it already caches the
  * list), never pointers.  A list may also be a stored value not read yet
  * (GpxExecStored): when the executor caches it, only its key travels and
- * the backend never detoasts it; otherwise it is read on demand.  Without shared_preload_libraries =
- * 'gpuidx', with gpuidx.use_executor = off, or when gpuidx.device = auto
- * estimates the backend to be faster, nothing leaves the backend.
+ * the backend never detoasts it; otherwise it is read on demand.
+ * Without shared_preload_libraries = 'gpuidx', with gpuidx.use_executor =
+ * off, or when gpuidx.device = auto estimates the backend to be faster,
+ * nothing leaves the backend.
  */
 #ifndef EXEC_CLIENT_H
 #define EXEC_CLIENT_H
