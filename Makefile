@@ -10,7 +10,13 @@
 
 EXTENSION = gpuidx
 MODULE_big = gpuidx
+# Scripts: shipped versions' are frozen files (DATA); the current version's
+# install script and its update script from EXTVERSION_PREV are generated
+# from sql/gpuidx.sql.in (its head says how to add objects).
+EXTVERSION = $(shell sed -n "s/^default_version *= *'\([^']*\)'.*/\1/p" $(EXTENSION).control)
+EXTVERSION_PREV = 0.1
 DATA = sql/gpuidx--0.1.sql
+DATA_built = sql/gpuidx--$(EXTVERSION).sql sql/gpuidx--$(EXTVERSION_PREV)--$(EXTVERSION).sql
 PGFILEDESC = "gpuidx - compressed posting lists with GPU-batched intersection"
 
 CODEC_SRCS = $(sort $(wildcard src/codec/gpx_*.c))
@@ -63,6 +69,11 @@ cuda/%.cuo: cuda/%.cu $(wildcard cuda/*.cuh) $(wildcard src/codec/*.h)
 $(shlib): $(CUDA_OBJS)
 EXTRA_CLEAN += $(CUDA_OBJS)
 endif
+
+sql/gpuidx--$(EXTVERSION).sql: sql/gpuidx.sql.in sql/gpuidx_gen.awk
+	awk -v to=$(EXTVERSION) -f sql/gpuidx_gen.awk $< >$@.tmp && mv $@.tmp $@
+sql/gpuidx--$(EXTVERSION_PREV)--$(EXTVERSION).sql: sql/gpuidx.sql.in sql/gpuidx_gen.awk
+	awk -v from=$(EXTVERSION_PREV) -v to=$(EXTVERSION) -f sql/gpuidx_gen.awk $< >$@.tmp && mv $@.tmp $@
 
 $(OBJS): $(wildcard src/*.h) $(wildcard src/codec/*.h) $(wildcard cuda/*.h)
 

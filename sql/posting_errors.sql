@@ -5,18 +5,7 @@
 -- casts share their validation with binary receive; posting_binary tests
 -- receive itself).
 --
-
--- run a statement, return its error (no rows when it succeeds)
-CREATE FUNCTION pg_temp.err(q text,
-                            OUT code text, OUT message text, OUT detail text)
-RETURNS SETOF record LANGUAGE plpgsql AS $$
-BEGIN
-    EXECUTE q;
-EXCEPTION WHEN others THEN
-    GET STACKED DIAGNOSTICS code = RETURNED_SQLSTATE,
-                            message = MESSAGE_TEXT, detail = PG_EXCEPTION_DETAIL;
-    RETURN NEXT;
-END $$;
+\i sql/regress_setup.psql
 
 -- ---------------------------------------------------------------------------
 -- text input: 22P02 invalid_text_representation

@@ -11,31 +11,7 @@
 SET jit = off;
 SET work_mem = '64MB';       -- the references group millions of rows
 
--- run a statement, return its error (no rows when it succeeds)
-CREATE FUNCTION pg_temp.err(q text,
-                            OUT code text, OUT message text, OUT detail text)
-RETURNS SETOF record LANGUAGE plpgsql AS $$
-BEGIN
-    EXECUTE q;
-EXCEPTION WHEN others THEN
-    GET STACKED DIAGNOSTICS code = RETURNED_SQLSTATE,
-                            message = MESSAGE_TEXT, detail = PG_EXCEPTION_DETAIL;
-    RETURN NEXT;
-END $$;
-
--- whether EXPLAIN (COSTS OFF) of q has a line matching pat
-CREATE FUNCTION pg_temp.plan_has(q text, pat text) RETURNS bool
-LANGUAGE plpgsql AS $$
-DECLARE
-    line text;
-BEGIN
-    FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-        IF line ~ pat THEN
-            RETURN true;
-        END IF;
-    END LOOP;
-    RETURN false;
-END $$;
+\i sql/regress_setup.psql
 
 -- a & b and a && b for all 9 type pairs, both argument orders (the
 -- commuted forms must agree with the originals)

@@ -7,20 +7,11 @@
 -- 268435449 docIDs an int4[] can hold and fail with 54000
 -- program_limit_exceeded before allocating anything.
 --
+\i sql/regress_setup.psql
 CREATE FUNCTION pg_temp.le32hex(v bigint) RETURNS text LANGUAGE sql IMMUTABLE AS $$
     SELECT lpad(to_hex(((v & 255) << 24) | (((v >> 8) & 255) << 16)
                        | (((v >> 16) & 255) << 8) | ((v >> 24) & 255)), 8, '0')
 $$;
-CREATE FUNCTION pg_temp.err(q text,
-                            OUT code text, OUT message text, OUT detail text)
-RETURNS SETOF record LANGUAGE plpgsql AS $$
-BEGIN
-    EXECUTE q;
-EXCEPTION WHEN others THEN
-    GET STACKED DIAGNOSTICS code = RETURNED_SQLSTATE,
-                            message = MESSAGE_TEXT, detail = PG_EXCEPTION_DETAIL;
-    RETURN NEXT;
-END $$;
 
 -- header: version 1, codec 1 (pfor), log2_block 7, param 0, n = 2^28,
 -- first 0, last 2^28 - 1, nblocks 2^21, payload_bytes 4 * 2^21, flags 0,

@@ -4,6 +4,7 @@
 -- casts, accessors, aggregates, and randomized lists checked against an
 -- int4[] reference.
 --
+\i sql/regress_setup.psql
 
 -- ---------------------------------------------------------------------------
 -- catalog: storage, alignment, casts
@@ -423,18 +424,6 @@ SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 SET max_parallel_workers_per_gather = 2;
-CREATE FUNCTION pg_temp.plan_has(q text, pat text) RETURNS bool
-LANGUAGE plpgsql AS $$
-DECLARE
-    line text;
-BEGIN
-    FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-        IF line ~ pat THEN
-            RETURN true;
-        END IF;
-    END LOOP;
-    RETURN false;
-END $$;
 SELECT pg_temp.plan_has(q, 'Partial .*Aggregate') AS partial_aggregate,
        pg_temp.plan_has(q, 'Finalize .*Aggregate') AS finalize_aggregate,
        pg_temp.plan_has(q, 'Gather') AS gather

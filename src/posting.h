@@ -81,6 +81,19 @@ extern void posting_report_negative(int32 v) pg_attribute_noreturn();
 extern void posting_report_too_many(const char *what, uint64 n)
 			pg_attribute_noreturn();
 
+/*
+ * int4[] results.  posting_array_alloc: a one-dimensional int4[] (lower
+ * bound 1, no NULLs) of n elements for the caller to fill through
+ * ARR_DATA_PTR (docIDs <= 2^31-1 read the same as uint32 and int32); n = 0
+ * gives the empty array, n > POSTING_MAX_ELEMS an error.
+ * posting_array_truncate: such an array cut to its first n elements (the
+ * empty array for 0), giving back a large unused tail; it may move.
+ * posting_array_from: an int4[] holding docs[0..n).
+ */
+extern ArrayType *posting_array_alloc(uint32 n);
+extern ArrayType *posting_array_truncate(ArrayType *r, uint32 n);
+extern ArrayType *posting_array_from(const uint32 *docs, uint32 n);
+
 /* Decode a whole list into out[0..n), interruptible, never past out[n-1]. */
 extern void posting_decode_into(const gpx_list *l, uint32 *out);
 

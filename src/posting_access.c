@@ -18,23 +18,13 @@ posting_docids(PG_FUNCTION_ARGS)
 {
 	PostingList pl;
 	ArrayType  *r;
-	Size		nbytes;
 
 	posting_open(PG_GETARG_DATUM(0), &pl);
 	if (pl.l.n == 0)
 		PG_RETURN_ARRAYTYPE_P(construct_empty_array(INT4OID));
 	if (pl.l.n > POSTING_MAX_ELEMS)
 		posting_report_too_many("to convert to integer[]", pl.l.n);
-	nbytes = ARR_OVERHEAD_NONULLS(1) + (Size) pl.l.n * sizeof(int32);
-	r = (ArrayType *) palloc(nbytes);
-	memset(r, 0, ARR_OVERHEAD_NONULLS(1));
-	SET_VARSIZE(r, nbytes);
-	r->ndim = 1;
-	r->dataoffset = 0;
-	r->elemtype = INT4OID;
-	ARR_DIMS(r)[0] = (int) pl.l.n;
-	ARR_LBOUND(r)[0] = 1;
-	/* docIDs are <= 2^31-1, so uint32 and int32 representations agree */
+	r = posting_array_alloc(pl.l.n);
 	posting_decode_into(&pl.l, (uint32 *) ARR_DATA_PTR(r));
 	PG_RETURN_ARRAYTYPE_P(r);
 }

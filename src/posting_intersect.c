@@ -567,28 +567,6 @@ isect_result(IsectState *st, uint32 **res, uint32 *nres)
 	*nres = st->nresult;
 }
 
-/* A one-dimensional int4[] of docs[0..n). */
-static ArrayType *
-isect_make_array(const uint32 *docs, uint32 n)
-{
-	ArrayType  *r;
-	Size		nbytes;
-
-	if (n == 0)
-		return construct_empty_array(INT4OID);
-	nbytes = ARR_OVERHEAD_NONULLS(1) + (Size) n * sizeof(int32);
-	r = (ArrayType *) palloc(nbytes);
-	memset(r, 0, ARR_OVERHEAD_NONULLS(1));
-	SET_VARSIZE(r, nbytes);
-	r->ndim = 1;
-	r->dataoffset = 0;
-	r->elemtype = INT4OID;
-	ARR_DIMS(r)[0] = (int) n;
-	ARR_LBOUND(r)[0] = 1;
-	memcpy(ARR_DATA_PTR(r), docs, (Size) n * sizeof(int32));
-	return r;
-}
-
 /* Final: the sorted intersection as int4[]; no input -> NULL. */
 PG_FUNCTION_INFO_V1(posting_intersect_final);
 Datum
@@ -603,7 +581,7 @@ posting_intersect_final(PG_FUNCTION_ARGS)
 	if (st == NULL || st->n == 0)
 		PG_RETURN_NULL();
 	isect_result(st, &res, &nres);
-	PG_RETURN_ARRAYTYPE_P(isect_make_array(res, nres));
+	PG_RETURN_ARRAYTYPE_P(posting_array_from(res, nres));
 }
 
 /* Final of posting_intersect_count: the size of the intersection. */
@@ -753,7 +731,7 @@ posting_intersect_batch(PG_FUNCTION_ARGS)
 			values[1] = (Datum) 0;
 		}
 		else
-			values[1] = PointerGetDatum(isect_make_array(qs[g].out, qs[g].outn));
+			values[1] = PointerGetDatum(posting_array_from(qs[g].out, qs[g].outn));
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;
