@@ -96,30 +96,24 @@ FROM (VALUES (1, '{}'::int4[]), (2, '{0}'), (3, '{2147483647}'),
              (7, '{1,1000,1000000,1000000000}'), (8, '{2147483646,2147483647}'))
      v(id, r);
 
+-- the accessors of one value, whatever its type (a polymorphic SQL
+-- function resolves the calls for each argument type)
+CREATE FUNCTION pg_temp.accessors(p anyelement,
+    OUT val text, OUT len bigint, OUT first int4, OUT last int4, OUT codec text,
+    OUT nth1 int4, OUT nth2 int4, OUT nthn int4, OUT nth0 int4, OUT nthn1 int4,
+    OUT has0 bool, OUT hasmax bool, OUT has8 bool, OUT hasneg bool,
+    OUT docids int4[], OUT size int4, OUT octets int4, OUT bits float8)
+LANGUAGE sql AS $$
+    SELECT p::text, length(p), first_docid(p), last_docid(p), codec(p),
+           nth(p, 1), nth(p, 2), nth(p, length(p)), nth(p, 0),
+           nth(p, length(p) + 1), p @> 0, 2147483647 <@ p, contains(p, 8),
+           p @> -1, docids(p), size_bytes(p), octet_length(p::bytea),
+           bits_per_docid(p)
+$$;
 CREATE TEMP VIEW edge_acc AS
-SELECT id, 'pfor' AS typ, pf::text AS val, length(pf) AS len,
-       first_docid(pf) AS first, last_docid(pf) AS last, codec(pf) AS codec,
-       nth(pf, 1) AS nth1, nth(pf, 2) AS nth2, nth(pf, length(pf)) AS nthn,
-       nth(pf, 0) AS nth0, nth(pf, length(pf) + 1) AS nthn1,
-       pf @> 0 AS has0, 2147483647 <@ pf AS hasmax, contains(pf, 8) AS has8,
-       pf @> -1 AS hasneg, docids(pf) AS docids,
-       size_bytes(pf) AS size, octet_length(pf::bytea) AS octets,
-       bits_per_docid(pf) AS bits
-FROM edge
-UNION ALL
-SELECT id, 'lrc', lr::text, length(lr), first_docid(lr), last_docid(lr),
-       codec(lr), nth(lr, 1), nth(lr, 2), nth(lr, length(lr)), nth(lr, 0),
-       nth(lr, length(lr) + 1), lr @> 0, 2147483647 <@ lr, contains(lr, 8),
-       lr @> -1, docids(lr), size_bytes(lr), octet_length(lr::bytea),
-       bits_per_docid(lr)
-FROM edge
-UNION ALL
-SELECT id, 'qs', qs::text, length(qs), first_docid(qs), last_docid(qs),
-       codec(qs), nth(qs, 1), nth(qs, 2), nth(qs, length(qs)), nth(qs, 0),
-       nth(qs, length(qs) + 1), qs @> 0, 2147483647 <@ qs, contains(qs, 8),
-       qs @> -1, docids(qs), size_bytes(qs), octet_length(qs::bytea),
-       bits_per_docid(qs)
-FROM edge;
+SELECT id, 'pfor' AS typ, a.* FROM edge, pg_temp.accessors(pf) a
+UNION ALL SELECT id, 'lrc', a.* FROM edge, pg_temp.accessors(lr) a
+UNION ALL SELECT id, 'qs', a.* FROM edge, pg_temp.accessors(qs) a;
 
 SELECT id, typ, val, len, first, last, codec, nth1, nth2, nthn, nth0, nthn1,
        has0, hasmax, has8, hasneg
