@@ -70,10 +70,13 @@ $(shlib): $(CUDA_OBJS)
 EXTRA_CLEAN += $(CUDA_OBJS)
 endif
 
+# the generated scripts (a template error stops make, leaving no script)
 sql/gpuidx--$(EXTVERSION).sql: sql/gpuidx.sql.in sql/gpuidx_gen.awk
-	awk -v to=$(EXTVERSION) -f sql/gpuidx_gen.awk $< >$@.tmp && mv $@.tmp $@
+	awk -v to=$(EXTVERSION) -f sql/gpuidx_gen.awk $< >$@.tmp || { rm -f $@.tmp; exit 1; }
+	mv $@.tmp $@
 sql/gpuidx--$(EXTVERSION_PREV)--$(EXTVERSION).sql: sql/gpuidx.sql.in sql/gpuidx_gen.awk
-	awk -v from=$(EXTVERSION_PREV) -v to=$(EXTVERSION) -f sql/gpuidx_gen.awk $< >$@.tmp && mv $@.tmp $@
+	awk -v from=$(EXTVERSION_PREV) -v to=$(EXTVERSION) -f sql/gpuidx_gen.awk $< >$@.tmp || { rm -f $@.tmp; exit 1; }
+	mv $@.tmp $@
 
 $(OBJS): $(wildcard src/*.h) $(wildcard src/codec/*.h) $(wildcard cuda/*.h)
 
