@@ -6,7 +6,6 @@
 #   make bench-gpu        the same on the GPU machine, GPU paths required
 #   make bench-ci         a tiny run into test/bench/out (checks the harness;
 #                         figures mostly "too small to report")
-#   make benchmarks-md    regenerate docs/BENCHMARKS.md from docs/bench/*.md
 #   make gentest          generator and loader tests (test/gen/run-suite.sh)
 #   make demo             scripts/demo.sh (root on a fresh Debian 12)
 #   make bench-scaleout   1 server vs coordinator + 1 / 2 postgres_fdw shards
@@ -66,7 +65,7 @@ test/bench/bin/gpx_corpus: test/bench/gpx_corpus.c
 	@mkdir -p test/bench/bin
 	$(BENCH_CC) $(BENCH_CFLAGS) -o $@ $<
 
-.PHONY: bench-tools bench bench-gpu bench-ci benchmarks-md gentest demo
+.PHONY: bench-tools bench bench-gpu bench-ci gentest demo
 bench-tools: $(BENCH_PROGS)
 
 bench: bench-tools
@@ -77,9 +76,6 @@ bench-gpu: bench-tools
 
 bench-ci: bench-tools
 	test/bench/run-bench.sh --profile ci
-
-benchmarks-md:
-	test/bench/mkbenchmarks.sh
 
 gentest: bench-tools
 	test/gen/run-suite.sh

@@ -15,7 +15,7 @@
 #   ROUTING_MODES     modes to run ("backend cpu gpu auto"; gpu needs a GPU)
 #   ROUTING_CODEC     pfor | lrc | qs (pfor)
 #   ROUTING_MAX_WAIT  gpuidx.batch_max_wait in microseconds (100, the default)
-#   ROUTING_OUT       report (docs/bench/routing-wMAXWAIT.md, a page of BENCHMARKS.md)
+#   ROUTING_OUT       report (docs/bench/routing-wMAXWAIT.md, quoted by docs/BENCHMARKS.md)
 #
 # The workload: test/gen/gpx_gen's GOV2-calibrated query log, queries of
 # 2-6 terms whose shortest lists span from a few docIDs to 10^5 and more

@@ -3,7 +3,10 @@
 # benchmark, run the tests, compute-sanitizer, and the benchmarks, within
 # one time budget; logs go to OUTDIR, a summary to stdout.
 #
-#   test/gpu/run_device.sh OUTDIR [BUDGET_SECONDS] [STEPS...]
+#   test/gpu/run_device.sh [OUTDIR] [BUDGET_SECONDS] [STEPS...]
+#
+# OUTDIR "" or left out: test/gpu/out/run-UTCSTAMP (ignored by git); the logs
+# a document cites are copied by hand into docs/gpu-runs/.
 #
 # STEPS (default: info build test memcheck bench racecheck):
 #   info       nvidia-smi, nvcc and compute-sanitizer versions, CPU count
@@ -19,15 +22,16 @@
 #   benchquick test/gpu/bin/bench_gpu --quick
 # Steps that would start with less than 20 s of the budget left are skipped.
 set -u
-OUT=${1:?usage: run_device.sh OUTDIR [BUDGET] [STEPS...]}
+OUT=${1:-$(cd "$(dirname "$0")/../.." && pwd)/test/gpu/out/run-$(date -u +%Y%m%d-%H%M%S)}
 BUDGET=${2:-560}
 shift 2 2>/dev/null || shift $#
 STEPS=${*:-info build test memcheck bench racecheck}
 START=$(date +%s)
 SAN=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
-mkdir -p "$OUT"
+mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd) || exit 1
 cd "$(dirname "$0")/../.." || exit 1
+echo "== logs in $OUT"
 
 # left: seconds of the budget still available
 left() { echo $(( BUDGET - ($(date +%s) - START) )); }
