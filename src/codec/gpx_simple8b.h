@@ -43,10 +43,6 @@
 #include "gpx_codec.h"
 #include "gpx_bits.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-
 /* Largest value (and frequency) the codec takes. */
 #define GPX_S8B_MAX_VALUE 0x7FFFFFFFu
 /* Base of term frequencies: the zero-width selectors are runs of 1. */
@@ -123,6 +119,10 @@ gpx_s8b_load(const uint8_t *p)
 	memcpy(&w, p, 8);
 	return w;
 }
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* Bytes enough to encode n values, in any blocks (at most one word each). */
 size_t		gpx_s8b_encode_bound(uint32_t n);

@@ -443,6 +443,24 @@ test_hostile(void)
 	CHECK(gpx_s8b_validate_block(b, 8, 2, 1, NULL) == GPX_E_ARG);
 }
 
+/* The inline selector helpers (shared with the CUDA decoder) = the table. */
+static void
+test_helpers(void)
+{
+	for (uint32_t sel = 0; sel < 16; sel++)
+	{
+		uint64_t	w = ((uint64_t) sel << 60) | 0x0123456789ABCDEull;
+
+		CHECKF(gpx_s8b_count(sel) == ref_count[sel] && gpx_s8b_width(sel) == ref_width[sel],
+			   "selector %u: count %u width %u", sel, gpx_s8b_count(sel), gpx_s8b_width(sel));
+		CHECK(gpx_s8b_selector(w) == sel);
+		CHECK(ref_width[sel] * ref_count[sel] <= 60);
+		for (uint32_t i = 0; i < ref_count[sel]; i++)
+			CHECK(gpx_s8b_field(w, sel, i) == (ref_width[sel] == 0 ? 0 :
+											   (w >> (i * ref_width[sel])) & ((1ull << ref_width[sel]) - 1)));
+	}
+}
+
 /* Encoder arguments and ranges. */
 static void
 test_encode_api(void)
@@ -565,6 +583,7 @@ test_fuzz(void)
 int
 main(void)
 {
+	test_helpers();
 	test_encode_api();
 	test_edges();
 	test_random();
