@@ -64,7 +64,7 @@ typedef enum gpx_s8b_packing
 } gpx_s8b_packing;
 
 /*
- * The default packing, by measurement (make bench-tf, docs/bench/tf.md):
+ * The default packing, by measurement (make bench-tf, test/bench/bench_tf.sh):
  * on the GOV2-calibrated frequencies and on real text (PostgreSQL docs,
  * Linux source), blocks of 128 and 256, the optimal packing takes 2.1 to
  * 4.0 % fewer words than left-greedy on lists of >= 128 frequencies (more
