@@ -82,15 +82,15 @@ $(GPU_OBJDIR)/emu/%.o: cuda/%.cu $(GPU_CUDA_HDRS) test/gpu/gpx_emu.h
 	@mkdir -p $(dir $@)
 	$(GPU_CXX) $(GPU_EMUFLAGS) -x c++ -c $< -o $@
 
-$(GPU_TEST_BIN): test/gpu/test_gpu.cu $(GPU_CUDA_OBJS) $(GPU_CODEC_OBJS)
+$(GPU_TEST_BIN): test/gpu/test_gpu.cu test/gpu/gpu_rng.h $(GPU_CUDA_OBJS) $(GPU_CODEC_OBJS)
 	@mkdir -p $(dir $@)
 	$(GPU_NVCC) $(GPU_NVCCFLAGS) -o $@ $< $(GPU_CUDA_OBJS) $(GPU_CODEC_OBJS) -lpthread
 
-$(GPU_BENCH_BIN): test/gpu/bench_gpu.cu $(GPU_CUDA_OBJS) $(GPU_CODEC_OBJS) $(GPU_CUDA_HDRS)
+$(GPU_BENCH_BIN): test/gpu/bench_gpu.cu test/gpu/gpu_rng.h $(GPU_CUDA_OBJS) $(GPU_CODEC_OBJS) $(GPU_CUDA_HDRS)
 	@mkdir -p $(dir $@)
 	$(GPU_NVCC) $(GPU_NVCCFLAGS) -Xcompiler -fopenmp -o $@ $< $(GPU_CUDA_OBJS) $(GPU_CODEC_OBJS) -lpthread
 
-$(GPU_EMU_BIN): test/gpu/test_gpu.cu $(GPU_EMU_OBJS) $(GPU_CODEC_OBJS)
+$(GPU_EMU_BIN): test/gpu/test_gpu.cu test/gpu/gpu_rng.h $(GPU_EMU_OBJS) $(GPU_CODEC_OBJS)
 	@mkdir -p $(dir $@)
 	$(GPU_CXX) $(GPU_EMUFLAGS) -x c++ -o $@ $< -x none $(GPU_EMU_OBJS) $(GPU_CODEC_OBJS) -lpthread
 

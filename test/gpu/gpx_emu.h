@@ -185,8 +185,12 @@ struct gpx_emu_state
 	bool		inited;
 };
 
-/* The emulator's single state. */
-static inline gpx_emu_state &
+/*
+ * The emulator's single state: one for the whole program (an inline
+ * function with external linkage), since the back end's files allocate,
+ * free and count devices together.
+ */
+inline gpx_emu_state &
 gpx_emu(void)
 {
 	static gpx_emu_state s;
@@ -668,8 +672,8 @@ static inline cudaError_t cudaHostAlloc(void **p, size_t n, unsigned flags)
 static inline cudaError_t cudaFreeHost(void *p) { free(p); return cudaSuccess; }
 /* Emulated cudaHostGetDevicePointer (synchronous, host memory). */
 static inline cudaError_t cudaHostGetDevicePointer(void **d, void *h, unsigned flags) { (void) flags; *d = h; return cudaSuccess; }
-/* Ranges registered with cudaHostRegister (start, length). */
-static inline std::vector<std::pair<char *, size_t>> &
+/* Ranges registered with cudaHostRegister (start, length; one program-wide list). */
+inline std::vector<std::pair<char *, size_t>> &
 gpx_emu_regs(void)
 {
 	static std::vector<std::pair<char *, size_t>> r;
