@@ -2,7 +2,7 @@
  * gpx_cuda_none.c - the CUDA back end API (cuda/gpx_cuda.h) for builds
  * without nvcc: every entry point reports GPX_CUDA_UNAVAILABLE, so the
  * executor runs its batches on CPU threads and says why in gpuidx_info().
- * The Makefile builds it instead of cuda/*.cu when there is no nvcc.
+ * The Makefile builds it instead of the .cu files when there is no nvcc.
  */
 #include <stdio.h>
 #include <string.h>
