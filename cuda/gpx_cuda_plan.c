@@ -2,7 +2,6 @@
  * gpx_cuda_plan.c - the host-only planning of the CUDA back end (see
  * gpx_cuda_plan.h).  No CUDA, no allocation, no output.
  */
-#include <stdlib.h>
 #include <string.h>
 
 #include "gpx_bits.h"
@@ -24,20 +23,71 @@ plan_args_ok(const gpx_batch *b, const gpx_batch_query *q)
 		q->out_capacity <= b->out_words - q->out_offset;
 }
 
-/* qsort order of scratch keys: ascending by (k1, k2, idx). */
-static int
-plan_skey_cmp(const void *pa, const void *pb)
+/* Whether scratch key a sorts before b: ascending by (k1, k2, idx). */
+static inline bool
+plan_skey_less(const gpx_cuda_skey *a, const gpx_cuda_skey *b)
 {
-	const gpx_cuda_skey *a = (const gpx_cuda_skey *) pa;
-	const gpx_cuda_skey *b = (const gpx_cuda_skey *) pb;
-
 	if (a->k1 != b->k1)
-		return a->k1 < b->k1 ? -1 : 1;
+		return a->k1 < b->k1;
 	if (a->k2 != b->k2)
-		return a->k2 < b->k2 ? -1 : 1;
-	if (a->idx != b->idx)
-		return a->idx < b->idx ? -1 : 1;
-	return 0;
+		return a->k2 < b->k2;
+	return a->idx < b->idx;
+}
+
+/* Sift keys[i] down the max-heap keys[0..n). */
+static void
+plan_sift(gpx_cuda_skey *keys, size_t i, size_t n)
+{
+	gpx_cuda_skey k = keys[i];
+
+	for (;;)
+	{
+		size_t		c = 2 * i + 1;
+
+		if (c >= n)
+			break;
+		if (c + 1 < n && plan_skey_less(&keys[c], &keys[c + 1]))
+			c++;
+		if (!plan_skey_less(&k, &keys[c]))
+			break;
+		keys[i] = keys[c];
+		i = c;
+	}
+	keys[i] = k;
+}
+
+/*
+ * Sort keys[0..n) in place: by insertion for the few lists of a typical
+ * query, by heapsort beyond PLAN_FEW (the keys are distinct: no need for
+ * a stable sort).
+ */
+#define PLAN_FEW 16
+static void
+plan_sort(gpx_cuda_skey *keys, size_t n)
+{
+	if (n > PLAN_FEW)
+	{
+		for (size_t i = n / 2; i-- > 0;)
+			plan_sift(keys, i, n);
+		for (size_t m = n - 1; m > 0; m--)
+		{
+			gpx_cuda_skey t = keys[0];
+
+			keys[0] = keys[m];
+			keys[m] = t;
+			plan_sift(keys, 0, m);
+		}
+		return;
+	}
+	for (size_t i = 1; i < n; i++)
+	{
+		gpx_cuda_skey k = keys[i];
+		size_t		j = i;
+
+		for (; j > 0 && plan_skey_less(&k, &keys[j - 1]); j--)
+			keys[j] = keys[j - 1];
+		keys[j] = k;
+	}
 }
 
 /* Whether the kernels can take a list's view (codec and geometry). */
@@ -133,7 +183,7 @@ gpx_cuda_plan_batch(gpx_batch *b, gpx_cuda_qplan *plan, uint32_t *olist,
 		q->status = GPX_OK;
 		if (empty || lo > hi)
 			continue;
-		qsort(keys, q->nlists, sizeof(*keys), plan_skey_cmp);
+		plan_sort(keys, q->nlists);
 		qp = &plan[nplan++];
 		memset(qp, 0, sizeof(*qp));
 		qp->q = qi;
@@ -172,7 +222,7 @@ gpx_cuda_plan_assign(const gpx_cuda_qplan *plan, uint32_t nplan, uint32_t ndev,
 		keys[i].k2 = 0;
 		keys[i].idx = i;
 	}
-	qsort(keys, nplan, sizeof(*keys), plan_skey_cmp);
+	plan_sort(keys, nplan);
 	memset(load, 0, (size_t) ndev * sizeof(*load));
 	for (uint32_t k = 0; k < nplan; k++)
 	{

@@ -260,6 +260,8 @@ check_pieces(unit_rng *r, const gpx_batch *b, const gpx_cuda_qplan *plan, uint32
 	}
 }
 
+static int	many_planned;		/* planned queries of many lists */
+
 /*
  * One random batch, planned and checked against the naive planner; the
  * plans go on to the assignment and piece tests.
@@ -269,15 +271,15 @@ test_plan_batch(unit_rng *r)
 {
 	enum
 	{
-		NPOOL = 24, NQ = 60, MAXL = 6
+		NPOOL = 24, NQ = 60, MAXL = 6, MANY = 40
 	};
 	plan_list	pool[NPOOL];
-	gpx_batch_list lists[NQ * MAXL];
+	gpx_batch_list lists[NQ * MAXL + MANY];
 	gpx_batch_query q[NQ];
 	int			expect[NQ];		/* expected status */
 	gpx_cuda_qplan plan[NQ];
-	uint32_t	olist[NQ * MAXL];
-	gpx_cuda_skey keys[NQ * MAXL];
+	uint32_t	olist[NQ * MAXL + MANY];
+	gpx_cuda_skey keys[NQ * MAXL + MANY];
 	size_t		room_o,
 				room_k,
 				want_o = 0,
@@ -345,6 +347,22 @@ test_plan_batch(unit_rng *r)
 	lists[q[7].first_list] = pool[NPOOL - 2].bl;
 	lists[q[7].first_list + 1] = pool[NPOOL - 1].bl;
 	expect[7] = GPX_OK;
+	/* a query of many lists (sorted by the planner's other method) */
+	q[9].first_list = nl;
+	q[9].nlists = 20 + unit_below(r, MANY - 20);
+	expect[9] = GPX_OK;
+	for (uint32_t j = 0; j < q[9].nlists; j++)
+	{
+		/* lists that span [5000, 15000] (there are some), so [lo, hi] is not empty */
+		int			i,
+					tries = 0;
+
+		do
+			i = (int) unit_below(r, NPOOL);
+		while ((pool[i].n == 0 || pool[i].docs[0] > 5000 ||
+				pool[i].docs[pool[i].n - 1] < 15000) && ++tries < 1000);
+		lists[nl++] = pool[i].bl;
+	}
 	/* bad arguments */
 	q[5].nlists = 0;
 	expect[5] = GPX_E_ARG;
@@ -381,7 +399,7 @@ test_plan_batch(unit_rng *r)
 		gpx_batch_query *qi = &q[i];
 		uint32_t	lo = 0,
 					hi = GPX_MAX_DOCID,
-					order[MAXL];
+					order[MANY];
 		bool		empty = false;
 
 		CHECKF(qi->status == expect[i], "query %d status %d, want %d", i, qi->status, expect[i]);
@@ -414,6 +432,8 @@ test_plan_batch(unit_rng *r)
 					order[a] = order[c];
 					order[c] = t;
 				}
+		if (i == 9)
+			many_planned++;
 		if (k >= np)
 		{
 			CHECKF(false, "query %d has no plan", i);
@@ -506,6 +526,7 @@ main(void)
 	test_list_ok(&r);
 	for (int rep = 0; rep < 20; rep++)
 		test_plan_batch(&r);
+	CHECKF(many_planned >= 10, "only %d of 20 queries of many lists were planned", many_planned);
 	test_footprint(&r);
 	return unit_finish();
 }
