@@ -5,7 +5,7 @@
  *
  * Per device: a copy stream and a compute stream; a cache pool (one
  * cudaMalloc of the cache budget, sub-allocated best-fit with coalescing)
- * holding blobs keyed by content hash with LRU eviction, each with a
+ * holding blobs by their identity key (gpx_key) with LRU eviction, each with a
  * hash-segmentation table built on the GPU when it enters; two chunk slots,
  * each with a pinned staging buffer (lists to upload plus the chunk's
  * descriptors, one host-to-device copy), candidate/flag/scan arrays, and
@@ -146,7 +146,7 @@ struct gpx_pool
 /* A list resident in a device's cache pool. */
 struct gpx_centry
 {
-	uint64_t	hash;
+	gpx_key		key;
 	size_t		len;
 	uint32_t	n,
 				first,
@@ -264,7 +264,7 @@ struct gpx_dev
 				s_comp = nullptr;
 	uint8_t    *d_pool = nullptr;
 	gpx_pool	pool;
-	std::unordered_map<uint64_t, gpx_centry *> map;
+	std::unordered_map<gpx_key, gpx_centry *, gpx_key_hasher> map;
 	std::list<gpx_centry *> lru;	/* front: most recently used */
 	size_t		cached_bytes = 0;
 	gpx_slot	slot[2];
@@ -443,7 +443,7 @@ gpx_entry_free(gpx_dev *d, gpx_centry *e)
 {
 	if (e->in_map)
 	{
-		auto		it = d->map.find(e->hash);
+		auto		it = d->map.find(e->key);
 
 		if (it != d->map.end() && it->second == e)
 			d->map.erase(it);
@@ -514,9 +514,9 @@ gpx_place_list(gpx_cuda_ctx *ctx, gpx_dev *d, gpx_slot *s,
 	const gpx_list *l = &bl->list;
 	gpx_centry *e = nullptr;
 
-	if (bl->hash != 0)
+	if (!gpx_key_is_none(bl->key))
 	{
-		auto		it = d->map.find(bl->hash);
+		auto		it = d->map.find(bl->key);
 
 		if (it != d->map.end())
 		{
@@ -565,7 +565,7 @@ gpx_place_list(gpx_cuda_ctx *ctx, gpx_dev *d, gpx_slot *s,
 			if (!gpx_evict_one(d))
 				return GPX_NOROOM;
 		e = new gpx_centry;
-		e->hash = bl->hash;
+		e->key = bl->key;
 		e->len = l->len;
 		e->n = l->n;
 		e->first = l->first;
@@ -610,9 +610,9 @@ gpx_place_list(gpx_cuda_ctx *ctx, gpx_dev *d, gpx_slot *s,
 			s->blob_used += len16;
 		}
 		run->bytes_in += l->len;
-		e->in_map = bl->hash != 0 && d->map.find(bl->hash) == d->map.end();
+		e->in_map = !gpx_key_is_none(bl->key) && d->map.find(bl->key) == d->map.end();
 		if (e->in_map)
-			d->map[bl->hash] = e;
+			d->map[bl->key] = e;
 		else
 			s->transients.push_back(e);
 		d->lru.push_front(e);
@@ -1619,14 +1619,14 @@ gpx_cuda_decode(gpx_cuda_ctx *ctx, const gpx_list *l, uint32_t *out)
 	return GPX_CUDA_OK;
 }
 
-/* True if some device's cache holds a list with this content hash. */
+/* True if some device's cache holds a list with this key. */
 extern "C" int
-gpx_cuda_cache_has(gpx_cuda_ctx *ctx, uint64_t hash)
+gpx_cuda_cache_has(gpx_cuda_ctx *ctx, gpx_key key)
 {
-	if (ctx == nullptr || hash == 0)
+	if (ctx == nullptr || gpx_key_is_none(key))
 		return 0;
 	for (gpx_dev *d : ctx->devs)
-		if (d->map.find(hash) != d->map.end())
+		if (d->map.find(key) != d->map.end())
 			return 1;
 	return 0;
 }

@@ -73,7 +73,7 @@ typedef struct ClientList
 {
 	const gpx_list *l;			/* l->base NULL: stored, not read */
 	GpxExecStored *st;			/* the stored value behind l, or NULL */
-	uint64		hash;
+	gpx_key		key;			/* none: never cached, copied every time */
 } ClientList;
 
 /* What the planner knows of one query. */
@@ -100,7 +100,7 @@ typedef struct ClientChunk
 /* A distinct blob of a request. */
 typedef struct ClientBlob
 {
-	const ClientList *cl;
+	ClientList *cl;
 	bool		cacheable;		/* big enough for the executor's cache */
 	int			cache_e;		/* directory entry when cached, else -1 */
 	uint64		off;			/* offset in the chunk when inline */
@@ -299,50 +299,6 @@ client_executor_up(void)
 
 /* -------------------------------------------------------- requests -- */
 
-/* Rotate x left by r bits (0 < r < 64). */
-#define CLIENT_ROTL(x, r) (((x) << (r)) | ((x) >> (64 - (r))))
-
-/* One SipHash round. */
-#define CLIENT_SIPROUND(v0, v1, v2, v3) \
-	do { \
-		v0 += v1; v1 = CLIENT_ROTL(v1, 13); v1 ^= v0; v0 = CLIENT_ROTL(v0, 32); \
-		v2 += v3; v3 = CLIENT_ROTL(v3, 16); v3 ^= v2; \
-		v0 += v3; v3 = CLIENT_ROTL(v3, 21); v3 ^= v0; \
-		v2 += v1; v1 = CLIENT_ROTL(v1, 17); v1 ^= v2; v2 = CLIENT_ROTL(v2, 32); \
-	} while (0)
-
-/*
- * SipHash-2-4 of the words m[0..nm), keyed with the secret drawn at server
- * start.  Messages of different word counts never collide by construction
- * (the length is part of the last block).
- */
-static uint64
-client_siphash(const uint64 *m, int nm)
-{
-	const uint64 *k = gpuidx_exec_shm->ctl->hash_key;
-	uint64		v0 = k[0] ^ UINT64CONST(0x736f6d6570736575),
-				v1 = k[1] ^ UINT64CONST(0x646f72616e646f6d),
-				v2 = k[0] ^ UINT64CONST(0x6c7967656e657261),
-				v3 = k[1] ^ UINT64CONST(0x7465646279746573),
-				b = (uint64) (nm * sizeof(uint64)) << 56;
-
-	for (int i = 0; i < nm; i++)
-	{
-		v3 ^= m[i];
-		CLIENT_SIPROUND(v0, v1, v2, v3);
-		CLIENT_SIPROUND(v0, v1, v2, v3);
-		v0 ^= m[i];
-	}
-	v3 ^= b;
-	CLIENT_SIPROUND(v0, v1, v2, v3);
-	CLIENT_SIPROUND(v0, v1, v2, v3);
-	v0 ^= b;
-	v2 ^= 0xff;
-	for (int i = 0; i < 4; i++)
-		CLIENT_SIPROUND(v0, v1, v2, v3);
-	return v0 ^ v1 ^ v2 ^ v3;
-}
-
 /* Database and current role, the scope of every key. */
 static inline uint64
 client_key_scope(void)
@@ -351,37 +307,30 @@ client_key_scope(void)
 }
 
 /*
- * The key under which a list travels and is cached (shared directory,
- * executor, GPU device cache): client_siphash of (database, current role,
- * blob length, content hash).
+ * The key under which a list in memory travels and is cached (shared
+ * directory, executor, GPU device cache): gpx_key_content, a PRF under the
+ * server's secret of (database, current role, the whole blob).
  *
- * gpx_hash64 alone is fast but not collision resistant: anyone who can
- * build a posting list can build a different one with the same hash,
- * length and ends (two bit flips 64 bytes apart cancel in its lanes).  With
- * a shared, content-addressed cache, another role's query sent by hash
- * would then be computed on the forged list, and cache hits would tell one
- * role whether another had just used a given list.  Scoping the key to the
- * role (the boundary of what a session may read anyway) and keying it with
- * a secret closes both: a forged key would need a SipHash collision under
- * an unknown key.  The price: equal lists of different roles are cached
- * once per role.
+ * Nobody without the secret can find two lists with one key, so a list
+ * sent by key is the list that was cached under it, whoever sent either
+ * (an unkeyed hash could be forged: two valid lists with one hash, and a
+ * query of one answered with the other; see docs/RELIABILITY.md).
+ * Scoping the key to the role also keeps cache hits from telling one role
+ * whether another had just used a given list.  The price: equal lists of
+ * different roles are cached once per role.
  */
-static uint64
-client_list_key(uint64 content_hash, uint64 len)
+static gpx_key
+client_list_key(const gpx_list *l)
 {
-	uint64		m[3];
-
-	m[0] = client_key_scope();
-	m[1] = len;
-	m[2] = content_hash;
-	return client_siphash(m, 3);
+	return gpx_key_content(&gpuidx_exec_shm->ctl->keys, client_key_scope(),
+						   l->base, l->len);
 }
 
 /*
  * The key of a stored list, from its identity alone (nothing is read):
- * client_siphash of (database, current role, key epoch, TOAST relation and
+ * gpx_key_name of (database, current role, key epoch, TOAST relation and
  * value OID, blob length, and the OID counter position at which the value
- * OID next comes round).  The value is live (our snapshot sees it), so it
+ * OID next comes round), which never equals a content key.  The value is live (our snapshot sees it), so it
  * was given its OID less than one turn of the counter before that point,
  * and no other value can have it until then; a later value with the same
  * OID gets a later point.  So one key names one content, for as long as
@@ -389,17 +338,17 @@ client_list_key(uint64 content_hash, uint64 len)
  * ever be stale.  pos comes from gpuidx_exec_oid_position, sampled after
  * the value was seen.
  */
-static uint64
+static gpx_key
 client_stored_key(const GpxExecStored *st, uint32 epoch, uint64 pos)
 {
 	uint64		m[5];
 
 	m[0] = client_key_scope();
-	m[1] = UINT64CONST(0x53544f5245440000) | epoch;	/* "STORED", epoch */
+	m[1] = epoch;
 	m[2] = ((uint64) st->toastrelid << 32) | st->valueid;
 	m[3] = st->len;
 	m[4] = pos + (uint32) (st->valueid - (uint32) pos);
-	return client_siphash(m, 5);
+	return gpx_key_name(&gpuidx_exec_shm->ctl->keys, m, 5);
 }
 
 /* ---------------------------------------------------- stored lists -- */
@@ -529,30 +478,56 @@ client_bt_reset(ClientBlobTable *t)
 	t->nblobs = 0;
 }
 
+/*
+ * Whether two lists of a call with one key are the same list.  The key
+ * only finds candidates: a stored value's key names it (same key, same
+ * value), but lists in memory are the same only if their bytes are.
+ */
+static bool
+client_same_list(const ClientList *a, const ClientList *b)
+{
+	if (!gpx_key_eq(a->key, b->key) || a->l->len != b->l->len)
+		return false;
+	if (a->key.hi & GPX_KEY_NAMED_BIT)
+		return true;
+	return a->l->base != NULL && b->l->base != NULL &&
+		memcmp(a->l->base, b->l->base, a->l->len) == 0;
+}
+
 /* Index of the distinct blob equal to cl, added if new (*added says). */
 static int
-client_bt_add(ClientBlobTable *t, const ClientList *cl, bool cache_on,
-			  bool *added)
+client_bt_add(ClientBlobTable *t, ClientList *cl, bool cache_on, bool *added)
 {
 	const gpx_list *l = cl->l;
 	uint32		i;
 	int			b;
 
-	for (i = client_mix(cl->hash) & t->mask; (b = t->slots[i]) >= 0;
+	for (i = client_mix(cl->key.lo) & t->mask; (b = t->slots[i]) >= 0;
 		 i = (i + 1) & t->mask)
 	{
-		const gpx_list *o = t->blobs[b].cl->l;
-
-		if (t->blobs[b].cl->hash == cl->hash && o->len == l->len &&
-			o->n == l->n && o->first == l->first && o->last == l->last)
+		if (!gpx_key_eq(t->blobs[b].cl->key, cl->key))
+			continue;
+		if (client_same_list(t->blobs[b].cl, cl))
 		{
 			*added = false;
 			return b;
 		}
+
+		/*
+		 * One key, different bytes: a collision of the keyed PRF, which
+		 * nobody can make without the secret.  Should it ever happen, the
+		 * second list goes without a key, so nothing takes it for the
+		 * first; it is still copied and computed.
+		 */
+		ereport(LOG,
+				(errmsg("gpuidx: two different posting lists share a cache key"),
+				 errdetail("The second is sent without a key.")));
+		cl->key.lo = cl->key.hi = 0;
+		return client_bt_add(t, cl, cache_on, added);
 	}
 	b = t->nblobs++;
 	t->blobs[b].cl = cl;
-	t->blobs[b].cacheable = cache_on &&
+	t->blobs[b].cacheable = cache_on && !gpx_key_is_none(cl->key) &&
 		l->len >= (cl->st != NULL && cl->st->keyed ?
 				   GPX_EXEC_STORED_MIN_BYTES : GPX_EXEC_CACHE_MIN_BYTES);
 	t->blobs[b].cache_e = -1;
@@ -641,7 +616,7 @@ retry:
 		pfree(blob_of);
 		return CF_DOWN;
 	}
-	/* lists the executor holds go by hash */
+	/* lists the executor holds go by key */
 	off = blobs_off;
 	need_read = false;
 	for (int b = 0; b < t->nblobs; b++)
@@ -649,7 +624,7 @@ retry:
 		const gpx_list *l = t->blobs[b].cl->l;
 
 		t->blobs[b].cache_e = !t->blobs[b].cacheable ? -1 :
-			gpuidx_exec_cache_find(t->blobs[b].cl->hash, l->len, l->n,
+			gpuidx_exec_cache_find(t->blobs[b].cl->key, l->len, l->n,
 								   l->first, l->last);
 		if (t->blobs[b].cache_e < 0)
 		{
@@ -734,17 +709,17 @@ retry:
 				ClientBlob *cb = &t->blobs[blob_of[L]];
 				const gpx_list *l = cb->cl->l;
 
-				rl[L].hash = cb->cl->hash;
+				rl[L].key = cb->cl->key;
 				rl[L].len = (uint32) l->len;
 				rl[L].n = l->n;
 				rl[L].first = l->first;
 				rl[L].last = l->last;
-				rl[L].flags = cb->cacheable ? GPX_REQ_HASHED : 0;
+				rl[L].flags = cb->cacheable ? GPX_REQ_CACHEABLE : 0;
 				rl[L].pad = 0;
 				if (cb->cache_e >= 0)
 				{
 					rl[L].off = 0;
-					rl[L].flags |= GPX_REQ_BY_HASH;
+					rl[L].flags |= GPX_REQ_BY_KEY;
 					/* one reference per pin, so freeing unpins once */
 					if (!pinned[blob_of[L]])
 						rl[L].flags |= GPX_REQ_PINNED;
@@ -1146,9 +1121,9 @@ gpuidx_exec_intersect_many(GpxExecQuery *qs, int nq)
 
 	/*
 	 * Lists shared by several queries (the same blob in memory, as the
-	 * aggregate shares stored lists) are copied and hashed once: find them
+	 * aggregate shares stored lists) are copied and keyed once: find them
 	 * by address (of the blob, or of the list while a stored one is not
-	 * read), for the size estimate now and the hashing below.
+	 * read), for the size estimate now and the keys below.
 	 */
 	c.lists = palloc(sizeof(ClientList) * nlists);
 	dup_of = palloc(sizeof(int) * nlists);
@@ -1193,7 +1168,7 @@ gpuidx_exec_intersect_many(GpxExecQuery *qs, int nq)
 		pfree(seen);
 	}
 
-	/* decide before hashing anything: the backend path pays nothing */
+	/* decide before keying anything: the backend path pays nothing */
 	if (!client_route(c.nr, work, bytes, postings))
 	{
 		gpuidx_exec_count(&ctl->stats.backend_queries, c.nr);
@@ -1201,22 +1176,21 @@ gpuidx_exec_intersect_many(GpxExecQuery *qs, int nq)
 	}
 
 	/*
-	 * Keys: equal lists are sent once, cached ones by key; the key is
-	 * scoped to this role.  A stored list keyed by its identity keeps that
-	 * key (client_stored_key), read or not; the others hash their content
-	 * (client_list_key).
+	 * Keys: equal lists are sent once (client_bt_add compares their bytes),
+	 * cached ones by key; the key is scoped to this role.  A stored list
+	 * keyed by its identity keeps that key (client_stored_key), read or
+	 * not; the others are keyed by their content (client_list_key).
 	 */
 	for (int L = 0; L < nlists; L++)
 	{
-		const ClientList *cl = &c.lists[L];
+		ClientList *cl = &c.lists[L];
 
 		if (dup_of[L] != L)
-			c.lists[L].hash = c.lists[dup_of[L]].hash;
+			cl->key = c.lists[dup_of[L]].key;
 		else if (cl->st != NULL && cl->st->keyed)
-			c.lists[L].hash = cl->st->key;
+			cl->key = cl->st->key;
 		else
-			c.lists[L].hash = client_list_key(gpx_hash64(cl->l->base, cl->l->len),
-											  cl->l->len);
+			cl->key = client_list_key(cl->l);
 	}
 	client_bt_init(&c.bt, nlists);
 	c.chunks = palloc(sizeof(ClientChunk) * c.nr);

@@ -112,13 +112,14 @@ exec_shmem_init_region(GpxExecShared *ctl)
 	ctl->queue_head = ctl->queue_tail = -1;
 	ctl->cache_epoch = 1;
 	strlcpy(ctl->device_desc, "none", sizeof(ctl->device_desc));
-	if (!pg_strong_random(ctl->hash_key, sizeof(ctl->hash_key)))
 	{
-		/* still role-scoped; only harder to guess without a strong source */
-		ereport(LOG,
-				(errmsg("gpuidx: could not generate a random list cache key")));
-		ctl->hash_key[0] = (uint64) GetCurrentTimestamp() ^ ((uint64) MyProcPid << 32);
-		ctl->hash_key[1] = (uint64) (uintptr_t) ctl ^ 0x9e3779b97f4a7c15ULL;
+		uint8		secret[16];
+
+		/* without a strong secret list identity could be forged: no executor */
+		ctl->keys_ok = pg_strong_random(secret, sizeof(secret));
+		if (ctl->keys_ok)
+			gpx_keyset_init(&ctl->keys, secret);
+		explicit_bzero(secret, sizeof(secret));
 	}
 
 	exec_shmem_locate((char *) ctl, nslots, ctl->cache_cap);
@@ -289,7 +290,7 @@ exec_define_gucs(void)
 								PGC_POSTMASTER, 0, NULL, NULL, NULL);
 		DefineCustomIntVariable("gpuidx.cache_size",
 								"Memory the executor may use to keep frequently sent lists.",
-								"Lists it holds are sent by content hash instead of copied; 0 disables the cache.",
+								"Lists it holds are sent by key instead of copied; 0 disables the cache.",
 								&gpuidx_exec_cache_kb, 128 * 1024, 0, INT_MAX / 2,
 								PGC_POSTMASTER, GUC_UNIT_KB, NULL, NULL, NULL);
 		DefineCustomStringVariable("gpuidx.gpus",
@@ -509,7 +510,7 @@ exec_slot_unpin(GpxExecSlot *sl, int i)
 
 		if (!(rl[j].flags & GPX_REQ_PINNED))
 			continue;
-		e = gpuidx_exec_cache_find(rl[j].hash, rl[j].len, rl[j].n,
+		e = gpuidx_exec_cache_find(rl[j].key, rl[j].len, rl[j].n,
 								   rl[j].first, rl[j].last);
 		if (e >= 0 && gpuidx_exec_shm->cache[e].pins > 0)
 			gpuidx_exec_shm->cache[e].pins--;
@@ -609,21 +610,21 @@ gpuidx_exec_queue_remove(int i)
  * Linear probing; lock held.
  */
 static int
-exec_cache_probe(uint64 hash, uint32 len, const uint32 *hdr)
+exec_cache_probe(gpx_key key, uint32 len, const uint32 *hdr)
 {
 	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
 	GpxCacheEntry *c = gpuidx_exec_shm->cache;
 	uint32		mask;
 
-	if (ctl->cache_cap == 0)
+	if (ctl->cache_cap == 0 || gpx_key_is_none(key))
 		return -1;
 	mask = (uint32) ctl->cache_cap - 1;
-	for (uint32 i = (uint32) hash & mask, probes = 0;
+	for (uint32 i = (uint32) key.lo & mask, probes = 0;
 		 probes < (uint32) ctl->cache_cap; i = (i + 1) & mask, probes++)
 	{
 		if (!c[i].used)
 			return -1;
-		if (c[i].hash == hash && c[i].len == len &&
+		if (gpx_key_eq(c[i].key, key) && c[i].len == len &&
 			(hdr == NULL ||
 			 (c[i].n == hdr[0] && c[i].first == hdr[1] && c[i].last == hdr[2])))
 			return (int) i;
@@ -633,12 +634,12 @@ exec_cache_probe(uint64 hash, uint32 len, const uint32 *hdr)
 
 /* Find a cached list by its key and header fields; lock held. */
 int
-gpuidx_exec_cache_find(uint64 hash, uint32 len, uint32 n, uint32 first,
+gpuidx_exec_cache_find(gpx_key key, uint32 len, uint32 n, uint32 first,
 					   uint32 last)
 {
 	uint32		hdr[3] = {n, first, last};
 
-	return exec_cache_probe(hash, len, hdr);
+	return exec_cache_probe(key, len, hdr);
 }
 
 /*
@@ -646,9 +647,9 @@ gpuidx_exec_cache_find(uint64 hash, uint32 len, uint32 n, uint32 first,
  * fields (the caller learns them here); lock held.
  */
 int
-gpuidx_exec_cache_lookup(uint64 hash, uint32 len)
+gpuidx_exec_cache_lookup(gpx_key key, uint32 len)
 {
-	return exec_cache_probe(hash, len, NULL);
+	return exec_cache_probe(key, len, NULL);
 }
 
 /*

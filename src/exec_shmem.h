@@ -23,7 +23,7 @@
  * contiguous arena chunk:
  *
  *   gpx_batch_query[nqueries]      out_offset relative to the out area
- *   GpxReqList[nlists]             per list: inline blob or content hash
+ *   GpxReqList[nlists]             per list: inline blob or cache key
  *   blobs                          8-byte aligned copies of inline lists
  *   uint32 out[out_words]          results, written by the executor
  *
@@ -90,7 +90,7 @@ extern int	gpuidx_exec_parse_gpus(const char *s, int *out, int max);
 #define GPX_EXEC_SHMEM_NAME "gpuidx executor"
 #define GPX_EXEC_WORKER_TYPE "gpuidx executor"
 
-/* Lists at least this large are hashed, sent by hash when cached. */
+/* Lists at least this large are cached, then sent by key. */
 #define GPX_EXEC_CACHE_MIN_BYTES (32 * 1024)
 
 /*
@@ -137,7 +137,7 @@ typedef enum GpxReqStatus
 {
 	GPX_REQ_OK = 0,				/* every query has its own status */
 	GPX_REQ_BAD,				/* malformed request */
-	GPX_REQ_CACHE_MISS,			/* a list sent by hash is no longer cached */
+	GPX_REQ_CACHE_MISS,			/* a list sent by key is no longer cached */
 	GPX_REQ_FAILED				/* the executor failed twice on it */
 } GpxReqStatus;
 
@@ -158,18 +158,19 @@ typedef enum GpxFault
 
 /* GpxReqList.flags */
 #define GPX_REQ_INLINE	0x1		/* blob copied at off */
-#define GPX_REQ_BY_HASH	0x2		/* blob held by the executor's cache */
+#define GPX_REQ_BY_KEY	0x2		/* blob held by the executor's cache */
 #define GPX_REQ_PINNED	0x4		/* this reference pinned a cache entry */
-#define GPX_REQ_HASHED	0x8		/* hash is valid (list is cacheable) */
+#define GPX_REQ_CACHEABLE 0x8	/* the executor may keep the list */
 
 /* One list of a request. */
 typedef struct GpxReqList
 {
-	uint64		hash;			/* cache key: keyed, role-scoped hash of the
-								 * blob or of a stored list's identity */
+	gpx_key		key;			/* identity: keyed, role-scoped PRF of the
+								 * blob or of a stored list's identity (see
+								 * docs/RELIABILITY.md); none: never cached */
 	uint64		off;			/* blob offset in the chunk, if INLINE */
 	uint32		len;			/* blob length in bytes */
-	uint32		n;				/* header fields: the cache key with hash */
+	uint32		n;				/* header fields, checked with the key */
 	uint32		first;
 	uint32		last;
 	uint32		flags;
@@ -214,12 +215,12 @@ typedef struct GpxArenaExtent
 /* A directory entry of the executor's list cache. */
 typedef struct GpxCacheEntry
 {
-	uint64		hash;
+	gpx_key		key;
 	uint32		len;
 	uint32		n;
 	uint32		first;
 	uint32		last;
-	int32		pins;			/* queued requests that send it by hash */
+	int32		pins;			/* queued requests that send it by key */
 	uint8		used;			/* entry holds a list */
 	uint8		ref;			/* CLOCK reference bit */
 	uint16		pad;
@@ -246,7 +247,7 @@ typedef struct GpxExecStats
 	pg_atomic_uint64 fb_too_large;
 	pg_atomic_uint64 fb_timeout;
 	pg_atomic_uint64 fb_failed;
-	pg_atomic_uint64 cache_hits;	/* lists sent by hash */
+	pg_atomic_uint64 cache_hits;	/* lists sent by key */
 	pg_atomic_uint64 cache_misses;	/* cacheable lists copied */
 	pg_atomic_uint64 lists_not_read;	/* stored lists sent unread */
 	pg_atomic_uint64 cache_inserts;
@@ -301,13 +302,15 @@ typedef struct GpxExecShared
 	uint64		cache_bytes;
 
 	/*
-	 * Secret SipHash key, drawn at server start and never shown through
-	 * SQL: the cache key of a list is a keyed hash of (database, current
-	 * role, length, content hash), so lists of different roles never share
-	 * an entry, and nobody can forge the key of another role's list (see
-	 * client_list_key in exec_client.c).  Written once, read without lock.
+	 * The subkeys of list identity, derived from a secret drawn at server
+	 * start (pg_strong_random) and never shown through SQL: a list's key
+	 * is a keyed PRF of (database, current role, content), or of a stored
+	 * value's identity (docs/RELIABILITY.md).  keys_ok is false when no
+	 * strong random secret could be had: the executor then does not start.
+	 * Written once, read without lock.
 	 */
-	uint64		hash_key[2];
+	gpx_keyset	keys;
+	bool		keys_ok;
 
 	/*
 	 * The OID counter's position (counting wraparounds) in the current
@@ -381,11 +384,11 @@ extern void gpuidx_exec_queue_push_front(int i);
 extern void gpuidx_exec_queue_remove(int i);
 
 /* Directory index of a cached list matching the reference, or -1. */
-extern int	gpuidx_exec_cache_find(uint64 hash, uint32 len, uint32 n,
+extern int	gpuidx_exec_cache_find(gpx_key key, uint32 len, uint32 n,
 								   uint32 first, uint32 last);
 
 /* Directory index of the cached list with this key and length, or -1. */
-extern int	gpuidx_exec_cache_lookup(uint64 hash, uint32 len);
+extern int	gpuidx_exec_cache_lookup(gpx_key key, uint32 len);
 
 /* The OID counter's position in the current key epoch; lock held. */
 extern uint64 gpuidx_exec_oid_position(uint32 *epoch);

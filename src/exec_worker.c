@@ -70,7 +70,7 @@ static struct
 	uint32		clock_hand;
 	ExecTaken  *taken;			/* [nslots] */
 	TimestampTz hold_until;		/* fault 'hold': take no batch before */
-	uint64	   *seen;			/* cache admission: hashes seen once */
+	gpx_key    *seen;			/* cache admission: keys seen once */
 	MemoryContext batch_cxt;
 	TimestampTz last_reap;
 } ex;
@@ -275,7 +275,7 @@ exec_cache_remove(uint32 i)
 		j = (j + 1) & mask;
 		if (!c[j].used)
 			break;
-		home = (uint32) c[j].hash & mask;
+		home = (uint32) c[j].key.lo & mask;
 		/* move j into the hole at i unless its home lies in (i, j] */
 		if (((j - home) & mask) >= ((j - i) & mask))
 		{
@@ -329,13 +329,14 @@ exec_cache_insert(const GpxReqList *rl, void *blob)
 	uint32		mask = (uint32) ctl->cache_cap - 1;
 	uint32		i;
 
-	if (gpuidx_exec_cache_find(rl->hash, rl->len, rl->n, rl->first, rl->last) >= 0)
+	if (gpx_key_is_none(rl->key) ||
+		gpuidx_exec_cache_find(rl->key, rl->len, rl->n, rl->first, rl->last) >= 0)
 		return false;
 	if (!exec_cache_make_room(rl->len))
 		return false;
-	for (i = (uint32) rl->hash & mask; c[i].used; i = (i + 1) & mask)
+	for (i = (uint32) rl->key.lo & mask; c[i].used; i = (i + 1) & mask)
 		;
-	c[i].hash = rl->hash;
+	c[i].key = rl->key;
 	c[i].len = rl->len;
 	c[i].n = rl->n;
 	c[i].first = rl->first;
@@ -437,7 +438,7 @@ exec_startup(void)
 		ex.blobs = MemoryContextAllocZero(TopMemoryContext,
 										  sizeof(void *) * ctl->cache_cap);
 		ex.seen = MemoryContextAllocZero(TopMemoryContext,
-										 sizeof(uint64) * EXEC_SEEN_SETS * EXEC_SEEN_WAYS);
+										 sizeof(gpx_key) * EXEC_SEEN_SETS * EXEC_SEEN_WAYS);
 	}
 	ex.batch_cxt = AllocSetContextCreate(TopMemoryContext, "gpuidx executor batch",
 										 ALLOCSET_DEFAULT_SIZES);
@@ -562,7 +563,7 @@ exec_request_sane(const GpxExecSlot *sl)
 /*
  * Build the gpx_batch of the taken requests: queries with absolute output
  * offsets into the arena, lists opened in place (inline) or found in the
- * cache (by hash).  Malformed queries get nlists = 0 (the back end then
+ * cache (by key).  Malformed queries get nlists = 0 (the back end then
  * reports GPX_E_ARG for them).  Returns the total work W for the model.
  */
 static uint64
@@ -618,10 +619,10 @@ exec_build_batch(int ntaken, gpx_batch *b, uint64 *postings)
 					rl[j].off + rl[j].len <= sl->out_off)
 					blob = (const uint8 *) chunk + rl[j].off;
 			}
-			else if ((rl[j].flags & GPX_REQ_BY_HASH) &&
+			else if ((rl[j].flags & GPX_REQ_BY_KEY) &&
 					 sl->cache_epoch == ctl->cache_epoch)
 			{
-				int			e = gpuidx_exec_cache_find(rl[j].hash, rl[j].len,
+				int			e = gpuidx_exec_cache_find(rl[j].key, rl[j].len,
 													   rl[j].n, rl[j].first,
 													   rl[j].last);
 
@@ -633,7 +634,7 @@ exec_build_batch(int ntaken, gpx_batch *b, uint64 *postings)
 				else
 					ex.taken[t].status = GPX_REQ_CACHE_MISS;
 			}
-			else if (rl[j].flags & GPX_REQ_BY_HASH)
+			else if (rl[j].flags & GPX_REQ_BY_KEY)
 				ex.taken[t].status = GPX_REQ_CACHE_MISS;
 
 			if (blob == NULL ||
@@ -644,7 +645,7 @@ exec_build_batch(int ntaken, gpx_batch *b, uint64 *postings)
 				bad[L] = true;
 				memset(&bl[L].list, 0, sizeof(gpx_list));
 			}
-			bl[L].hash = rl[j].hash;
+			bl[L].key = rl[j].key;
 		}
 	}
 	LWLockRelease(ctl->lock);
@@ -700,18 +701,18 @@ exec_build_batch(int ntaken, gpx_batch *b, uint64 *postings)
 /*
  * Admission to the cache: a list is kept the second time it comes inline
  * (a list used once would only push out useful ones).  Returns true when
- * hash was seen before; records it otherwise.
+ * key was seen before; records it otherwise.
  */
 static bool
-exec_cache_admit(uint64 hash)
+exec_cache_admit(gpx_key key)
 {
-	uint64	   *set = &ex.seen[(hash & (EXEC_SEEN_SETS - 1)) * EXEC_SEEN_WAYS];
+	gpx_key    *set = &ex.seen[(key.lo & (EXEC_SEEN_SETS - 1)) * EXEC_SEEN_WAYS];
 
 	for (int w = 0; w < EXEC_SEEN_WAYS; w++)
-		if (set[w] == hash)
+		if (gpx_key_eq(set[w], key))
 			return true;
-	memmove(set + 1, set, sizeof(uint64) * (EXEC_SEEN_WAYS - 1));
-	set[0] = hash;
+	memmove(set + 1, set, sizeof(gpx_key) * (EXEC_SEEN_WAYS - 1));
+	set[0] = key;
 	return false;
 }
 
@@ -736,16 +737,16 @@ exec_cache_batch_lists(int ntaken)
 			void	   *copy;
 			bool		have;
 
-			if ((rl[j].flags & (GPX_REQ_INLINE | GPX_REQ_HASHED)) !=
-				(GPX_REQ_INLINE | GPX_REQ_HASHED) ||
+			if ((rl[j].flags & (GPX_REQ_INLINE | GPX_REQ_CACHEABLE)) !=
+				(GPX_REQ_INLINE | GPX_REQ_CACHEABLE) ||
 				rl[j].len > ctl->cache_budget / 4 ||
 				/* only bytes of this request (as exec_build_batch checks) */
 				rl[j].off < sl->lists_off + sizeof(GpxReqList) * sl->nlists ||
 				rl[j].off + rl[j].len > sl->out_off ||
-				!exec_cache_admit(rl[j].hash))
+				!exec_cache_admit(rl[j].key))
 				continue;
 			LWLockAcquire(ctl->lock, LW_SHARED);
-			have = gpuidx_exec_cache_find(rl[j].hash, rl[j].len, rl[j].n,
+			have = gpuidx_exec_cache_find(rl[j].key, rl[j].len, rl[j].n,
 										  rl[j].first, rl[j].last) >= 0;
 			LWLockRelease(ctl->lock);
 			if (have)
@@ -1071,6 +1072,14 @@ gpuidx_exec_main(Datum main_arg)
 	if (!gpuidx_exec_attach())
 		proc_exit(0);			/* not preloaded: nothing to serve */
 	ctl = gpuidx_exec_shm->ctl;
+	if (!ctl->keys_ok)
+	{
+		/* exit 0: not restarted; backends compute everything themselves */
+		ereport(LOG,
+				(errmsg("gpuidx executor not started: no secret for list identity"),
+				 errdetail("pg_strong_random() failed at server start, so cache keys could be forged.")));
+		proc_exit(0);
+	}
 
 	/* no database: this shows us in pg_stat_activity and nothing more */
 	BackgroundWorkerInitializeConnection(NULL, NULL, 0);
