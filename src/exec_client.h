@@ -28,9 +28,6 @@
 
 #include "gpx_batch.h"
 
-/* Register the executor's GUCs, shared memory and worker (from _PG_init). */
-extern void gpuidx_exec_init(void);
-
 /*
  * A list stored out of line (an on-disk TOAST value) that the backend has
  * not read.  Its identity is the TOAST pointer; gpuidx_exec_resolve fills

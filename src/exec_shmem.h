@@ -1,8 +1,8 @@
 /*
  * exec_shmem.h - the executor's shared memory: layout, request format,
- * slot state machine, GUCs and the helpers that the worker
- * (exec_worker.c), the client side (exec_client.c) and the SQL functions
- * (exec_sql.c) share.  Internal to the exec_*.c files.
+ * slot state machine, and the helpers that the worker (exec_worker.c),
+ * the client side (exec_client.c), the list cache (exec_cache.c) and the
+ * SQL functions (exec_sql.c) share.  Internal to the exec_*.c files.
  *
  * Layout (one ShmemInitStruct region, reserved by shmem_request_hook):
  *
@@ -11,7 +11,8 @@
  *   GpxExecSlot[nslots]            one per request (gpuidx.max_requests)
  *   GpxArenaExtent[nslots + 2]     free extents of the arena, by offset
  *   GpxCacheEntry[cache_cap]       directory of the lists the executor
- *                                  caches (hash -> entry), linear probing
+ *                                  caches (key -> entry), linear probing;
+ *                                  see exec_cache.c
  *   arena[arena_size]              request data (gpuidx.arena_size),
  *                                  page aligned
  *
@@ -34,11 +35,13 @@
  *   RUNNING --executor finishes--> DONE --owner reads, frees--> FREE
  *   FILLING/QUEUED/DONE --owner gives up (cancel, error, exit)--> FREE
  *   RUNNING --owner gives up--> ABANDONED --executor finishes--> FREE
- *   RUNNING --executor exits--> QUEUED (requeued once, then failed)
+ *   RUNNING --executor exits--> QUEUED (requeued once, then DONE, failed)
  *
- * Only the owner frees a slot that is not RUNNING or ABANDONED, and only
- * the executor frees an ABANDONED one, so the executor never writes into
- * a chunk that was given to somebody else.  Every allocation bumps the
+ * Every change goes through gpuidx_exec_slot_set_state, under the lock,
+ * which assert-enabled builds check against this machine.  Only the owner
+ * frees a slot that is not RUNNING or ABANDONED (or the executor, once the
+ * owner has died), and only the executor frees an ABANDONED one, so the
+ * executor never writes into a chunk that was given to somebody else.  Every allocation bumps the
  * slot's generation; the owner remembers (slot, generation) and acts only
  * while both match, so a late or stale reference is ignored.
  */
@@ -51,32 +54,8 @@
 #include "storage/lwlock.h"
 #include "utils/timestamp.h"
 
+#include "gpuidx.h"
 #include "gpx_batch.h"
-
-/* ------------------------------------------------------------- GUCs -- */
-
-typedef enum GpxDevice
-{
-	GPX_DEVICE_AUTO = 0,		/* route by cost; executor uses a GPU if any */
-	GPX_DEVICE_GPU,				/* everything to the executor, on a GPU */
-	GPX_DEVICE_CPU				/* everything to the executor, CPU threads */
-} GpxDevice;
-
-extern int	gpuidx_exec_arena_kb;		/* gpuidx.arena_size (kB) */
-extern int	gpuidx_exec_max_requests;	/* gpuidx.max_requests */
-extern int	gpuidx_exec_cache_kb;		/* gpuidx.cache_size (kB) */
-extern int	gpuidx_exec_batch_threshold;	/* gpuidx.batch_threshold */
-extern int	gpuidx_exec_batch_max_wait;	/* gpuidx.batch_max_wait (us) */
-extern int	gpuidx_exec_device;			/* gpuidx.device */
-extern int	gpuidx_exec_threads;		/* gpuidx.executor_threads */
-extern bool gpuidx_exec_use;			/* gpuidx.use_executor */
-extern bool gpuidx_exec_fallback;		/* gpuidx.executor_fallback */
-extern int	gpuidx_exec_timeout_ms;		/* gpuidx.executor_timeout (ms) */
-extern char *gpuidx_exec_gpus;			/* gpuidx.gpus: "0" or "0,1,..." */
-extern int	gpuidx_exec_spin_us;		/* gpuidx.spin_wait (us) */
-
-/* Most GPUs gpuidx.gpus may name. */
-#define GPX_EXEC_MAX_GPUS 16
 
 /* Room for the executor's device description (one entry per GPU). */
 #define GPX_DEVICE_DESC_LEN 1024
@@ -89,23 +68,6 @@ extern int	gpuidx_exec_parse_gpus(const char *s, int *out, int max);
 #define GPX_EXEC_TRANCHE "gpuidx"
 #define GPX_EXEC_SHMEM_NAME "gpuidx executor"
 #define GPX_EXEC_WORKER_TYPE "gpuidx executor"
-
-/* Lists at least this large are cached, then sent by key. */
-#define GPX_EXEC_CACHE_MIN_BYTES (32 * 1024)
-
-/*
- * Stored lists at least this large are cached (and kept unread) too: their
- * key costs no hashing, and reading one from TOAST costs an index probe, a
- * few chunks and perhaps decompression, where the key costs nothing.
- */
-#define GPX_EXEC_STORED_MIN_BYTES (4 * 1024)
-
-/*
- * Longest gap between two samples of the OID counter within one epoch of
- * stored-list keys (see gpuidx_exec_oid_position): far less time than it
- * takes to hand out 2^32 OIDs, each taken under OidGenLock.
- */
-#define GPX_EXEC_OID_MAX_GAP_US (5 * 1000 * 1000)
 
 /* Arena chunks are multiples of this. */
 #define GPX_EXEC_CHUNK_ALIGN 64
@@ -324,7 +286,7 @@ typedef struct GpxExecShared
 	/*
 	 * Cost model of gpuidx.device = auto, in picoseconds per unit of work
 	 * (a candidate of the shortest list checked against one other list),
-	 * updated as exponential moving averages; see exec_client.c.
+	 * updated as exponential moving averages; see exec_cost.c.
 	 */
 	pg_atomic_uint64 cost_backend_ps;	/* in-backend SvS, one thread */
 	pg_atomic_uint64 cost_exec_ps;	/* executor, per thread (GPU: whole) */
@@ -359,8 +321,14 @@ extern GpxExecShmem *gpuidx_exec_shm;
 
 /* ------------------------------------------------------ functions -- */
 
+/* Install the shared memory hooks (from _PG_init, when preloaded). */
+extern void gpuidx_exec_shmem_init(void);
+
 /* Attach (or find) the shared region; false if it does not exist. */
 extern bool gpuidx_exec_attach(void);
+
+/* Zero the statistics counters (init: of a fresh region). */
+extern void gpuidx_exec_stats_reset(GpxExecStats *s, bool init);
 
 /* Allocate len bytes (rounded up) of arena; false when there is no room. */
 extern bool gpuidx_exec_arena_alloc(uint64 len, uint64 *off);
@@ -370,6 +338,9 @@ extern void gpuidx_exec_arena_free(uint64 off, uint64 len);
 
 /* Take a free slot (lock held); -1 if none.  Bumps its generation. */
 extern int	gpuidx_exec_slot_take(void);
+
+/* Move slot i to a new state, checked against the state machine (lock held). */
+extern void gpuidx_exec_slot_set_state(int i, GpxSlotState to);
 
 /* Free a slot: release its cache pins and chunk, put it on the free list. */
 extern void gpuidx_exec_slot_free(int i);
@@ -382,16 +353,6 @@ extern void gpuidx_exec_queue_push_front(int i);
 
 /* Unlink a queued slot (lock held). */
 extern void gpuidx_exec_queue_remove(int i);
-
-/* Directory index of a cached list matching the reference, or -1. */
-extern int	gpuidx_exec_cache_find(gpx_key key, uint32 len, uint32 n,
-								   uint32 first, uint32 last);
-
-/* Directory index of the cached list with this key and length, or -1. */
-extern int	gpuidx_exec_cache_lookup(gpx_key key, uint32 len);
-
-/* The OID counter's position in the current key epoch; lock held. */
-extern uint64 gpuidx_exec_oid_position(uint32 *epoch);
 
 /* Set a process's latch by pgprocno (tolerates a stale number). */
 extern void gpuidx_exec_wake_proc(int procno);

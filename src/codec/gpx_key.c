@@ -223,6 +223,33 @@ typedef uint64_t key_vec __attribute__((vector_size(64)));
 #define KEY_VSWAP(v) ((void) 0)
 #endif
 
+/* Absorb one word per lane (wa: lanes 0-7, wb: 8-15), two SipRounds. */
+#define KEY_VABSORB(wa, wb) \
+	do { \
+		v3a ^= (wa); \
+		v3b ^= (wb); \
+		KEY_SIPROUND(v0a, v1a, v2a, v3a); \
+		KEY_SIPROUND(v0b, v1b, v2b, v3b); \
+		KEY_SIPROUND(v0a, v1a, v2a, v3a); \
+		KEY_SIPROUND(v0b, v1b, v2b, v3b); \
+		v0a ^= (wa); \
+		v0b ^= (wb); \
+	} while (0)
+
+/* Four SipRounds per lane, then one 64-bit output half per lane to dst. */
+#define KEY_VOUT(dst) \
+	do { \
+		for (int r_ = 0; r_ < 4; r_++) \
+		{ \
+			KEY_SIPROUND(v0a, v1a, v2a, v3a); \
+			KEY_SIPROUND(v0b, v1b, v2b, v3b); \
+		} \
+		wa = v0a ^ v1a ^ v2a ^ v3a; \
+		wb = v0b ^ v1b ^ v2b ^ v3b; \
+		memcpy((dst), &wa, sizeof(key_vec)); \
+		memcpy((dst) + 8, &wb, sizeof(key_vec)); \
+	} while (0)
+
 /*
  * The sixteen lanes over nblk whole 128-byte blocks of m, each finished
  * as SipHash-2-4-128 of its stripe: out[0][j] and out[1][j] get lane j's
@@ -264,46 +291,17 @@ key_lanes_body(const gpx_keyset *ks, const uint8_t *m, size_t nblk,
 	{
 		KEY_VLOAD(wa, m);
 		KEY_VLOAD(wb, m + 64);
-		v3a ^= wa;
-		v3b ^= wb;
-		KEY_SIPROUND(v0a, v1a, v2a, v3a);
-		KEY_SIPROUND(v0b, v1b, v2b, v3b);
-		KEY_SIPROUND(v0a, v1a, v2a, v3a);
-		KEY_SIPROUND(v0b, v1b, v2b, v3b);
-		v0a ^= wa;
-		v0b ^= wb;
+		KEY_VABSORB(wa, wb);
 	}
 	/* every lane's message is 8 * nblk bytes: its last block is the length */
-	v3a ^= b;
-	v3b ^= b;
-	KEY_SIPROUND(v0a, v1a, v2a, v3a);
-	KEY_SIPROUND(v0b, v1b, v2b, v3b);
-	KEY_SIPROUND(v0a, v1a, v2a, v3a);
-	KEY_SIPROUND(v0b, v1b, v2b, v3b);
-	v0a ^= b;
-	v0b ^= b;
+	wa = wb = (key_vec) {0} + b;
+	KEY_VABSORB(wa, wb);
 	v2a ^= 0xee;
 	v2b ^= 0xee;
-	for (int r = 0; r < 4; r++)
-	{
-		KEY_SIPROUND(v0a, v1a, v2a, v3a);
-		KEY_SIPROUND(v0b, v1b, v2b, v3b);
-	}
-	wa = v0a ^ v1a ^ v2a ^ v3a;
-	wb = v0b ^ v1b ^ v2b ^ v3b;
-	memcpy(out[0], &wa, sizeof(key_vec));
-	memcpy(out[0] + 8, &wb, sizeof(key_vec));
+	KEY_VOUT(out[0]);
 	v1a ^= 0xdd;
 	v1b ^= 0xdd;
-	for (int r = 0; r < 4; r++)
-	{
-		KEY_SIPROUND(v0a, v1a, v2a, v3a);
-		KEY_SIPROUND(v0b, v1b, v2b, v3b);
-	}
-	wa = v0a ^ v1a ^ v2a ^ v3a;
-	wb = v0b ^ v1b ^ v2b ^ v3b;
-	memcpy(out[1], &wa, sizeof(key_vec));
-	memcpy(out[1] + 8, &wb, sizeof(key_vec));
+	KEY_VOUT(out[1]);
 }
 
 /* The lanes with the compiler's default instruction set. */

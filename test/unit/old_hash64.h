@@ -16,36 +16,26 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <string.h>
+
+#include "gpx_bits.h"
 
 #define OLD_HASH_P1 0x100000001b3ull	/* FNV-1a 64-bit prime */
 #define OLD_HASH_OFF 0xcbf29ce484222325ull	/* FNV-1a offset basis */
 
-/* Rotate x left by r (0 < r < 64). */
-static inline uint64_t
-old_hash_rotl(uint64_t x, int r)
-{
-	return (x << r) | (x >> (64 - r));
-}
-
-/* Load 8 little-endian bytes. */
+/* Load 8 little-endian bytes (as the codec loads its words). */
 static inline uint64_t
 old_hash_load64(const uint8_t *p)
 {
-	uint64_t	v;
-
-	memcpy(&v, p, 8);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	v = __builtin_bswap64(v);
-#endif
-	return v;
+	return (uint64_t) gpx_load32(p) | ((uint64_t) gpx_load32(p + 4) << 32);
 }
 
-/* One FNV-1a step on a 64-bit word, rotated. */
+/* One FNV-1a step on a 64-bit word, rotated left by 29. */
 static inline uint64_t
 old_hash_step(uint64_t h, uint64_t w)
 {
-	return old_hash_rotl((h ^ w) * OLD_HASH_P1, 29);
+	uint64_t	x = (h ^ w) * OLD_HASH_P1;
+
+	return (x << 29) | (x >> 35);
 }
 
 /* Final avalanche (the MurmurHash3 fmix64 finaliser). */
