@@ -1023,6 +1023,8 @@ CREATE FUNCTION gpuidx_stats(
 	OUT executor_time_ms float8,	-- time spent computing batches
 	OUT gpu_batches bigint,			-- batches computed on a GPU
 	OUT gpu_failures bigint,		-- GPU batches that failed and ran on cpu threads
+	OUT gpu_unavailable bigint,		-- sent with device = gpu while the executor had
+									-- no usable GPU: ran on its cpu threads
 	OUT mean_roundtrip_ms float8,	-- backend-side wait per request
 	OUT backend_queries bigint,		-- kept in the backend by device = auto
 	OUT fallbacks bigint,			-- routed to the executor, computed here

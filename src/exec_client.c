@@ -123,6 +123,7 @@ static struct
 }			cl_inflight[CLIENT_MAX_INFLIGHT];
 static int	cl_ninflight = 0;
 static bool cl_exit_hooked = false;
+static bool cl_warned_no_gpu = false;	/* this session was told once */
 
 /* --------------------------------------------------------- cleanup -- */
 
@@ -256,6 +257,44 @@ static bool
 client_executor_up(void)
 {
 	return gpuidx_exec_shm->ctl->exec_state == GPX_EXEC_RUNNING;
+}
+
+/*
+ * gpuidx.device = gpu, and the running executor has no usable GPU (none
+ * found, no driver, or the server's own gpuidx.device is cpu): raise
+ * 55000, as for any executor that cannot serve what was asked; or, with
+ * gpuidx.executor_fallback on, let the nq queries run on the executor's
+ * cpu threads, counted in gpu_unavailable, with a WARNING once a session.
+ */
+static void
+client_check_gpu(int nq)
+{
+	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
+	char		desc[GPX_DEVICE_DESC_LEN];
+	char		note[sizeof(ctl->device_note)];
+
+	if (gpuidx_exec_device != GPX_DEVICE_GPU || ctl->exec_gpu ||
+		!client_executor_up())
+		return;
+	LWLockAcquire(ctl->lock, LW_SHARED);
+	strlcpy(desc, ctl->device_desc, sizeof(desc));
+	strlcpy(note, ctl->device_note, sizeof(note));
+	LWLockRelease(ctl->lock);
+	if (!gpuidx_exec_fallback)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("gpuidx.device is gpu, but the executor has no usable gpu"),
+				 errdetail("The executor runs batches on %s (%s).", desc, note),
+				 errhint("Set gpuidx.device to auto or cpu, or gpuidx.executor_fallback = on to run on the executor's cpu threads.")));
+	gpuidx_exec_count(&ctl->stats.gpu_unavailable, nq);
+	if (!cl_warned_no_gpu)
+	{
+		cl_warned_no_gpu = true;
+		ereport(WARNING,
+				(errmsg("gpuidx.device is gpu, but the executor has no usable gpu: intersections run on its cpu threads"),
+				 errdetail("The executor runs batches on %s (%s).", desc, note),
+				 errhint("This is said once per session; gpuidx_stats.gpu_unavailable counts the queries.")));
+	}
 }
 
 /* ---------------------------------------------------- stored lists -- */
@@ -1171,6 +1210,7 @@ gpuidx_exec_intersect_many(GpxExecQuery *qs, int nq)
 		return 0;
 	}
 
+	client_check_gpu(c.nr);
 	client_call_keys(&c);
 	client_bt_init(&c.bt, c.nlists);
 	c.chunks = palloc(sizeof(ClientChunk) * c.nr);

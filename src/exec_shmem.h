@@ -202,6 +202,9 @@ typedef struct GpxExecStats
 	pg_atomic_uint64 executor_us;	/* executor compute time */
 	pg_atomic_uint64 gpu_batches;	/* batches the GPU computed */
 	pg_atomic_uint64 gpu_failures;	/* GPU batches redone on cpu threads */
+	pg_atomic_uint64 gpu_unavailable;	/* queries sent with gpuidx.device =
+										 * gpu that the executor, having no
+										 * usable GPU, ran on cpu threads */
 	pg_atomic_uint64 roundtrip_us;	/* backend-side wait, all requests */
 	pg_atomic_uint64 backend_queries;	/* kept in the backend by auto */
 	pg_atomic_uint64 fb_executor_down;	/* fallbacks, by reason */

@@ -23,7 +23,7 @@
 #include "exec_cost.h"
 #include "exec_shmem.h"
 
-#define STATS_COLS 25
+#define STATS_COLS 26
 #define INFO_COLS 24
 
 /* Read a counter (0 without shared memory). */
@@ -53,7 +53,8 @@ gpuidx_stats(PG_FUNCTION_ARGS)
 	{
 		for (int c = 0; c < STATS_COLS; c++)
 			v[c] = Int64GetDatum(0);
-		v[3] = v[4] = v[5] = v[8] = v[9] = Float8GetDatum(0.0);
+		/* the float8 columns: the batch means, executor time, round trip */
+		v[3] = v[4] = v[5] = v[8] = v[12] = Float8GetDatum(0.0);
 		nulls[STATS_COLS - 1] = true;
 	}
 	else
@@ -78,6 +79,7 @@ gpuidx_stats(PG_FUNCTION_ARGS)
 		v[i++] = Float8GetDatum(stat_read(&s->executor_us) / 1000.0);
 		v[i++] = Int64GetDatum(stat_read(&s->gpu_batches));
 		v[i++] = Int64GetDatum(stat_read(&s->gpu_failures));
+		v[i++] = Int64GetDatum(stat_read(&s->gpu_unavailable));
 		v[i++] = Float8GetDatum(requests ? stat_read(&s->roundtrip_us) / 1000.0 / requests : 0.0);
 		v[i++] = Int64GetDatum(stat_read(&s->backend_queries));
 		v[i++] = Int64GetDatum(fb_down + fb_full + fb_large + fb_timeout + fb_failed);

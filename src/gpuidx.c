@@ -148,7 +148,7 @@ gpuidx_define_gucs(void)
 							PGC_SIGHUP, 0, NULL, NULL, NULL);
 	DefineCustomEnumVariable("gpuidx.device",
 							 "Where intersections run: auto, gpu or cpu.",
-							 "auto keeps cheap queries in the backend and sends the others to the executor; gpu and cpu send every query to the executor, which runs it on a GPU or on CPU threads.",
+							 "auto keeps cheap queries in the backend and sends the others to the executor; gpu and cpu send every query to the executor, which runs it on a GPU or on CPU threads. gpu while the executor has no usable GPU is an error, or with gpuidx.executor_fallback on a warning (once per session) and the executor's CPU threads.",
 							 &gpuidx_exec_device, GPX_DEVICE_AUTO, device_options,
 							 PGC_SUSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("gpuidx.executor_threads",
@@ -162,7 +162,7 @@ gpuidx_define_gucs(void)
 							 &gpuidx_exec_use, true, PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomBoolVariable("gpuidx.executor_fallback",
 							 "Compute in the backend when the executor cannot serve a request.",
-							 "Off raises an error instead (arena full, request too large, executor down).",
+							 "Off raises an error instead (arena full, request too large, executor down), and for gpuidx.device = gpu while the executor has no usable GPU.",
 							 &gpuidx_exec_fallback, true, PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("gpuidx.executor_timeout",
 							"Longest wait for the executor before computing in the backend (0: no limit).",
