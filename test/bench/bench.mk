@@ -30,7 +30,7 @@ BENCH_PQ_LIB ?= $(shell d=$$($(BENCH_PG_CONFIG) --libdir 2>/dev/null); \
 BENCH_CODEC_SRCS ?= $(sort $(wildcard src/codec/gpx_*.c))
 
 # the library-level benchmark links the CUDA objects when the main build made them
-BENCH_CUDA_LINK = $(if $(strip $(CUDA_OBJS)),$(CUDA_OBJS) -L$(CUDA_HOME)/lib64 \
+BENCH_CUDA_LINK = $(if $(strip $(CUDA_OBJS)),$(CUDA_OBJS) cuda/gpx_cuda_plan.o -L$(CUDA_HOME)/lib64 \
 	-L$(CUDA_HOME)/targets/x86_64-linux/lib -lcudart_static -ldl -lrt -lstdc++,)
 
 BENCH_PROGS = test/gen/bin/gpx_gen test/gen/bin/gpx_gencheck \
@@ -74,7 +74,7 @@ test/gen/bin/%: test/gen/%.c test/gen/gen_common.h test/gen/gen_tf.h
 	$(BENCH_CC) $(BENCH_CFLAGS) -o $@ $< -lm
 
 test/bench/bin/bench_codec: test/bench/bench_codec.c test/bench/bench_util.h test/gen/gen_common.h $(BENCH_CODEC_SRCS) \
-		$(wildcard src/codec/*.h) $(if $(strip $(CUDA_OBJS)),$(CUDA_OBJS))
+		$(wildcard src/codec/*.h) $(if $(strip $(CUDA_OBJS)),$(CUDA_OBJS) cuda/gpx_cuda_plan.o)
 	@mkdir -p test/bench/bin
 	$(BENCH_CC) $(BENCH_CFLAGS) -Isrc/codec -Icuda -Itest/gen -o $@ $< $(BENCH_CODEC_SRCS) \
 		$(BENCH_CUDA_LINK) -lm -lpthread
