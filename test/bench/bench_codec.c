@@ -429,7 +429,7 @@ static bool
 result_ok(const bquery *Q, const uint32_t *res, uint32_t n, uint32_t *ref_n,
 		  uint64_t *ref_h)
 {
-	uint64_t	h = gen_hash_docs(res, n);
+	uint64_t	h = ref_hash_docs(res, n);
 
 	if (Q->has_answer)
 		return n == Q->ans_n && h == Q->ans_hash;
@@ -571,7 +571,7 @@ intersect_speed(bench *b)
 					if (c < 0)
 					{
 						ref_n[q] = n;
-						ref_h[q] = gen_hash_docs(out, n);
+						ref_h[q] = ref_hash_docs(out, n);
 					}
 					if (n == UINT32_MAX || !result_ok(Q, out, n, c < 0 ? NULL : &ref_n[q],
 													  c < 0 ? NULL : &ref_h[q]))

@@ -1212,9 +1212,9 @@ test_sizes(void)
 int
 main(void)
 {
-	test_roundtrips();
-	test_corruptions();
-	test_fuzz();
-	test_sizes();
+	UNIT_RUN(test_roundtrips());
+	UNIT_RUN(test_corruptions());
+	UNIT_RUN(test_fuzz());
+	UNIT_RUN(test_sizes());
 	return unit_finish();
 }

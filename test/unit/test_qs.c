@@ -947,9 +947,9 @@ qt_test_sizes(void)
 int
 main(void)
 {
-	qt_test_roundtrips();
-	qt_test_corruptions();
-	qt_test_fuzz();
-	qt_test_sizes();
+	UNIT_RUN(qt_test_roundtrips());
+	UNIT_RUN(qt_test_corruptions());
+	UNIT_RUN(qt_test_fuzz());
+	UNIT_RUN(qt_test_sizes());
 	return unit_finish();
 }
