@@ -5,9 +5,11 @@
 # `make gpucheck` on a GPU machine.  Last line: "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-out=$(make -s -f cuda/cuda.mk emucheck 2>&1); rc=$?
-echo "$out" | tail -n 15
-line=$(echo "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed' | tail -n 1)
+out=$(mktemp "${TMPDIR:-/tmp}/gpuidx-emucheck.XXXXXX") || exit 1
+trap 'rm -f "$out"' EXIT
+# the output as it comes (a copy is kept for the count)
+make -s -f cuda/cuda.mk emucheck 2>&1 | tee "$out"; rc=${PIPESTATUS[0]}
+line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$out" | tail -n 1)
 [ -n "$line" ] || { echo "0 passed, 1 failed"; exit 1; }
 p=$(echo "$line" | sed -E 's/ passed.*//'); f=$(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')
 # a non-zero exit is a failure even if the counts say otherwise

@@ -15,6 +15,10 @@
 set -uo pipefail
 pfx=${UNIT_PREFIX:-unit}
 passed=0 failed=0 apassed=0 afailed=0
+# awk that passes each line on as it comes (mawk reads a pipe in blocks
+# unless -W interactive)
+AWK=awk
+awk -W version 2>/dev/null | grep -q '^mawk' && AWK="awk -W interactive"
 res=$(mktemp "${TMPDIR:-/tmp}/run-unit.XXXXXX") || exit 1
 trap 'rm -f "$res"' EXIT
 
@@ -25,7 +29,7 @@ for t in "$@"; do
 	# the counting lines are kept for the end; everything else shows at once
 	# (the subshell's own stderr, where bash would report a crash, is dropped:
 	# the exit status below says it)
-	("$t" 2>&1; exit $?) 2>/dev/null | awk -v res="$res" -v quiet="${UNIT_QUIET:-0}" '
+	("$t" 2>&1; exit $?) 2>/dev/null | $AWK -v res="$res" -v quiet="${UNIT_QUIET:-0}" '
 		/^assertions: [0-9]+ passed, [0-9]+ failed$/ { ap = $2; af = $4; next }
 		/^[0-9]+ passed, [0-9]+ failed$/ { p = $1; f = $3; seen = 1; next }
 		/^ok - / { okc++ }
