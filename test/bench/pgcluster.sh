@@ -62,9 +62,10 @@ pgc_temp_user() {
 pgc_drop_temp_user() {
 	local u=$PGC_TEMP_USER i
 	[ -n "$u" ] || return 0
-	for i in 1 2 3 4 5 6 7 8 9 10; do
+	# what is still ending gets 3 s, the rest is killed
+	for i in $(seq 30); do
 		pgrep -u "$u" >/dev/null 2>&1 || break
-		pkill -KILL -u "$u" 2>/dev/null
+		[ "$i" -gt 15 ] && pkill -KILL -u "$u" 2>/dev/null
 		sleep 0.2
 	done
 	userdel "$u" >/dev/null 2>&1 || { sleep 1; userdel "$u" >/dev/null 2>&1; } \
