@@ -60,6 +60,9 @@ ifeq ($(wildcard $(firstword $(PG_CLANG))),)
 override with_llvm = no
 endif
 include $(PGXS)
+# COPT's defines (make COPT=-DUSE_ASSERT_CHECKING) reach the JIT bitcode
+# too, so that inlined copies agree with the library on every struct
+BITCODE_CFLAGS += $(filter -D%,$(COPT))
 
 ifneq ($(strip $(CUDA_OBJS)),)
 cuda/%.cuo: cuda/%.cu $(wildcard cuda/*.cuh) $(wildcard src/codec/*.h)

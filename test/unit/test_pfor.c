@@ -6,8 +6,8 @@
  * over-reads), and the bits/docID of a uniform random list.
  *
  * Needs the codec core sources and the shared harness (unit.h):
- *   cc -O2 -Wall -Wextra -Isrc/codec -Itest/unit test/unit/test_pfor.c \
- *      src/codec/gpx_*.c test/unit/gpx_ref.c -lm -lpthread
+ *   cc -O2 -Wall -Wextra -Isrc/codec -Itest/ref -Itest/unit test/unit/test_pfor.c \
+ *      src/codec/gpx_*.c test/ref/gpx_ref.c test/unit/unit.c -lm -lpthread
  */
 #include <stdio.h>
 #include <stdlib.h>
