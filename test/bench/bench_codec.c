@@ -35,6 +35,7 @@
 #include "gpx_batch.h"
 #include "gpx_cuda.h"
 #include "gen_common.h"
+#include "gpx_ref.h"
 #include "bench_util.h"
 
 #pragma weak gpx_intersect
@@ -468,24 +469,13 @@ svs_arrays(const bench *b, const bquery *Q, uint32_t *out, uint32_t *tmp)
 		{
 			uint32_t	x = out[i],
 						step = 1,
-						lo,
 						hi;
 
 			/* gallop from pos, then binary search */
 			while (pos + step < na && a[pos + step] < x)
 				step *= 2;
-			lo = pos;
 			hi = pos + step < na ? pos + step : na;
-			while (lo < hi)
-			{
-				uint32_t	mid = lo + (hi - lo) / 2;
-
-				if (a[mid] < x)
-					lo = mid + 1;
-				else
-					hi = mid;
-			}
-			pos = lo;
+			pos += ref_lower_bound(a + pos, hi - pos, x);
 			if (pos < na && a[pos] == x)
 				tmp[m++] = x;
 		}
