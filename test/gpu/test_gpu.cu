@@ -17,8 +17,9 @@
  *
  *   test_gpu [--quick] [--seed N] [--max-n N] [--devices a,b,...]
  *
- * Prints "N passed, N failed" last; exits 1 on any failure, 77 (skip) when
- * no usable GPU is present.  Built by nvcc (make -f cuda/cuda.mk gpucheck)
+ * Counts with the unit-test harness (test/unit/unit.h): its closing lines,
+ * assertions then "N passed, N failed" of the cases (the suites); exits 1
+ * on any failure, 77 (skip) when no usable GPU is present.  Built by nvcc (make -f cuda/cuda.mk gpucheck)
  * or, with -DGPX_EMU, against the host emulation (emucheck).
  */
 #include <algorithm>
@@ -31,16 +32,7 @@
 #include "gpx_codec.h"
 #include "gpx_batch.h"
 #include "gpx_cuda.h"
-
-static long g_passed,
-			g_failed;
-
-#define CHECKF(cond, ...) do { \
-	if (cond) g_passed++; \
-	else { g_failed++; \
-		if (g_failed <= 60) { fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-			fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } \
-} while (0)
+#include "unit.h"
 
 /* splitmix64. */
 struct rng
@@ -246,7 +238,7 @@ suite_decode(gpx_cuda_ctx *ctx)
 	static const uint32_t lens[] = {0, 1, 2, 3, 31, 127, 128, 129, 255, 256, 257,
 		1000, 10000, 100000, 1000000, 10000000};
 	rng			r = {g_seed ^ 0xDEC0DEull};
-	long		f0 = g_failed,
+	long		f0 = unit_failed,
 				cases = 0;
 
 	for (int codec = GPX_CODEC_MIN; codec <= GPX_CODEC_MAX; codec++)
@@ -290,10 +282,10 @@ suite_decode(gpx_cuda_ctx *ctx)
 						   gpx_codec_name(codec), dist_name[d], n, i, gpu[i], cpu[i]);
 				}
 				else
-					g_passed++;
+					unit_passed++;
 				cases++;
 			}
-	printf("decode: %ld cases, %s\n", cases, g_failed == f0 ? "all equal" : "FAILURES");
+	printf("decode: %ld cases, %s\n", cases, unit_failed == f0 ? "all equal" : "FAILURES");
 }
 
 /* ------------------------------------------------------------- batch -- */
@@ -539,7 +531,7 @@ static void
 compare_batches(const pool &P, const std::vector<tquery> &qs, const tbatch &G,
 				const tbatch &C, const char *what)
 {
-	long		f0 = g_failed;
+	long		f0 = unit_failed;
 
 	for (size_t i = 0; i < qs.size(); i++)
 	{
@@ -576,9 +568,9 @@ compare_batches(const pool &P, const std::vector<tquery> &qs, const tbatch &G,
 				continue;
 			}
 		}
-		g_passed++;
+		unit_passed++;
 	}
-	printf("batch %-34s %zu queries: %s\n", what, qs.size(), g_failed == f0 ? "ok" : "FAILURES");
+	printf("batch %-34s %zu queries: %s\n", what, qs.size(), unit_failed == f0 ? "ok" : "FAILURES");
 }
 
 /* Open a context (devices from --devices, or device 0). */
@@ -726,7 +718,7 @@ suite_batch(gpx_cuda_ctx *ctx, gpx_cuda_ctx *ctx_small, gpx_cuda_ctx *ctx_multi)
 	}
 	{
 		/* every query alone, in its own batch (small batches) */
-		long		f0 = g_failed;
+		long		f0 = unit_failed;
 		size_t		nsolo = std::min<size_t>(qs.size(), g_quick ? 20 : 100);
 
 		for (size_t i = 0; i < nsolo; i++)
@@ -749,7 +741,7 @@ suite_batch(gpx_cuda_ctx *ctx, gpx_cuda_ctx *ctx_small, gpx_cuda_ctx *ctx_multi)
 				   "single query %zu", i);
 		}
 		printf("batch %-34s %zu queries: %s\n", "one query per batch", nsolo,
-			   g_failed == f0 ? "ok" : "FAILURES");
+			   unit_failed == f0 ? "ok" : "FAILURES");
 	}
 	{
 		/* an empty batch */
@@ -870,12 +862,10 @@ main(int argc, char **argv)
 		printf("no usable gpu: skipped\n0 passed, 0 failed\n");
 		return 77;
 	}
+	unit_case_begin("open the contexts");
 	CHECKF(st == GPX_CUDA_OK, "open: %s", gpx_cuda_status_str(st));
 	if (st != GPX_CUDA_OK)
-	{
-		printf("%ld passed, %ld failed\n", g_passed, g_failed);
-		return 1;
-	}
+		return unit_finish();
 	/* tiny cache and staging: eviction, many chunks, split queries */
 	if (open_ctx(&ctx_small, (size_t) (g_quick ? 1 : 8) << 20, (size_t) 128 << 10,
 				 g_devs) != GPX_CUDA_OK)
@@ -891,9 +881,9 @@ main(int argc, char **argv)
 			CHECKF(false, "open two-device context");
 	}
 
-	suite_decode(ctx);
-	suite_batch(ctx, ctx_small, ctx_multi);
-	suite_api(ctx);
+	UNIT_RUN(suite_decode(ctx));
+	UNIT_RUN(suite_batch(ctx, ctx_small, ctx_multi));
+	UNIT_RUN(suite_api(ctx));
 	{
 		char		desc[1024];
 
@@ -912,6 +902,5 @@ main(int argc, char **argv)
 	gpx_cuda_close(ctx_multi);
 	gpx_cuda_close(ctx_small);
 	gpx_cuda_close(ctx);
-	printf("%ld passed, %ld failed\n", g_passed, g_failed);
-	return g_failed ? 1 : 0;
+	return unit_finish();
 }
