@@ -48,7 +48,7 @@ el() { local s=$(($(date +%s) - T0)); printf '%d:%02d' $((s / 60)) $((s % 60)); 
 log() { printf '== [%s] %s\n' "$(el)" "$*"; }
 # awk that passes each line on as it comes (mawk reads a pipe in blocks
 # unless -W interactive)
-AWK=awk
+AWK="awk"
 awk -W version 2>/dev/null | grep -q '^mawk' && AWK="awk -W interactive"
 
 # ================================================================ outside ==
@@ -90,12 +90,11 @@ outside_cleanup() {
 
 # INT/TERM/HUP: end the stages (they stop their servers), then clean up.
 outside_signal() {
-	local i
 	trap '' INT TERM HUP
 	echo "== [$(el)] interrupted: stopping the tests and removing what they created" >&2
 	if [ -n "${INNER:-}" ]; then
 		kill -TERM -- -"$INNER" 2>/dev/null
-		for i in $(seq 50); do kill -0 "$INNER" 2>/dev/null || break; sleep 0.2; done
+		for _ in $(seq 50); do kill -0 "$INNER" 2>/dev/null || break; sleep 0.2; done
 	fi
 	exit 130
 }

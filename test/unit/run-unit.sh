@@ -17,7 +17,7 @@ pfx=${UNIT_PREFIX:-unit}
 passed=0 failed=0 apassed=0 afailed=0
 # awk that passes each line on as it comes (mawk reads a pipe in blocks
 # unless -W interactive)
-AWK=awk
+AWK="awk"
 awk -W version 2>/dev/null | grep -q '^mawk' && AWK="awk -W interactive"
 res=$(mktemp "${TMPDIR:-/tmp}/run-unit.XXXXXX") || exit 1
 trap 'rm -f "$res"' EXIT
