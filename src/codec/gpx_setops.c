@@ -343,12 +343,26 @@ typedef enum so_op
 	SO_SYMDIFF
 } so_op;
 
+/* One segment's result of op from two runs into out; the count. */
+static inline uint32_t
+so_merge(so_op op, const uint32_t *ra, uint32_t na, const uint32_t *rb,
+		 uint32_t nb, uint32_t *out)
+{
+	if (op == SO_UNION)
+		return so_merge_union(ra, na, rb, nb, out);
+	if (op == SO_DIFFERENCE)
+		return so_merge_difference(ra, na, rb, nb, out);
+	return so_merge_symdiff(ra, na, rb, nb, out);
+}
+
 /*
- * Walk the plan of a and b, writing op's result into out (room checked by
- * the caller).  Returns the count.
+ * Walk the plan of a and b, writing op's result into out[0..outcap).  A
+ * segment that might not fit is merged into a buffer first, so outcap only
+ * has to hold the result: GPX_E_NOSPACE when it does not.
  */
-static uint32_t
-so_walk(const gpx_list *a, const gpx_list *b, so_op op, uint32_t *out)
+static gpx_status
+so_walk(const gpx_list *a, const gpx_list *b, so_op op, uint32_t *out,
+		uint32_t outcap, uint32_t *outn)
 {
 	so_side		sa,
 				sb;
@@ -361,28 +375,31 @@ so_walk(const gpx_list *a, const gpx_list *b, so_op op, uint32_t *out)
 	gpx_mplan_init(&p, a, b);
 	while (gpx_mplan_next(&p, &s))
 	{
-		const uint32_t *ra = NULL,
-				   *rb = NULL;
+		const uint32_t *ra,
+				   *rb;
 		uint32_t	na,
 					nb;
 
 		na = so_side_run(&sa, s.blk[0], &s, &ra);
-		if (op == SO_DIFFERENCE)
-		{
-			/* nothing of a here: b's block need not even be decoded */
-			if (na == 0)
-				continue;
-			nb = so_side_run(&sb, s.blk[1], &s, &rb);
-			k += so_merge_difference(ra, na, rb, nb, out + k);
+		/* a difference never needs b's block where a has nothing */
+		if (op == SO_DIFFERENCE && na == 0)
 			continue;
-		}
 		nb = so_side_run(&sb, s.blk[1], &s, &rb);
-		if (op == SO_UNION)
-			k += so_merge_union(ra, na, rb, nb, out + k);
+		if ((uint64_t) k + na + nb <= outcap)
+			k += so_merge(op, ra, na, rb, nb, out + k);
 		else
-			k += so_merge_symdiff(ra, na, rb, nb, out + k);
+		{
+			uint32_t	tmp[2 * GPX_MAX_BLOCK];
+			uint32_t	c = so_merge(op, ra, na, rb, nb, tmp);
+
+			if ((uint64_t) k + c > outcap)
+				return GPX_E_NOSPACE;
+			memcpy(out + k, tmp, (size_t) c * sizeof(uint32_t));
+			k += c;
+		}
 	}
-	return k;
+	*outn = k;
+	return GPX_OK;
 }
 
 /* ------------------------------------------------------- two-list ops */
@@ -408,10 +425,13 @@ gpx_status
 gpx_union(const gpx_list *a, const gpx_list *b, uint32_t *out,
 		  uint32_t outcap, uint32_t *outn)
 {
-	if (a == NULL || b == NULL || outn == NULL || out == NULL)
+	if (a == NULL || b == NULL || outn == NULL || (out == NULL && outcap > 0))
 		return GPX_E_ARG;
-	if (outcap < gpx_union_bound(a, b))
-		return GPX_E_NOSPACE;
+	if (a->n == 0 && b->n == 0)
+	{
+		*outn = 0;
+		return GPX_OK;
+	}
 	if (a->n == 0 || b->n == 0 || so_disjoint(a, b))
 	{
 		/* a concatenation in docID order */
@@ -423,13 +443,14 @@ gpx_union(const gpx_list *a, const gpx_list *b, uint32_t *out,
 			lo = b;
 			hi = a;
 		}
+		if ((uint64_t) lo->n + hi->n > outcap)
+			return GPX_E_NOSPACE;
 		so_decode_all(lo, out);
 		so_decode_all(hi, out + lo->n);
 		*outn = lo->n + hi->n;
 		return GPX_OK;
 	}
-	*outn = so_walk(a, b, SO_UNION, out);
-	return GPX_OK;
+	return so_walk(a, b, SO_UNION, out, outcap, outn);
 }
 
 /* a - b. */
@@ -437,18 +458,18 @@ gpx_status
 gpx_difference(const gpx_list *a, const gpx_list *b, uint32_t *out,
 			   uint32_t outcap, uint32_t *outn)
 {
-	if (a == NULL || b == NULL || outn == NULL || (out == NULL && a->n > 0))
+	if (a == NULL || b == NULL || outn == NULL || (out == NULL && outcap > 0))
 		return GPX_E_ARG;
-	if (outcap < a->n)
-		return GPX_E_NOSPACE;
 	if (a->n == 0 || b->n == 0 || so_disjoint(a, b))
 	{
-		so_decode_all(a, out);
+		if (a->n > outcap)
+			return GPX_E_NOSPACE;
+		if (a->n > 0)
+			so_decode_all(a, out);
 		*outn = a->n;
 		return GPX_OK;
 	}
-	*outn = so_walk(a, b, SO_DIFFERENCE, out);
-	return GPX_OK;
+	return so_walk(a, b, SO_DIFFERENCE, out, outcap, outn);
 }
 
 /* a # b. */
@@ -456,14 +477,11 @@ gpx_status
 gpx_symdiff(const gpx_list *a, const gpx_list *b, uint32_t *out,
 			uint32_t outcap, uint32_t *outn)
 {
-	if (a == NULL || b == NULL || outn == NULL || out == NULL)
+	if (a == NULL || b == NULL || outn == NULL || (out == NULL && outcap > 0))
 		return GPX_E_ARG;
-	if (outcap < gpx_union_bound(a, b))
-		return GPX_E_NOSPACE;
 	if (a->n == 0 || b->n == 0 || so_disjoint(a, b))
 		return gpx_union(a, b, out, outcap, outn);
-	*outn = so_walk(a, b, SO_SYMDIFF, out);
-	return GPX_OK;
+	return so_walk(a, b, SO_SYMDIFF, out, outcap, outn);
 }
 
 /* |a & b| (0 without decoding when a list is empty or the ranges are apart). */
@@ -803,8 +821,6 @@ gpx_union_many(const gpx_list *const *lists, int k, void *work,
 	for (int i = 0; i < k; i++)
 		if (lists[i] == NULL)
 			return GPX_E_ARG;
-	if (out != NULL && outcap < gpx_union_many_bound(lists, k))
-		return GPX_E_NOSPACE;
 	for (int i = 0; i < k; i++)
 		if (lists[i]->n > 0)
 		{
@@ -819,6 +835,8 @@ gpx_union_many(const gpx_list *const *lists, int k, void *work,
 	}
 	if (m == 1)
 	{
+		if (out != NULL && ne[0]->n > outcap)
+			return GPX_E_NOSPACE;
 		if (out != NULL)
 			so_decode_all(ne[0], out);
 		*outn = ne[0]->n;
@@ -872,6 +890,8 @@ gpx_union_many(const gpx_list *const *lists, int k, void *work,
 			p++;
 		if (e > p)
 		{
+			if (out != NULL && (uint64_t) k_out + (e - p) > outcap)
+				return GPX_E_NOSPACE;
 			if (out != NULL)
 				memcpy(out + k_out, r->buf + p, (size_t) (e - p) * sizeof(uint32_t));
 			k_out += e - p;

@@ -50,9 +50,12 @@
  * finalizer).  Not collision resistant: for hash tables, not identity.
  *
  * Ownership and errors: nothing here allocates, prints or aborts.  Output
- * buffers and work areas are the caller's; a buffer smaller than the bound
- * the call documents gives GPX_E_NOSPACE before anything is written.  All
- * lists must be valid (gpx_validate() or the encoder's output).
+ * buffers and work areas are the caller's.  The list operations need room
+ * for their result only (a bound is given, a count can be had first):
+ * when the result does not fit they stop with GPX_E_NOSPACE, out's
+ * contents then unspecified; the array operations want their bound up
+ * front.  All lists must be valid (gpx_validate() or the encoder's
+ * output).
  */
 #ifndef GPX_SETOPS_H
 #define GPX_SETOPS_H
@@ -102,21 +105,21 @@ gpx_status	gpx_merge_plan(const gpx_list *a, const gpx_list *b,
 
 /* ---- two lists ---------------------------------------------------------- */
 
-/* min(a.n + b.n, GPX_MAX_N): room gpx_union's out needs. */
+/* min(a.n + b.n, GPX_MAX_N): room enough for gpx_union and gpx_symdiff. */
 uint32_t	gpx_union_bound(const gpx_list *a, const gpx_list *b);
 
 /*
- * a | b (docIDs in either) into out[0..*outn), sorted; outcap must be at
- * least gpx_union_bound(a, b).
+ * a | b (docIDs in either) into out[0..*outn), sorted; GPX_E_NOSPACE when
+ * the result exceeds outcap (gpx_union_bound always suffices).
  */
 gpx_status	gpx_union(const gpx_list *a, const gpx_list *b, uint32_t *out,
 					  uint32_t outcap, uint32_t *outn);
 
-/* a - b (docIDs of a not in b); outcap >= a.n. */
+/* a - b (docIDs of a not in b); a.n always suffices. */
 gpx_status	gpx_difference(const gpx_list *a, const gpx_list *b,
 						   uint32_t *out, uint32_t outcap, uint32_t *outn);
 
-/* a # b (docIDs in exactly one); outcap >= gpx_union_bound(a, b). */
+/* a # b (docIDs in exactly one); gpx_union_bound(a, b) suffices. */
 gpx_status	gpx_symdiff(const gpx_list *a, const gpx_list *b, uint32_t *out,
 						uint32_t outcap, uint32_t *outn);
 
@@ -175,12 +178,12 @@ typedef struct gpx_ustream
 /* Bytes of the work area gpx_union_many needs for k lists. */
 size_t		gpx_union_many_work(int k);
 
-/* min(sum of n, GPX_MAX_N): room gpx_union_many's out needs. */
+/* min(sum of n, GPX_MAX_N): room enough for gpx_union_many. */
 uint32_t	gpx_union_many_bound(const gpx_list *const *lists, int k);
 
 /*
- * Union of lists[0..k) into out (outcap >= gpx_union_many_bound), or, with
- * out == NULL, only its size into *outn.  work: gpx_union_many_work(k)
+ * Union of lists[0..k) into out[0..outcap) (GPX_E_NOSPACE if it does not
+ * fit), or, with out == NULL, only its size into *outn.  work: gpx_union_many_work(k)
  * bytes, aligned for a pointer.  Two lists go through the merge plan (or,
  * counting, gpx_union_count); more through a heap of the lists' heads that
  * emits whole runs: the list at the top gives every buffered docID below

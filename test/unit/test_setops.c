@@ -192,13 +192,26 @@ check_pair(const tl *a, const tl *b)
 		else
 			st = gpx_symdiff_count(&a->l, &b->l, &c);
 		CHECKF(st == GPX_OK && c == rn, "count op %d: %u ref %u", op, c, rn);
-	}
-	/* too small an output buffer: refused, nothing assumed */
-	if (bound > 0)
-		CHECK(gpx_union(&a->l, &b->l, out, bound - 1, &n) == GPX_E_NOSPACE);
-	if (a->n > 0)
-		CHECK(gpx_difference(&a->l, &b->l, out, a->n - 1, &n) == GPX_E_NOSPACE);
+		/* room for exactly the result suffices; one less is refused */
+		memset(out, 0xAB, ((size_t) bound + 1) * sizeof(uint32_t));
+		for (int less = 0; less <= 1 && less <= (int) rn; less++)
+		{
+			uint32_t	cap = rn - (uint32_t) less;
 
+			if (op == 0)
+				st = gpx_union(&a->l, &b->l, out, cap, &n);
+			else if (op == 1)
+				st = gpx_difference(&a->l, &b->l, out, cap, &n);
+			else
+				st = gpx_symdiff(&a->l, &b->l, out, cap, &n);
+			if (less == 0)
+				CHECKF(st == GPX_OK && n == rn && memcmp(out, ref, (size_t) rn * 4) == 0 &&
+					   out[rn] == 0xABABABABu, "op %d exact room: %s", op, gpx_status_str(st));
+			else
+				CHECKF(st == GPX_E_NOSPACE && out[rn] == 0xABABABABu,
+					   "op %d short room: %s", op, gpx_status_str(st));
+		}
+	}
 	CHECKF(gpx_contains_all(&a->l, &b->l) == ref_subset(a->d, a->n, b->d, b->n),
 		   "contains_all %s(%u) %s(%u)", ca, a->n, cb, b->n);
 	CHECK(gpx_contains_all(&b->l, &a->l) == ref_subset(b->d, b->n, a->d, a->n));
@@ -465,6 +478,10 @@ test_union_many(unit_rng *r)
 		st = gpx_union_many(lp, k, work, wb, out, gpx_union_many_bound(lp, k), &got);
 		CHECKF(st == GPX_OK && got == rn && memcmp(out, ref, (size_t) rn * 4) == 0,
 			   "union_many k=%d got %u ref %u st %s", k, got, rn, gpx_status_str(st));
+		st = gpx_union_many(lp, k, work, wb, out, rn, &got);
+		CHECKF(st == GPX_OK && got == rn, "union_many exact room k=%d", k);
+		if (rn > 0)
+			CHECK(gpx_union_many(lp, k, work, wb, out, rn - 1, &got) == GPX_E_NOSPACE);
 		st = gpx_union_many(lp, k, work, wb, NULL, 0, &cnt);
 		CHECKF(st == GPX_OK && cnt == rn, "union_many count k=%d %u ref %u", k, cnt, rn);
 		{
