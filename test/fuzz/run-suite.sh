@@ -16,7 +16,7 @@ FUZZ_CC=${FUZZ_CC:-clang-14}
 FUZZ_SECONDS=${FUZZ_SECONDS:-20}
 export FUZZ_CC FUZZ_SECONDS
 MK="make --no-print-directory -f test/fuzz/fuzz.mk"
-HARNESSES="fuzz_validate fuzz_encode fuzz_intersect"
+HARNESSES="fuzz_validate fuzz_encode fuzz_intersect fuzz_setops"
 passed=0; failed=0
 
 if ! command -v "$FUZZ_CC" >/dev/null 2>&1; then
@@ -29,7 +29,7 @@ fi
 if ! out=$($MK fuzz-build 2>&1); then
 	printf '%s\n' "$out" | tail -n 30
 	echo "fuzz: build of the harnesses failed"
-	failed=$((failed + 3))
+	failed=$((failed + $(echo $HARNESSES | wc -w)))
 else
 	for h in $HARNESSES; do
 		if $MK "fuzz-run-$h"; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
