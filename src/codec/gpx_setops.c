@@ -92,6 +92,64 @@ so_decode_all(const gpx_list *l, uint32_t *out)
 	}
 }
 
+/*
+ * Runs this many times longer than the other one are merged by galloping:
+ * each element of the short run is placed by a search in the long one and
+ * the long one is copied between them (a branchless merge pays about the
+ * same for every element of both runs; a branchy one mispredicts on runs
+ * that interleave).
+ */
+#define SO_GALLOP 8
+
+/* a | b when b is much shorter: b placed into a by galloping. */
+static uint32_t
+so_union_gallop(const uint32_t *a, uint32_t na, const uint32_t *b,
+				uint32_t nb, uint32_t *out)
+{
+	uint32_t	i = 0,
+				k = 0;
+
+	for (uint32_t j = 0; j < nb; j++)
+	{
+		uint32_t	x = b[j],
+					p = so_lower(a, i, na, x);
+
+		memcpy(out + k, a + i, (size_t) (p - i) * sizeof(uint32_t));
+		k += p - i;
+		i = p;
+		if (i < na && a[i] == x)
+			i++;
+		out[k++] = x;
+	}
+	memcpy(out + k, a + i, (size_t) (na - i) * sizeof(uint32_t));
+	return k + (na - i);
+}
+
+/* a # b when b is much shorter: like so_union_gallop, common ones dropped. */
+static uint32_t
+so_symdiff_gallop(const uint32_t *a, uint32_t na, const uint32_t *b,
+				  uint32_t nb, uint32_t *out)
+{
+	uint32_t	i = 0,
+				k = 0;
+
+	for (uint32_t j = 0; j < nb; j++)
+	{
+		uint32_t	x = b[j],
+					p = so_lower(a, i, na, x);
+
+		memcpy(out + k, a + i, (size_t) (p - i) * sizeof(uint32_t));
+		k += p - i;
+		i = p;
+		if (i < na && a[i] == x)
+			i++;
+		else
+			out[k++] = x;
+	}
+	memcpy(out + k, a + i, (size_t) (na - i) * sizeof(uint32_t));
+	return k + (na - i);
+}
+
 /* a | b of two sorted runs into out; returns the count. */
 static inline uint32_t
 so_merge_union(const uint32_t *a, uint32_t na, const uint32_t *b, uint32_t nb,
@@ -103,6 +161,10 @@ so_merge_union(const uint32_t *a, uint32_t na, const uint32_t *b, uint32_t nb,
 
 	if (na > 0 && nb > 0 && a[na - 1] >= b[0] && b[nb - 1] >= a[0])
 	{
+		if (na > (uint64_t) SO_GALLOP * nb)
+			return so_union_gallop(a, na, b, nb, out);
+		if (nb > (uint64_t) SO_GALLOP * na)
+			return so_union_gallop(b, nb, a, na, out);
 		while (i < na && j < nb)
 		{
 			uint32_t	va = a[i],
@@ -135,15 +197,43 @@ so_merge_difference(const uint32_t *a, uint32_t na, const uint32_t *b,
 				j = 0,
 				k = 0;
 
-	while (i < na && j < nb)
+	if (na > (uint64_t) SO_GALLOP * nb)
 	{
-		uint32_t	va = a[i],
-					vb = b[j];
+		/* few to remove: copy a between them */
+		for (j = 0; j < nb; j++)
+		{
+			uint32_t	p = so_lower(a, i, na, b[j]);
 
-		out[k] = va;
-		k += va < vb;
-		i += va <= vb;
-		j += vb <= va;
+			memmove(out + k, a + i, (size_t) (p - i) * sizeof(uint32_t));
+			k += p - i;
+			i = p;
+			if (i < na && a[i] == b[j])
+				i++;
+		}
+	}
+	else if (nb > (uint64_t) SO_GALLOP * na)
+	{
+		/* few to keep: look each up in b */
+		for (i = 0; i < na; i++)
+		{
+			j = so_lower(b, j, nb, a[i]);
+			if (j >= nb || b[j] != a[i])
+				out[k++] = a[i];
+		}
+		return k;
+	}
+	else
+	{
+		while (i < na && j < nb)
+		{
+			uint32_t	va = a[i],
+						vb = b[j];
+
+			out[k] = va;
+			k += va < vb;
+			i += va <= vb;
+			j += vb <= va;
+		}
 	}
 	memmove(out + k, a + i, (size_t) (na - i) * sizeof(uint32_t));
 	return k + (na - i);
@@ -158,6 +248,10 @@ so_merge_symdiff(const uint32_t *a, uint32_t na, const uint32_t *b,
 				j = 0,
 				k = 0;
 
+	if (na > (uint64_t) SO_GALLOP * nb)
+		return so_symdiff_gallop(a, na, b, nb, out);
+	if (nb > (uint64_t) SO_GALLOP * na)
+		return so_symdiff_gallop(b, nb, a, na, out);
 	while (i < na && j < nb)
 	{
 		uint32_t	va = a[i],

@@ -10,6 +10,8 @@
 #   make gentest          generator and loader tests (test/gen/run-suite.sh)
 #   make demo             scripts/demo.sh (root on a fresh Debian 12)
 #   make bench-scaleout   1 server vs coordinator + 1 / 2 postgres_fdw shards
+#   make bench-setops     set algebra and appends: library and SQL against
+#                         int4[] + intarray (docs/bench/setops.md)
 #   make bench-tools      just build the programs below
 #
 # Knobs go to the scripts through the environment, e.g.
@@ -33,12 +35,22 @@ BENCH_CUDA_LINK = $(if $(strip $(CUDA_OBJS)),$(CUDA_OBJS) -L$(CUDA_HOME)/lib64 \
 
 BENCH_PROGS = test/gen/bin/gpx_gen test/gen/bin/gpx_gencheck \
 	test/bench/bin/bench_codec test/bench/bin/bench_query test/bench/bin/gpx_corpus \
-	test/bench/bin/bench_size
+	test/bench/bin/bench_size test/bench/bin/bench_setops
 
 # the codec size table of docs/bench/size.md (uniform lists in [0, 2^24))
 test/bench/bin/bench_size: test/bench/bench_size.c $(BENCH_CODEC_SRCS) $(wildcard src/codec/*.h)
 	@mkdir -p test/bench/bin
 	$(BENCH_CC) $(BENCH_CFLAGS) -Isrc/codec -o $@ $< $(BENCH_CODEC_SRCS) -lm -lpthread
+
+# the set algebra and append benchmark (docs/bench/setops.md with the SQL
+# part: make bench-setops)
+test/bench/bin/bench_setops: test/bench/bench_setops.c test/bench/bench_util.h $(BENCH_CODEC_SRCS) $(wildcard src/codec/*.h)
+	@mkdir -p test/bench/bin
+	$(BENCH_CC) $(BENCH_CFLAGS) -Isrc/codec -o $@ $< $(BENCH_CODEC_SRCS) -lm -lpthread
+
+.PHONY: bench-setops
+bench-setops: test/bench/bin/bench_setops
+	test/bench/setops_bench.sh
 
 .PHONY: bench-size
 bench-size: test/bench/bin/bench_size
