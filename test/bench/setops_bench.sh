@@ -67,7 +67,8 @@ FROM (SELECT id, ARRAY(SELECT (s + sum(g) OVER (ORDER BY i))::int4
                    (5, 0, 16, $N), (6, 20 * $N, 16, $N)) v(id, s, gap, n)) y;
 -- the list to append to (no int4[] column: only the rebuild path reads it)
 CREATE TABLE big AS
-SELECT ARRAY(SELECT generate_series(0, $AN * 16 - 1, 16))::posting_pfor AS pf;
+SELECT ARRAY(SELECT (sum(1 + floor(random() * 31)::int) OVER (ORDER BY i))::int4
+             FROM generate_series(1, $AN) i)::posting_pfor AS pf;
 ALTER TABLE big ADD lr posting_lrc, ADD qs posting_qs;
 UPDATE big SET lr = pf, qs = pf;
 VACUUM ANALYZE lists;
@@ -179,7 +180,8 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //')
 	echo
 	echo "One thread, no PostgreSQL. \"decode + merge\" decodes both lists and"
 	echo "merges the arrays; \"merge of int arrays\" merges two plain arrays"
-	echo "(intarray's \`|\` once its inputs are in memory); ratios below 1 mean"
+	echo "(intarray's \`|\` once its inputs are in memory); \"encoding the"
+	echo "union\" is what \`T | T\` adds to build its result; ratios below 1 mean"
 	echo "the first column is faster."
 	echo "$lib" | sed 1d
 } >"$OUT"
