@@ -161,7 +161,12 @@ BEGIN
 	ms := round(demo_ms(gin_sql, 20)::numeric, 3); check_vs_gin := '(reference)';
 	RETURN NEXT;
 	FOREACH t IN ARRAY ARRAY['pfor', 'lrc', 'qs'] LOOP
-		IF to_regprocedure(format('posting_intersect(posting_%s)', t)) IS NOT NULL THEN
+		IF to_regprocedure(format('posting_intersect(posting_%s, int4)', t)) IS NOT NULL THEN
+			-- the number of terms makes a term without a list give '{}'
+			path := format('posting_intersect(posting_%s, nterms)', t);
+			s := format('SELECT posting_intersect(docs_%s, %s) FROM postings WHERE term = ANY (%L::text[])',
+						t, cardinality(lex), lex);
+		ELSIF to_regprocedure(format('posting_intersect(posting_%s)', t)) IS NOT NULL THEN
 			path := format('posting_intersect(posting_%s)', t);
 			s := format('SELECT CASE WHEN count(*) = %s THEN coalesce(posting_intersect(docs_%s), ''{}'') ELSE ''{}'' END FROM postings WHERE term = ANY (%L::text[])',
 						cardinality(lex), t, lex);

@@ -12,6 +12,8 @@
 #   make bench-tf         Simple-8b frequency coding: greedy vs optimal packing
 #                         (test/bench/bench_tf.sh -> test/bench/out/tf.md)
 #   make bench-key        CPU cost of list identity per MB (keyed hash, memcmp)
+#   make bench-setops     set algebra and appends: library and SQL against
+#                         int4[] + intarray (docs/bench/setops.md)
 #   make bench-tools      just build the programs below
 #
 # Knobs go to the scripts through the environment, e.g.
@@ -38,7 +40,8 @@ BENCH_CUDA_LINK = $(if $(strip $(CUDA_OBJS)),$(CUDA_OBJS) cuda/gpx_cuda_plan.o -
 
 BENCH_PROGS = test/gen/bin/gpx_gen test/gen/bin/gpx_gencheck \
 	test/bench/bin/bench_codec test/bench/bin/bench_query test/bench/bin/gpx_corpus \
-	test/bench/bin/bench_size test/bench/bin/bench_tf test/bench/bin/bench_key
+	test/bench/bin/bench_size test/bench/bin/bench_tf test/bench/bin/bench_key \
+	test/bench/bin/bench_setops
 
 # the codec size table of docs/bench/size.md (uniform lists in [0, 2^24))
 test/bench/bin/bench_size: test/bench/bench_size.c $(BENCH_CODEC_SRCS) $(wildcard src/codec/*.h) $(BENCH_REF_DEPS)
@@ -53,6 +56,16 @@ test/bench/bin/bench_key: test/bench/bench_key.c test/unit/old_hash64.h $(BENCH_
 .PHONY: bench-key
 bench-key: test/bench/bin/bench_key
 	test/bench/bin/bench_key
+
+# the set algebra and append benchmark (docs/bench/setops.md with the SQL
+# part: make bench-setops)
+test/bench/bin/bench_setops: test/bench/bench_setops.c test/bench/bench_util.h $(BENCH_CODEC_SRCS) $(wildcard src/codec/*.h)
+	@mkdir -p test/bench/bin
+	$(BENCH_CC) $(BENCH_CFLAGS) -Isrc/codec -o $@ $< $(BENCH_CODEC_SRCS) -lm -lpthread
+
+.PHONY: bench-setops
+bench-setops: test/bench/bin/bench_setops
+	test/bench/setops_bench.sh
 
 .PHONY: bench-size
 bench-size: test/bench/bin/bench_size

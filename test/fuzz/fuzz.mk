@@ -1,7 +1,7 @@
 # test/fuzz/fuzz.mk - libFuzzer harnesses of the codec core and the C unit
 # tests under ASan/UBSan.  Works standalone from the repository root:
 #
-#   make -f test/fuzz/fuzz.mk fuzz-build      build the three fuzzers
+#   make -f test/fuzz/fuzz.mk fuzz-build      build the fuzzers
 #   make -f test/fuzz/fuzz.mk fuzz-ci         run each for FUZZ_SECONDS (20)
 #   make -f test/fuzz/fuzz.mk fuzz-long       run each for FUZZ_SECONDS=600
 #   make -f test/fuzz/fuzz.mk unittest-asan   test/unit/test_*.c under
@@ -22,7 +22,7 @@ FUZZ_CC ?= clang-14
 FUZZ_SECONDS ?= 20
 FUZZ_MAX_LEN ?= 4096
 FUZZ_WORK ?=
-FUZZ_HARNESSES = fuzz_validate fuzz_encode fuzz_intersect
+FUZZ_HARNESSES = fuzz_validate fuzz_encode fuzz_intersect fuzz_setops
 FUZZ_BIN = test/fuzz/bin
 FUZZ_LIB_SRCS = $(sort $(wildcard src/codec/gpx_*.c)) test/ref/gpx_ref.c test/unit/unit.c
 FUZZ_HDRS = $(wildcard src/codec/*.h) test/ref/gpx_ref.h test/unit/unit.h test/fuzz/fuzz_common.h

@@ -21,7 +21,7 @@ trap 'rm -rf "$FUZZ_WORK"' EXIT
 trap 'exit 130' INT TERM HUP
 export FUZZ_CC FUZZ_SECONDS FUZZ_WORK
 MK="make --no-print-directory -f test/fuzz/fuzz.mk"
-HARNESSES="fuzz_validate fuzz_encode fuzz_intersect"
+HARNESSES="fuzz_validate fuzz_encode fuzz_intersect fuzz_setops"
 passed=0; failed=0
 
 if ! command -v "$FUZZ_CC" >/dev/null 2>&1; then
@@ -35,7 +35,7 @@ echo "fuzz: building the harnesses"
 if ! out=$($MK fuzz-build 2>&1); then
 	printf '%s\n' "$out" | tail -n 30
 	echo "fuzz: build of the harnesses failed"
-	failed=$((failed + 3))
+	failed=$((failed + $(echo $HARNESSES | wc -w)))
 else
 	for h in $HARNESSES; do
 		echo "fuzz: $h: start (${FUZZ_SECONDS}s)"
