@@ -4,7 +4,7 @@
 # against the CPU codecs.  test/run-tests.sh runs it; the real-GPU runs are
 # `make gpucheck` on a GPU machine.  Last line: "N passed, N failed".
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 out=$(mktemp "${TMPDIR:-/tmp}/gpuidx-emucheck.XXXXXX") || exit 1
 trap 'rm -f "$out"' EXIT
 # the output as it comes (a copy is kept for the count)
@@ -17,6 +17,6 @@ line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$out" |
 [ -n "$line" ] || { echo "0 passed, 1 failed"; exit 1; }
 p=$(echo "$line" | sed -E 's/ passed.*//'); f=$(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')
 # a non-zero exit is a failure even if the counts say otherwise
-[ $rc -eq 0 ] || [ "$f" -gt 0 ] || f=1
+[ "$rc" -eq 0 ] || [ "$f" -gt 0 ] || f=1
 echo "$p passed, $f failed"
 [ "$f" -eq 0 ]
