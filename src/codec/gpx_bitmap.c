@@ -1,0 +1,241 @@
+/*
+ * gpx_bitmap.c - the bitmap block of format version 2, for blocks whose
+ * docIDs are dense: a block is stored as a bitmap when that is smaller
+ * than its other forms (in every type), and is then decoded and probed by
+ * words.
+ *
+ * BLOCK FORMAT (this comment is the specification the CUDA kernels follow)
+ * ------------------------------------------------------------------------
+ * A block holds cnt docIDs d[0..cnt); d[0] is its first docID, from the
+ * directory or the header, not repeated.  Counted from the block's first
+ * bit (LSB-first, byte 0 bit 0 first), bit j is set iff d[0] + 1 + j is
+ * one of d[1..cnt): exactly cnt - 1 bits are set, and every bit after the
+ * last one is zero up to the block's end.  A block of one docID has no
+ * bits.  A block that is a whole one-block list ends with the byte holding
+ * its last one bit (its last docID is read from the blob's final byte); in
+ * a list with a directory, zero bytes may follow up to the next block.
+ * So a bitmap block of cnt docIDs spanning d[cnt-1] - d[0] + 1 values
+ * takes ceil((d[cnt-1] - d[0]) / 8) bytes.
+ *
+ * A probe of x is one bit test (x - d[0] - 1 inside the block's bits);
+ * decoding walks 64-bit words with count-trailing-zeros.
+ */
+#include "gpx_internal.h"
+
+/* 64 bits of the block from bit pos on (fewer near the payload's end). */
+static inline uint64_t
+bm_window(const gpx_blk *k, uint64_t pos)
+{
+	return gpx_load64_tail(k->p, k->plen, (size_t) (pos >> 3)) >> (pos & 7);
+}
+
+/* Decode block k into out; returns its count. */
+uint32_t
+gpx_bm_blk_decode(const gpx_blk *k, uint32_t *out)
+{
+	uint32_t	m = k->cnt - 1,
+				r = 0;
+	uint32_t	base = k->first + 1;
+	uint64_t	pos = k->bit;
+
+	out[0] = k->first;
+	while (r < m && pos < k->end)
+	{
+		uint64_t	w = bm_window(k, pos);
+		uint32_t	off = (uint32_t) (pos - k->bit);
+
+		while (w != 0 && r < m)
+		{
+			out[1 + r++] = base + off + (uint32_t) __builtin_ctzll(w);
+			w &= w - 1;
+		}
+		pos += 64 - (pos & 7);
+	}
+	return k->cnt;
+}
+
+/* Whether x is in block k (one bit test). */
+bool
+gpx_bm_blk_contains(const gpx_blk *k, uint32_t x)
+{
+	uint64_t	j;
+
+	if (x <= k->first)
+		return x == k->first;
+	j = k->bit + (uint64_t) (x - k->first - 1);
+	return j < k->end && ((k->p[j >> 3] >> (j & 7)) & 1u) != 0;
+}
+
+/* Element j of block k: select the (j-1)-th one. */
+uint32_t
+gpx_bm_blk_nth(const gpx_blk *k, uint32_t j)
+{
+	uint64_t	pos = k->bit;
+	uint32_t	left;
+
+	if (j == 0)
+		return k->first;
+	left = j - 1;
+	while (pos < k->end)
+	{
+		uint64_t	w = bm_window(k, pos);
+		uint32_t	c = (uint32_t) __builtin_popcountll(w);
+
+		if (left < c)
+		{
+			uint32_t	lo = (uint32_t) w,
+						lc = (uint32_t) __builtin_popcount(lo);
+			uint32_t	t = left < lc ? gpx_select32(lo, left) :
+				32 + gpx_select32((uint32_t) (w >> 32), left - lc);
+
+			return k->first + 1 + (uint32_t) (pos - k->bit) + t;
+		}
+		left -= c;
+		pos += 64 - (pos & 7);
+	}
+	return k->first;			/* not reached for a valid block */
+}
+
+/*
+ * Index in block k of the first element >= x, *val that element; cnt if
+ * there is none.  The rank comes from popcounts of the words before x's
+ * bit, the element from the next one bit at or after it.
+ */
+uint32_t
+gpx_bm_blk_lower_bound(const gpx_blk *k, uint32_t x, uint32_t *val)
+{
+	uint64_t	target,
+				pos = k->bit;
+	uint32_t	rank = 0;
+
+	if (x <= k->first)
+	{
+		if (val)
+			*val = k->first;
+		return 0;
+	}
+	target = k->bit + (uint64_t) (x - k->first - 1);
+	if (target >= k->end)
+		return k->cnt;
+	/* ones before target */
+	while (pos + 64 - (pos & 7) <= target)
+	{
+		rank += (uint32_t) __builtin_popcountll(bm_window(k, pos));
+		pos += 64 - (pos & 7);
+	}
+	if (pos < target)
+	{
+		rank += (uint32_t) __builtin_popcountll(bm_window(k, pos) &
+												((1ull << (target - pos)) - 1));
+	}
+	if (rank >= k->cnt - 1)
+		return k->cnt;
+	/* the next one at or after target (inside the block) */
+	pos = target;
+	while (pos < k->end)
+	{
+		uint64_t	w = bm_window(k, pos);
+		uint64_t	left = k->end - pos;
+
+		if (left < 64)
+			w &= (1ull << left) - 1;
+		if (w != 0)
+		{
+			if (val)
+				*val = k->first + 1 + (uint32_t) (pos - k->bit) +
+					(uint32_t) __builtin_ctzll(w);
+			return rank + 1;
+		}
+		pos += 64 - (pos & 7);
+	}
+	return k->cnt;
+}
+
+/*
+ * Check block k: exactly cnt - 1 ones in [bit, end), every value <=
+ * GPX_MAX_DOCID; with tight, the last one lies in the final byte.  Values
+ * go to scratch.
+ */
+gpx_status
+gpx_bm_blk_check(const gpx_blk *k, bool tight, uint32_t *scratch)
+{
+	uint32_t	m = k->cnt - 1,
+				r = 0;
+	uint64_t	pos,
+				lastone = 0;
+
+	if (k->end < k->bit || k->end > (uint64_t) k->plen * 8 ||
+		(k->bit & 7) != 0 || (k->end & 7) != 0)
+		return GPX_E_DIRECTORY;
+	scratch[0] = k->first;
+	for (pos = k->bit; pos < k->end; pos += 64 - (pos & 7))
+	{
+		uint64_t	w = bm_window(k, pos);
+		uint64_t	left = k->end - pos;
+
+		if (left < 64)
+			w &= (1ull << left) - 1;
+		while (w != 0)
+		{
+			uint64_t	v;
+
+			lastone = pos + (uint64_t) __builtin_ctzll(w);
+			v = (uint64_t) k->first + 1 + (lastone - k->bit);
+			if (r >= m || v > GPX_MAX_DOCID)
+				return GPX_E_PAYLOAD;
+			scratch[1 + r++] = (uint32_t) v;
+			w &= w - 1;
+		}
+	}
+	if (r != m)
+		return GPX_E_PAYLOAD;
+	if (tight && (m == 0 ? k->end != k->bit : (lastone >> 3) != (k->end >> 3) - 1))
+		return GPX_E_PAYLOAD;
+	return GPX_OK;
+}
+
+/* The last element of a one-block list from its final byte (O(1)). */
+gpx_status
+gpx_bm_blk_last(const gpx_blk *k, uint32_t *last)
+{
+	uint8_t		fb;
+	uint64_t	v;
+
+	if (k->cnt < 2)
+	{
+		*last = k->first;
+		return k->end == k->bit ? GPX_OK : GPX_E_PAYLOAD;
+	}
+	if (k->end < k->bit + 8 || (k->end & 7) != 0 || (k->bit & 7) != 0)
+		return GPX_E_PAYLOAD;
+	fb = k->p[(k->end >> 3) - 1];
+	if (fb == 0)
+		return GPX_E_PAYLOAD;
+	v = (uint64_t) k->first + 1 + (k->end - 8 - k->bit) +
+		(uint64_t) (31 - __builtin_clz((uint32_t) fb));
+	if (v > GPX_MAX_DOCID || v - k->first < k->cnt - 1)
+		return GPX_E_PAYLOAD;
+	*last = (uint32_t) v;
+	return GPX_OK;
+}
+
+/* Bits of the bitmap block of d[0..cnt). */
+uint64_t
+gpx_bm_blk_plan(const uint32_t *d, uint32_t cnt)
+{
+	return cnt < 2 ? 0 : (uint64_t) (d[cnt - 1] - d[0]);
+}
+
+/* Write the bitmap block of d[0..cnt) at bit `bit` of the zeroed p. */
+void
+gpx_bm_blk_write(uint8_t *p, uint64_t bit, const uint32_t *d, uint32_t cnt)
+{
+	uint32_t	j;
+
+	for (j = 1; j < cnt; j++)
+	{
+		uint64_t	b = bit + (d[j] - d[0] - 1);
+
+		p[b >> 3] |= (uint8_t) (1u << (b & 7));
+	}
+}
