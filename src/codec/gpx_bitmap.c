@@ -153,11 +153,12 @@ gpx_bm_blk_lower_bound(const gpx_blk *k, uint32_t x, uint32_t *val)
 
 /*
  * Check block k: exactly cnt - 1 ones in [bit, end), every value <=
- * GPX_MAX_DOCID; with tight, the last one lies in the final byte.  Values
- * go to scratch.
+ * GPX_MAX_DOCID, at most max_pad bytes after the byte holding the last
+ * one (all of the block's bytes when it has no ones).  Values go to
+ * scratch.
  */
 gpx_status
-gpx_bm_blk_check(const gpx_blk *k, bool tight, uint32_t *scratch)
+gpx_bm_blk_check(const gpx_blk *k, uint32_t max_pad, uint32_t *scratch)
 {
 	uint32_t	m = k->cnt - 1,
 				r = 0;
@@ -189,7 +190,8 @@ gpx_bm_blk_check(const gpx_blk *k, bool tight, uint32_t *scratch)
 	}
 	if (r != m)
 		return GPX_E_PAYLOAD;
-	if (tight && (m == 0 ? k->end != k->bit : (lastone >> 3) != (k->end >> 3) - 1))
+	if (m == 0 ? (k->end - k->bit) / 8 > max_pad :
+		(k->end >> 3) - (lastone >> 3) - 1 > max_pad)
 		return GPX_E_PAYLOAD;
 	return GPX_OK;
 }

@@ -228,11 +228,11 @@ gpx_ef_blk_lower_bound(const gpx_blk *k, uint32_t x, uint32_t *val)
 
 /*
  * Check block k: b, exactly m ones in UPPER up to k->end, values strictly
- * increasing and <= GPX_MAX_DOCID (64-bit arithmetic); with tight, the
- * last one lies in the block's final byte.  Values go to scratch.
+ * increasing and <= GPX_MAX_DOCID (64-bit arithmetic), at most max_pad
+ * bytes after the one holding the last one bit.  Values go to scratch.
  */
 gpx_status
-gpx_ef_blk_check(const gpx_blk *k, bool tight, uint32_t *scratch)
+gpx_ef_blk_check(const gpx_blk *k, uint32_t max_pad, uint32_t *scratch)
 {
 	ef_geom		g;
 	uint64_t	pos,
@@ -247,7 +247,7 @@ gpx_ef_blk_check(const gpx_blk *k, bool tight, uint32_t *scratch)
 	if (k->cnt < 2)
 	{
 		/* no bits: the block is empty or zero padding */
-		if (tight && k->end != k->bit)
+		if ((k->end - k->bit) / 8 > max_pad)
 			return GPX_E_PAYLOAD;
 		for (pos = k->bit; pos < k->end; pos += 8)
 			if (k->p[pos >> 3] != 0)
@@ -291,7 +291,7 @@ gpx_ef_blk_check(const gpx_blk *k, bool tight, uint32_t *scratch)
 	}
 	if (r != g.m)
 		return GPX_E_PAYLOAD;
-	if (tight && (lastone >> 3) != (k->end >> 3) - 1)
+	if ((k->end >> 3) - (lastone >> 3) - 1 > max_pad)
 		return GPX_E_PAYLOAD;
 	return GPX_OK;
 }

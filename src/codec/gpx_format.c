@@ -520,9 +520,12 @@ validate_dir_firsts(const gpx_list *l)
 	return GPX_OK;
 }
 
-/* Check a located v2 block by its form; values to scratch. */
+/*
+ * Check a located v2 block by its form, an Elias-Fano or bitmap block with
+ * at most max_pad bytes of padding; values to scratch.
+ */
 static gpx_status
-validate_blk_v2(const gpx_blk *k, bool tight, uint32_t *scratch)
+validate_blk_v2(const gpx_blk *k, uint32_t max_pad, uint32_t *scratch)
 {
 	switch (k->form)
 	{
@@ -531,9 +534,9 @@ validate_blk_v2(const gpx_blk *k, bool tight, uint32_t *scratch)
 		case GPX_FORM_LRC:
 			return gpx_lrc_blk_check(k, scratch);
 		case GPX_FORM_EF:
-			return gpx_ef_blk_check(k, tight, scratch);
+			return gpx_ef_blk_check(k, max_pad, scratch);
 		case GPX_FORM_BITMAP:
-			return gpx_bm_blk_check(k, tight, scratch);
+			return gpx_bm_blk_check(k, max_pad, scratch);
 	}
 	return GPX_E_DIRECTORY;
 }
@@ -559,7 +562,7 @@ validate_v2(const gpx_list *l, uint32_t *scratch)
 		gpx_blk		b;
 
 		gpx_blk_at(l, 0, &b);
-		st = validate_blk_v2(&b, true, scratch);
+		st = validate_blk_v2(&b, 0, scratch);
 		if (st == GPX_OK)
 			st = gpx_check_block(l, 0, scratch, b.cnt);
 		return st;
@@ -591,7 +594,7 @@ validate_v2(const gpx_list *l, uint32_t *scratch)
 		gpx_blk		b;
 
 		gpx_blk_at(l, k, &b);
-		st = validate_blk_v2(&b, false, scratch);
+		st = validate_blk_v2(&b, 3, scratch);
 		if (st == GPX_OK)
 			st = gpx_check_block(l, k, scratch, b.cnt);
 		if (st != GPX_OK)

@@ -188,11 +188,12 @@ uint32_t	gpx_ef_blk_decode(const gpx_blk *k, uint32_t *out);
 uint32_t	gpx_ef_blk_nth(const gpx_blk *k, uint32_t j);
 uint32_t	gpx_ef_blk_lower_bound(const gpx_blk *k, uint32_t x, uint32_t *val);
 /*
- * Check a block whose bits after the last element are zero up to end;
- * values to scratch.  tight: the last element's bit must lie in the final
- * byte (a one-block list, whose last docID is read from there).
+ * Check a block whose bits after the last element are zero up to end, with
+ * at most max_pad bytes after the byte holding the last element's bit (0
+ * for a one-block list, whose last docID is read from its final byte; 3
+ * for blocks of a directory, padded to a word); values to scratch.
  */
-gpx_status	gpx_ef_blk_check(const gpx_blk *k, bool tight, uint32_t *scratch);
+gpx_status	gpx_ef_blk_check(const gpx_blk *k, uint32_t max_pad, uint32_t *scratch);
 /* Bits of the smallest EF block for d[0..cnt) (0 for cnt 1), *b its b. */
 uint64_t	gpx_ef_blk_plan(const uint32_t *d, uint32_t cnt, uint32_t *b);
 /* Write it at bit `bit` of the zeroed p. */
@@ -206,7 +207,7 @@ uint32_t	gpx_bm_blk_decode(const gpx_blk *k, uint32_t *out);
 uint32_t	gpx_bm_blk_nth(const gpx_blk *k, uint32_t j);
 uint32_t	gpx_bm_blk_lower_bound(const gpx_blk *k, uint32_t x, uint32_t *val);
 bool		gpx_bm_blk_contains(const gpx_blk *k, uint32_t x);
-gpx_status	gpx_bm_blk_check(const gpx_blk *k, bool tight, uint32_t *scratch);
+gpx_status	gpx_bm_blk_check(const gpx_blk *k, uint32_t max_pad, uint32_t *scratch);
 /* Bits of the bitmap block of d[0..cnt). */
 uint64_t	gpx_bm_blk_plan(const uint32_t *d, uint32_t cnt);
 void		gpx_bm_blk_write(uint8_t *p, uint64_t bit, const uint32_t *d,

@@ -269,8 +269,8 @@ isect_bitmap_pass(isect_state *st, uint32_t *cand, uint32_t i, uint32_t m,
 	gpx_blk		k;
 	uint32_t	o = *w;
 
+	(void) stats;
 	gpx_blk_at(l, st->blk, &k);
-	stats->probes++;
 	for (; i < m && cand[i] < limit; i++)
 	{
 		uint32_t	x = cand[i];

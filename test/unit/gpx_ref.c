@@ -205,14 +205,17 @@ ref_intersect2(const uint32_t *a, uint32_t na, const uint32_t *b, uint32_t nb,
 	return m;
 }
 
+int			unit_format_version = 0;
+
 /* Encode into an exact-size blob; NULL on failure (recorded as a check). */
 uint8_t *
 unit_encode_exact(int codec, const uint32_t *docs, uint32_t n, size_t *len)
 {
-	size_t		cap = gpx_encode_bound(codec, n, n ? docs[n - 1] : 0);
+	gpx_encode_opts o = {unit_format_version, 0};
+	size_t		cap = gpx_encode_bound_ex(codec, n, n ? docs[n - 1] : 0, &o);
 	uint8_t    *buf = unit_xmalloc(cap);
 	uint8_t    *out;
-	gpx_status	st = gpx_encode(codec, docs, n, buf, cap, len);
+	gpx_status	st = gpx_encode_ex(codec, docs, n, &o, buf, cap, len);
 
 	CHECKF(st == GPX_OK, "%s encode n=%u: %s", gpx_codec_name(codec), n,
 		   gpx_status_str(st));

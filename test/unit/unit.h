@@ -57,6 +57,9 @@ typedef enum unit_dist
 uint32_t	unit_make_list(unit_rng *r, unit_dist dist, uint32_t n,
 						   uint64_t universe, uint32_t *out);
 
+/* Format version unit_encode_exact writes (0: the current one). */
+extern int	unit_format_version;
+
 /*
  * Encode docs with codec into a fresh exact-size malloc'd blob, so that any
  * over-read shows under ASan; records the encode as a check.  NULL (and
