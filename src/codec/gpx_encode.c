@@ -43,6 +43,13 @@ bound_v2(int codec, uint32_t n, uint32_t last, unsigned kinds)
 
 	if (n == 0)
 		return 2;
+	/* one block: Elias-Fano or bitmap only (as encode_v2 chooses) */
+	if (n <= (1u << lg))
+	{
+		kinds &= (1u << GPX_KIND_EF) | (1u << GPX_KIND_BITMAP);
+		if (kinds == 0)
+			kinds = 1u << GPX_KIND_EF;
+	}
 	if (kinds & ((1u << GPX_KIND_EF) | (1u << GPX_KIND_OWN)))
 		payload = ((uint64_t) n * (w + 1) + 7) / 8 + nb * 24;
 	else
