@@ -189,10 +189,10 @@ gpx_bm_blk_check(const gpx_blk *k, uint32_t max_pad, uint32_t *scratch)
 		}
 	}
 	if (r != m)
-		return GPX_E_PAYLOAD;
+		return GPX_E_TRUNCATED;
 	if (m == 0 ? (k->end - k->bit) / 8 > max_pad :
 		(k->end >> 3) - (lastone >> 3) - 1 > max_pad)
-		return GPX_E_PAYLOAD;
+		return GPX_E_TRAILING;
 	return GPX_OK;
 }
 
@@ -212,7 +212,7 @@ gpx_bm_blk_last(const gpx_blk *k, uint32_t *last)
 		return GPX_E_PAYLOAD;
 	fb = k->p[(k->end >> 3) - 1];
 	if (fb == 0)
-		return GPX_E_PAYLOAD;
+		return GPX_E_TRAILING;	/* a valid one ends with the last element */
 	v = (uint64_t) k->first + 1 + (k->end - 8 - k->bit) +
 		(uint64_t) (31 - __builtin_clz((uint32_t) fb));
 	if (v > GPX_MAX_DOCID || v - k->first < k->cnt - 1)

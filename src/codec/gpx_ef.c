@@ -248,17 +248,17 @@ gpx_ef_blk_check(const gpx_blk *k, uint32_t max_pad, uint32_t *scratch)
 	{
 		/* no bits: the block is empty or zero padding */
 		if ((k->end - k->bit) / 8 > max_pad)
-			return GPX_E_PAYLOAD;
+			return GPX_E_TRAILING;
 		for (pos = k->bit; pos < k->end; pos += 8)
 			if (k->p[pos >> 3] != 0)
 				return GPX_E_PAYLOAD;
 		return GPX_OK;
 	}
 	if (k->end - k->bit < EF_B_BITS)
-		return GPX_E_PAYLOAD;
+		return GPX_E_TRUNCATED;
 	ef_geom_of(k, &g);
 	if (g.up > k->end)
-		return GPX_E_PAYLOAD;
+		return GPX_E_TRUNCATED;
 	for (pos = g.up; pos < k->end; pos += 64 - (pos & 7))
 	{
 		uint64_t	w = ef_window(k, pos);
@@ -290,9 +290,9 @@ gpx_ef_blk_check(const gpx_blk *k, uint32_t max_pad, uint32_t *scratch)
 		}
 	}
 	if (r != g.m)
-		return GPX_E_PAYLOAD;
+		return GPX_E_TRUNCATED;
 	if ((k->end >> 3) - (lastone >> 3) - 1 > max_pad)
-		return GPX_E_PAYLOAD;
+		return GPX_E_TRAILING;
 	return GPX_OK;
 }
 
@@ -319,7 +319,7 @@ gpx_ef_blk_last(const gpx_blk *k, uint32_t *last)
 		return GPX_E_PAYLOAD;
 	fb = k->p[(k->end >> 3) - 1];
 	if (fb == 0)
-		return GPX_E_PAYLOAD;
+		return GPX_E_TRAILING;	/* a valid one ends with the last element */
 	ef_geom_of(k, &g);
 	hp = k->end - 8 + (uint64_t) (31 - __builtin_clz((uint32_t) fb));
 	if (hp < g.up || hp - g.up < g.m - 1)

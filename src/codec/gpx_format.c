@@ -224,6 +224,7 @@ hdr_peek_v2(gpx_list *l, const uint8_t *buf, size_t prefix_len,
 				t = 0,
 				dl;
 	const gpx_codec_ops *ops = gpx_ops((int) GPX_TAG_CODEC(tag));
+	gpx_status	st;
 
 	if (ops == NULL)
 		return GPX_E_CODEC;
@@ -238,8 +239,8 @@ hdr_peek_v2(gpx_list *l, const uint8_t *buf, size_t prefix_len,
 		/* a small list: n in the tag, then first, then its block */
 		l->n = s;
 		l->kind0 = (uint8_t) GPX_TAG_KIND(tag);
-		if (!gpx_varint_get(buf, prefix_len, &pos, &l->first))
-			return GPX_E_TRUNCATED;
+		if ((st = gpx_varint_get(buf, prefix_len, &pos, &l->first)) != GPX_OK)
+			return st;
 		if (s == 1 && l->kind0 != 0)
 			return GPX_E_HEADER;
 		shape = GPX_SHAPE_ONE;
@@ -248,8 +249,8 @@ hdr_peek_v2(gpx_list *l, const uint8_t *buf, size_t prefix_len,
 	{
 		if (GPX_TAG_KIND(tag) != 0)
 			return GPX_E_HEADER;
-		if (!gpx_varint_get(buf, prefix_len, &pos, &info))
-			return GPX_E_TRUNCATED;
+		if ((st = gpx_varint_get(buf, prefix_len, &pos, &info)) != GPX_OK)
+			return st;
 		shape = GPX_INFO_SHAPE(info);
 		l->flags = (uint8_t) (info & GPX_INFO_FLAGS);
 		if ((info & ~(3u | (3u << 2) | GPX_INFO_FLAGS)) != 0 || shape == 3)
@@ -267,31 +268,31 @@ hdr_peek_v2(gpx_list *l, const uint8_t *buf, size_t prefix_len,
 		}
 		if (shape == GPX_SHAPE_ONE && (l->flags & GPX_F_DIREXTRA))
 			return GPX_E_HEADER;
-		if (!gpx_varint_get(buf, prefix_len, &pos, &l->n) ||
-			!gpx_varint_get(buf, prefix_len, &pos, &l->first))
-			return GPX_E_TRUNCATED;
+		if ((st = gpx_varint_get(buf, prefix_len, &pos, &l->n)) != GPX_OK ||
+			(st = gpx_varint_get(buf, prefix_len, &pos, &l->first)) != GPX_OK)
+			return st;
 		if (l->n == 0 || l->n > GPX_MAX_N)
 			return GPX_E_HEADER;
 		if (shape == GPX_SHAPE_BLOCKS)
 		{
-			if (!gpx_varint_get(buf, prefix_len, &pos, &dl))
-				return GPX_E_TRUNCATED;
+			if ((st = gpx_varint_get(buf, prefix_len, &pos, &dl)) != GPX_OK)
+				return st;
 			if ((uint64_t) l->first + dl > GPX_MAX_DOCID)
 				return GPX_E_HEADER;
 			l->last = l->first + dl;
 		}
 		if (l->flags & GPX_F_DIREXTRA)
 		{
-			if (!gpx_varint_get(buf, prefix_len, &pos, &x))
-				return GPX_E_TRUNCATED;
+			if ((st = gpx_varint_get(buf, prefix_len, &pos, &x)) != GPX_OK)
+				return st;
 			if ((x & 3) != 0 || x > 0xFFF0u)
 				return GPX_E_HEADER;
 			l->dir_stride = (uint16_t) (GPX_DIR_ENTRY_SIZE + x);
 		}
 		if (l->flags & GPX_F_TF)
 		{
-			if (!gpx_varint_get(buf, prefix_len, &pos, &t))
-				return GPX_E_TRUNCATED;
+			if ((st = gpx_varint_get(buf, prefix_len, &pos, &t)) != GPX_OK)
+				return st;
 			l->tf_bytes = t;
 		}
 	}
@@ -322,7 +323,6 @@ hdr_peek_v2(gpx_list *l, const uint8_t *buf, size_t prefix_len,
 	else
 	{
 		gpx_blk		k;
-		gpx_status	st;
 
 		if (prefix_len < total_len)
 			return GPX_E_TRUNCATED;
@@ -336,7 +336,7 @@ hdr_peek_v2(gpx_list *l, const uint8_t *buf, size_t prefix_len,
 		st = l->kind0 == GPX_KIND_BITMAP ? gpx_bm_blk_last(&k, &l->last) :
 			gpx_ef_blk_last(&k, &l->last);
 		if (st != GPX_OK)
-			return GPX_E_PAYLOAD;
+			return st == GPX_E_TRAILING ? st : GPX_E_PAYLOAD;
 	}
 	return hdr_check_range(l);
 }
@@ -370,6 +370,48 @@ gpx_peek_header(gpx_list *l, const uint8_t *buf, size_t prefix_len,
 	l->payload = NULL;
 	l->tf = NULL;
 	return GPX_OK;
+}
+
+/*
+ * Whether the last block k of a v2 list, which does not fit its bytes,
+ * lost its end (GPX_E_TRUNCATED) or has bytes after it (GPX_E_TRAILING):
+ * the codec's own forms by the size their header gives, the others by
+ * counting their elements.
+ */
+static gpx_status
+blk_tail_status(const gpx_blk *k)
+{
+	uint32_t	scratch[GPX_MAX_BLOCK];
+	uint64_t	have,
+				need = 0,
+				hdr = k->form == GPX_FORM_PFOR ? 32 : 96;
+	gpx_status	st;
+
+	if (k->bit > k->end)
+		return GPX_E_TRUNCATED;
+	have = (k->end - k->bit) / 8;
+	switch (k->form)
+	{
+		case GPX_FORM_PFOR:
+		case GPX_FORM_LRC:
+			if ((k->bit & 31) != 0)
+				return GPX_E_DIRECTORY;
+			if (k->bit + hdr > k->end)
+				return GPX_E_TRUNCATED;
+			need = k->form == GPX_FORM_PFOR ? gpx_pfor_blk_bytes(k) : gpx_lrc_blk_bytes(k);
+			if (need == 0)
+				return GPX_E_PAYLOAD;
+			return need > have ? GPX_E_TRUNCATED : need < have ? GPX_E_TRAILING : GPX_E_PAYLOAD;
+		case GPX_FORM_EF:
+			st = gpx_ef_blk_check(k, UINT32_MAX, scratch);
+			break;
+		case GPX_FORM_BITMAP:
+			st = gpx_bm_blk_check(k, UINT32_MAX, scratch);
+			break;
+		default:
+			return GPX_E_DIRECTORY;
+	}
+	return st == GPX_E_TRUNCATED ? GPX_E_TRUNCATED : GPX_E_TRAILING;
 }
 
 /* Parse a full v1 blob: header plus directory and payload bounds. */
@@ -419,10 +461,16 @@ open_v2(gpx_list *l, const uint8_t *buf, size_t len)
 	if (len - pay_off - l->tf_bytes > ((uint64_t) 1 << 30) - 4)
 		return GPX_E_TOOBIG;
 	l->payload_bytes = (uint32_t) (len - pay_off - l->tf_bytes);
-	if ((l->payload_bytes & 3) != 0)
-		return GPX_E_TRAILING;
 	l->dir = buf + dir_off;
 	l->payload = buf + pay_off;
+	if ((l->payload_bytes & 3) != 0)
+	{
+		/* cut, or bytes appended: the last block tells which */
+		gpx_blk		k;
+
+		gpx_blk_at(l, l->nblocks - 1, &k);
+		return blk_tail_status(&k);
+	}
 	if (l->flags & GPX_F_TF)
 		l->tf = l->payload + l->payload_bytes;
 	return GPX_OK;
@@ -542,6 +590,25 @@ validate_blk_v2(const gpx_blk *k, uint32_t max_pad, uint32_t *scratch)
 }
 
 /*
+ * The status for a block k that failed its check with st: for the list's
+ * last block, whose end is the blob's, a missing or extra tail says
+ * truncated or trailing; inside the list, the payload is corrupt.
+ */
+static gpx_status
+validate_end_v2(const gpx_list *l, uint32_t blk, const gpx_blk *k, gpx_status st)
+{
+	bool		last = blk + 1 == l->nblocks;
+	gpx_status	tail;
+
+	if (st == GPX_E_TRUNCATED || st == GPX_E_TRAILING)
+		return last ? st : GPX_E_PAYLOAD;
+	if (!last || (k->form != GPX_FORM_PFOR && k->form != GPX_FORM_LRC))
+		return st;
+	tail = blk_tail_status(k);
+	return tail == GPX_E_TRUNCATED || tail == GPX_E_TRAILING ? tail : st;
+}
+
+/*
  * Validate an opened v2 list: flags this build knows, the padding before
  * the directory, the directory (firsts, kinds, offsets in order, own
  * blocks word-aligned), then every block by its form.
@@ -563,9 +630,9 @@ validate_v2(const gpx_list *l, uint32_t *scratch)
 
 		gpx_blk_at(l, 0, &b);
 		st = validate_blk_v2(&b, 0, scratch);
-		if (st == GPX_OK)
-			st = gpx_check_block(l, 0, scratch, b.cnt);
-		return st;
+		if (st != GPX_OK)
+			return validate_end_v2(l, 0, &b, st);
+		return gpx_check_block(l, 0, scratch, b.cnt);
 	}
 	for (const uint8_t *p = l->base + l->hdr_bytes; p < l->dir; p++)
 		if (*p != 0)
@@ -595,8 +662,9 @@ validate_v2(const gpx_list *l, uint32_t *scratch)
 
 		gpx_blk_at(l, k, &b);
 		st = validate_blk_v2(&b, 3, scratch);
-		if (st == GPX_OK)
-			st = gpx_check_block(l, k, scratch, b.cnt);
+		if (st != GPX_OK)
+			return validate_end_v2(l, k, &b, st);
+		st = gpx_check_block(l, k, scratch, b.cnt);
 		if (st != GPX_OK)
 			return st;
 	}

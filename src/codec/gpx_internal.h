@@ -88,10 +88,11 @@ gpx_varint_put(uint8_t *out, uint32_t v)
 
 /*
  * Read a canonical varint of at most 32 bits from buf[*pos..len) and
- * advance *pos; false when truncated, longer than 5 bytes, above
- * 2^32 - 1, or with a redundant last group (a final 0x00 after others).
+ * advance *pos: GPX_E_TRUNCATED when the bytes end first, GPX_E_HEADER
+ * when it is longer than 5 bytes, above 2^32 - 1, or ends with a
+ * redundant group (a final 0x00 after others).
  */
-static inline bool
+static inline gpx_status
 gpx_varint_get(const uint8_t *buf, size_t len, size_t *pos, uint32_t *v)
 {
 	uint64_t	r = 0;
@@ -102,18 +103,18 @@ gpx_varint_get(const uint8_t *buf, size_t len, size_t *pos, uint32_t *v)
 		uint8_t		c;
 
 		if (*pos >= len)
-			return false;
+			return GPX_E_TRUNCATED;
 		c = buf[(*pos)++];
 		r |= (uint64_t) (c & 0x7F) << (7 * i);
 		if ((c & 0x80) == 0)
 		{
 			if ((c == 0 && i > 0) || r > UINT32_MAX)
-				return false;
+				return GPX_E_HEADER;
 			*v = (uint32_t) r;
-			return true;
+			return GPX_OK;
 		}
 	}
-	return false;
+	return GPX_E_HEADER;
 }
 
 /* ------------------------------------------------- bounded bit reads -- */
@@ -161,6 +162,8 @@ uint32_t	gpx_pfor_blk_nth(const gpx_blk *k, uint32_t j);
 uint32_t	gpx_pfor_blk_lower_bound(const gpx_blk *k, uint32_t x, uint32_t *val);
 /* Check a block that must fill [bit, end) exactly; values to scratch. */
 gpx_status	gpx_pfor_blk_check(const gpx_blk *k, uint32_t *scratch);
+/* Bytes block k takes by its header (0 if that is not readable or sane). */
+uint64_t	gpx_pfor_blk_bytes(const gpx_blk *k);
 /* Words of the smallest PFor block for d[0..cnt); *hdr its header word. */
 uint64_t	gpx_pfor_blk_plan(const uint32_t *d, uint32_t cnt, uint32_t *hdr);
 /* Write that block at word wpos of the zeroed payload. */
@@ -179,6 +182,7 @@ uint32_t	gpx_lrc_blk_decode(const gpx_blk *k, uint32_t *out);
 uint32_t	gpx_lrc_blk_nth(const gpx_blk *k, uint32_t j);
 uint32_t	gpx_lrc_blk_lower_bound(const gpx_blk *k, uint32_t x, uint32_t *val);
 gpx_status	gpx_lrc_blk_check(const gpx_blk *k, uint32_t *scratch);
+uint64_t	gpx_lrc_blk_bytes(const gpx_blk *k);
 void		gpx_lrc_blk_plan(const uint32_t *d, uint32_t cnt, gpx_lrc_plan *pl);
 void		gpx_lrc_blk_write(uint8_t *payload, uint64_t wpos, const uint32_t *d,
 							  uint32_t cnt, const gpx_lrc_plan *pl);
@@ -192,6 +196,9 @@ uint32_t	gpx_ef_blk_lower_bound(const gpx_blk *k, uint32_t x, uint32_t *val);
  * at most max_pad bytes after the byte holding the last element's bit (0
  * for a one-block list, whose last docID is read from its final byte; 3
  * for blocks of a directory, padded to a word); values to scratch.
+ * GPX_E_TRUNCATED: fewer elements than cnt; GPX_E_TRAILING: more padding
+ * (the caller makes them GPX_E_PAYLOAD inside a list); the bitmap block's
+ * check says the same.
  */
 gpx_status	gpx_ef_blk_check(const gpx_blk *k, uint32_t max_pad, uint32_t *scratch);
 /* Bits of the smallest EF block for d[0..cnt) (0 for cnt 1), *b its b. */

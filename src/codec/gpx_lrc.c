@@ -392,6 +392,18 @@ gpx_lrc_blk_check(const gpx_blk *k, uint32_t *scratch)
 	return GPX_OK;
 }
 
+/* Bytes the segment of block k takes by its header (0: not readable). */
+uint64_t
+gpx_lrc_blk_bytes(const gpx_blk *k)
+{
+	lrc_seg		s;
+
+	if ((k->bit & 31) != 0 || k->bit + 32 * LRC_HDR_WORDS > (uint64_t) k->plen * 8)
+		return 0;
+	lrc_read_seg(k->p, (uint32_t) (k->bit >> 5), &s);
+	return 4 * ((uint64_t) LRC_HDR_WORDS + lrc_dev_words(k->cnt, s.w));
+}
+
 /* Check the LRC-specific fields and decode every v1 segment with range checks. */
 static gpx_status
 gpx_lrc_validate(const gpx_list *l, uint32_t *scratch)

@@ -436,6 +436,26 @@ gpx_pfor_blk_check(const gpx_blk *k, uint32_t *scratch)
 	return GPX_OK;
 }
 
+/* Bytes block k takes by its header word (0: no word, or bad fields). */
+uint64_t
+gpx_pfor_blk_bytes(const gpx_blk *k)
+{
+	uint32_t	h,
+				b,
+				e,
+				hb;
+
+	if ((k->bit & 31) != 0 || k->bit + 32 > (uint64_t) k->plen * 8)
+		return 0;
+	h = gpx_word(k->p, k->bit >> 5);
+	b = PFOR_B(h);
+	e = PFOR_E(h);
+	hb = PFOR_HB(h);
+	if (b > 32 || e > k->cnt - 1 || (e == 0 ? hb != 0 : (hb == 0 || b + hb > 32)))
+		return 0;
+	return 4 * gpx_words_for_bits(pfor_block_bits(k->cnt - 1, b, e, hb));
+}
+
 /*
  * Validate the directory offsets and every block of a v1 pfor blob whose
  * common header and directory firsts were checked by gpx_validate().
