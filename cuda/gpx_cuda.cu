@@ -377,48 +377,46 @@ gpx_find_pin(const gpx_cuda_ctx *ctx, const void *p, size_t len)
 	return nullptr;
 }
 
-/* Whether a list's view is one the kernels can take (codec and geometry). */
+/*
+ * Whether a list's view is one the kernels can take (codec, geometry, the
+ * format's layout: gpx_dev_view in the codec library decides).
+ */
 bool
 gpx_list_ok(const gpx_list *l)
 {
-	if (l->n == 0)
-		return true;
-	if (l->base == nullptr || l->dir == nullptr || l->payload == nullptr)
-		return false;
-	if ((l->codec == GPX_CODEC_PFOR && l->log2_block != 7) ||
-		(l->codec == GPX_CODEC_LRC && l->log2_block != 8) ||
-		(l->codec == GPX_CODEC_QS && l->log2_block != 8) ||
-		l->codec < GPX_CODEC_MIN || l->codec > GPX_CODEC_MAX)
-		return false;
-	if (l->nblocks != (uint32_t) (((uint64_t) l->n + (1u << l->log2_block) - 1) >> l->log2_block))
-		return false;
-	if (l->dir != l->base + GPX_HEADER_SIZE ||
-		l->payload != l->dir + (size_t) l->nblocks * GPX_DIR_ENTRY_SIZE ||
-		l->len != GPX_HEADER_SIZE + (size_t) l->nblocks * GPX_DIR_ENTRY_SIZE + l->payload_bytes)
-		return false;
-	if (l->codec == GPX_CODEC_QS &&
-		(l->param > 31 || gpx_words_for_bits((uint64_t) l->n * l->param) > l->payload_bytes / 4))
-		return false;
-	return true;
+	gpx_devview v;
+
+	return gpx_dev_view(l, &v) == GPX_OK;
 }
 
-/* Fill the device view of a blob copied to dev_blob (tbl set by the caller). */
+/*
+ * Fill the device view of a blob copied to dev_blob, a 4-byte aligned
+ * address (tbl and skip set by the caller), from gpx_dev_view.
+ */
 void
 gpx_make_dl(const gpx_list *l, const uint8_t *dev_blob, gpx_dl *dl)
 {
+	gpx_devview v;
+
 	memset(dl, 0, sizeof(*dl));
-	dl->dir = dev_blob + GPX_HEADER_SIZE;
-	dl->payload = dl->dir + (size_t) l->nblocks * GPX_DIR_ENTRY_SIZE;
+	if (gpx_dev_view(l, &v) != GPX_OK)
+		return;					/* gpx_list_ok said no: never used */
+	dl->dir = v.dir_off != 0 ? dev_blob + v.dir_off : nullptr;
+	dl->payload = dev_blob + v.payload_off;
 	dl->n = l->n;
 	dl->nblocks = l->nblocks;
 	dl->first = l->first;
 	dl->last = l->last;
-	dl->payload_words = l->payload_bytes / 4;
-	dl->qs_low_words = l->codec == GPX_CODEC_QS ?
-		(uint32_t) gpx_words_for_bits((uint64_t) l->n * l->param) : 0;
+	dl->payload_words = v.payload_words;
+	dl->payload_bytes = v.payload_bytes;
+	dl->payload_bit = v.payload_bit;
+	dl->qs_low_words = v.qs_low_words;
+	dl->dir_stride = v.dir_stride;
 	dl->codec = l->codec;
 	dl->param = l->param;
 	dl->log2_block = l->log2_block;
+	dl->version = v.version;
+	dl->kind0 = v.kind0;
 }
 
 /* Hash-segmentation geometry of a list: shift and bucket count (0: none). */
