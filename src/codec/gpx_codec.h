@@ -213,10 +213,10 @@ typedef struct gpx_encode_opts
 	int			version;		/* 0: GPX_FORMAT_VERSION; or 1, 2 */
 	/*
 	 * v2: the block kinds the encoder may choose from (bit 1 << kind); 0
-	 * for the default (EF or bitmap, and the codec's own kind where it
-	 * has one, for blocks of a directory).  Among the allowed kinds the
-	 * smallest wins, ties going to own, then Elias-Fano, then bitmap.  One
-	 * block lists never use the own kind.
+	 * for the default: the codec's own form (Elias-Fano for qs) or a
+	 * bitmap.  Among the allowed kinds the smallest wins, ties going to
+	 * own, then Elias-Fano, then bitmap.  One-block lists have no own
+	 * form: Elias-Fano stands in for it.
 	 */
 	unsigned	kinds;
 } gpx_encode_opts;

@@ -89,6 +89,42 @@ ef_window(const gpx_blk *k, uint64_t pos)
 	return gpx_load64_tail(k->p, k->plen, (size_t) (pos >> 3)) >> (pos & 7);
 }
 
+/*
+ * Decode the elements 1..m of a block whose bits start at bit `bit` of p,
+ * with 8 readable bytes past its end: LOW by one 8-byte load each, UPPER
+ * by 64-bit windows and count-trailing-zeros.
+ */
+static inline void
+ef_decode_fast(const uint8_t *p, uint64_t bit, uint32_t m, uint32_t first,
+			   uint32_t *out)
+{
+	uint32_t	b = (uint32_t) (gpx_get_bits_fast(p, bit, 31) & 31);
+	uint32_t	mask = gpx_mask(b);
+	uint64_t	low = bit + EF_B_BITS,
+				up = low + (uint64_t) m * b,
+				pos = up;
+	uint32_t	base = first + 1,
+				r = 0;
+
+	while (r < m)
+	{
+		uint64_t	w;
+
+		memcpy(&w, p + (pos >> 3), 8);
+		w >>= pos & 7;
+		while (w != 0 && r < m)
+		{
+			uint32_t	q = (uint32_t) (pos - up) + (uint32_t) __builtin_ctzll(w);
+
+			out[1 + r] = base + (((q - r) << b) |
+								 (b ? gpx_get_bits_fast(p, low + (uint64_t) r * b, mask) : 0));
+			r++;
+			w &= w - 1;
+		}
+		pos += 64 - (pos & 7);
+	}
+}
+
 /* Decode block k into out; returns its count. */
 uint32_t
 gpx_ef_blk_decode(const gpx_blk *k, uint32_t *out)
@@ -102,6 +138,19 @@ gpx_ef_blk_decode(const gpx_blk *k, uint32_t *out)
 	out[0] = k->first;
 	if (k->cnt < 2)
 		return k->cnt;
+	if (GPX_FAST_BITS)
+	{
+		uint8_t		tmp[GPX_SLACK_COPY + 16];
+		uint64_t	bit;
+		const uint8_t *p = gpx_blk_slack(k, tmp, &bit);
+
+		if (p != NULL)
+		{
+			ef_decode_fast(p, bit, k->cnt - 1, k->first, out);
+			return k->cnt;
+		}
+	}
+	/* the bounded reader (a block too large to copy: not a valid one) */
 	ef_geom_of(k, &g);
 	pos = g.up;
 	while (r < g.m && pos < limit)

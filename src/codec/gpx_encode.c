@@ -17,14 +17,35 @@ static void
 enc_opts(int codec, const gpx_encode_opts *o, int *version, unsigned *kinds)
 {
 	*version = (o && o->version) ? o->version : GPX_FORMAT_VERSION;
+
+	/*
+	 * The default: bitmaps where they are smaller, else the codec's own
+	 * form (Elias-Fano for qs): pfor and lrc lists keep their codec, its
+	 * speed and its GPU path in every block of a directory; one-block
+	 * lists, which have no own form, are Elias-Fano (encode_v2).
+	 */
 	*kinds = (o && o->kinds) ? o->kinds :
-		(1u << GPX_KIND_EF) | (1u << GPX_KIND_BITMAP) |
-		(codec == GPX_CODEC_QS ? 0 : 1u << GPX_KIND_OWN);
+		(1u << GPX_KIND_BITMAP) |
+		(codec == GPX_CODEC_QS ? 1u << GPX_KIND_EF : 1u << GPX_KIND_OWN);
 	if (codec == GPX_CODEC_QS)
 		*kinds &= ~(1u << GPX_KIND_OWN);	/* qs's own form is EF */
 	if ((*kinds & ((1u << GPX_KIND_EF) | (1u << GPX_KIND_BITMAP) |
 				   (1u << GPX_KIND_OWN))) == 0)
 		*kinds = 1u << GPX_KIND_EF;
+}
+
+/*
+ * The kinds a one-block list may take: Elias-Fano or bitmap, Elias-Fano
+ * standing in for the codec's own form (one-block lists have none).
+ */
+static unsigned
+enc_one_block_kinds(unsigned kinds)
+{
+	unsigned	k1 = kinds & ((1u << GPX_KIND_EF) | (1u << GPX_KIND_BITMAP));
+
+	if (kinds & (1u << GPX_KIND_OWN))
+		k1 |= 1u << GPX_KIND_EF;
+	return k1 ? k1 : 1u << GPX_KIND_EF;
 }
 
 /*
@@ -43,13 +64,8 @@ bound_v2(int codec, uint32_t n, uint32_t last, unsigned kinds)
 
 	if (n == 0)
 		return 2;
-	/* one block: Elias-Fano or bitmap only (as encode_v2 chooses) */
 	if (n <= (1u << lg))
-	{
-		kinds &= (1u << GPX_KIND_EF) | (1u << GPX_KIND_BITMAP);
-		if (kinds == 0)
-			kinds = 1u << GPX_KIND_EF;
-	}
+		kinds = enc_one_block_kinds(kinds);
 	if (kinds & ((1u << GPX_KIND_EF) | (1u << GPX_KIND_OWN)))
 		payload = ((uint64_t) n * (w + 1) + 7) / 8 + nb * 24;
 	else
@@ -172,9 +188,7 @@ encode_v2(int codec, const uint32_t *docs, uint32_t n, unsigned kinds,
 	if (n <= bs)
 	{
 		/* one block, Elias-Fano or bitmap, no directory, no padding */
-		unsigned	k1 = kinds & ((1u << GPX_KIND_EF) | (1u << GPX_KIND_BITMAP));
-
-		bytes = enc_choose(codec, docs, n, 0, k1 ? k1 : 1u << GPX_KIND_EF,
+		bytes = enc_choose(codec, docs, n, 0, enc_one_block_kinds(kinds),
 						   true, &kind, &pfor_hdr, &lrc, &ef_b);
 		if (n == 1)
 			kind = GPX_KIND_EF;

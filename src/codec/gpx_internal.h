@@ -154,6 +154,39 @@ gpx_bits_tail(const uint8_t *p, size_t plen, uint64_t bitpos, uint32_t width)
 					   (bitpos & 7)) & gpx_mask(width);
 }
 
+/*
+ * Bytes of a block copied with 8 zero bytes of slack (EF and bitmap blocks
+ * at the payload's end): the largest Elias-Fano block (255 values of 32
+ * bits) plus a word of padding.
+ */
+#define GPX_SLACK_COPY	1040
+
+/*
+ * Block k's bytes with 8 readable bytes past its end, for unchecked 8-byte
+ * loads: in place when the payload has them (*bit = k->bit), else copied
+ * into tmp (GPX_SLACK_COPY + 16 bytes) and zero-padded (*bit relative to
+ * tmp); NULL when the block is too large to copy.
+ */
+static inline const uint8_t *
+gpx_blk_slack(const gpx_blk *k, uint8_t *tmp, uint64_t *bit)
+{
+	size_t		b0 = (size_t) (k->bit >> 3),
+				len;
+
+	if ((k->end >> 3) + 8 <= k->plen)
+	{
+		*bit = k->bit;
+		return k->p;
+	}
+	len = k->plen - b0;
+	if (len > GPX_SLACK_COPY)
+		return NULL;
+	memcpy(tmp, k->p + b0, len);
+	memset(tmp + len, 0, 16);
+	*bit = k->bit & 7;
+	return tmp;
+}
+
 /* ------------------------------------------------------ block forms -- */
 
 /* PFor block (gpx_pfor.c): b, e, hb header bits, LOW, POS, HIGH. */

@@ -260,8 +260,8 @@ test_forced_kinds(void)
 
 					/* one-block lists and qs have no own kind: EF stands in */
 					if (!(kb & kinds[k]) &&
-						!(kb == KIND_EF && ((kinds[k] & (KIND_EF | KIND_BM)) == 0 ||
-											(codecs[c] == GPX_CODEC_QS && kinds[k] == KIND_OWN))))
+						!(kb == KIND_EF && (kinds[k] & KIND_OWN) &&
+						  (l.dir == NULL || codecs[c] == GPX_CODEC_QS)))
 						ok = false;
 				}
 				CHECKF(ok, "%s kinds %x n=%u: a block of another kind",
