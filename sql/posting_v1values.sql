@@ -167,3 +167,24 @@ SELECT length(pf) AS n, octet_length(pf::bytea) AS pfor_bytes, octet_length(lr::
        get_byte(pf::bytea, 0) >= 128 AND get_byte(lr::bytea, 0) >= 128
            AND get_byte(qs::bytea, 0) >= 128 AS v2
 FROM short ORDER BY 1, 2;
+
+-- values stored out of line (toast_tuple_target 128): the header accessors
+-- read a slice of the value, or all of a one-block version 2 value, which
+-- keeps its last docID at its end; the one-block list of 200 docIDs is
+-- 600-odd bytes, the others have several blocks
+CREATE TEMP TABLE toasted (name text, ver int, docs int4[], qs posting_qs, pf posting_pfor)
+    WITH (toast_tuple_target = 128);
+INSERT INTO toasted
+SELECT 'spread200', 2, a, a::posting_qs, a::posting_pfor
+FROM (SELECT ARRAY(SELECT (i * 5368709)::int4 FROM generate_series(1, 200) i) AS a) s;
+INSERT INTO toasted
+SELECT name, 1, docs, blob::posting_qs, NULL FROM v1 WHERE codec = 'qs' AND cardinality(docs) > 100;
+INSERT INTO toasted
+SELECT name, 2, docs, docs::posting_qs, docs::posting_pfor FROM v1 WHERE codec = 'qs' AND cardinality(docs) > 100;
+SELECT name, ver, pg_column_size(qs) = size_bytes(qs) AS out_of_line,
+       length(qs) = cardinality(docs) AND first_docid(qs) = docs[1]
+           AND last_docid(qs) = docs[cardinality(docs)] AS qs_header_ok,
+       pf IS NULL OR (length(pf) = cardinality(docs) AND first_docid(pf) = docs[1]
+                      AND last_docid(pf) = docs[cardinality(docs)]) AS pfor_header_ok,
+       docids(qs) = docs AS qs_docids_ok, posting_slice(qs, 0, 2147483648)::int4[] = docs AS slice_ok
+FROM toasted ORDER BY name, ver;
