@@ -29,7 +29,12 @@ bm_window(const gpx_blk *k, uint64_t pos)
 	return gpx_load64_tail(k->p, k->plen, (size_t) (pos >> 3)) >> (pos & 7);
 }
 
-/* Decode block k into out; returns its count. */
+/*
+ * Decode block k into out; returns its count.  Through 8 bytes of slack
+ * (gpx_blk_slack) each 64-bit word is one unchecked load, and its ones,
+ * counted first, come out by count-trailing-zeros in a loop of known
+ * length.
+ */
 uint32_t
 gpx_bm_blk_decode(const gpx_blk *k, uint32_t *out)
 {
@@ -37,8 +42,40 @@ gpx_bm_blk_decode(const gpx_blk *k, uint32_t *out)
 				r = 0;
 	uint32_t	base = k->first + 1;
 	uint64_t	pos = k->bit;
+	uint8_t		tmp[GPX_SLACK_COPY + 16];
+	uint64_t	bit;
+	const uint8_t *p;
 
 	out[0] = k->first;
+	if (m == 0)
+		return k->cnt;
+	p = GPX_FAST_BITS ? gpx_blk_slack(k, tmp, &bit) : NULL;
+	if (p != NULL && (bit & 7) == 0)
+	{
+		const uint8_t *q = p + (bit >> 3);
+		uint32_t	off = 0;
+
+		/* a valid block has its m ones before its end: no bound needed */
+		while (r < m)
+		{
+			uint64_t	w;
+			uint32_t	c;
+
+			memcpy(&w, q, 8);
+			c = (uint32_t) __builtin_popcountll(w);
+			if (c > m - r)
+				c = m - r;		/* the next block's bits */
+			for (uint32_t i = 0; i < c; i++)
+			{
+				out[1 + r + i] = base + off + (uint32_t) __builtin_ctzll(w);
+				w &= w - 1;
+			}
+			r += c;
+			q += 8;
+			off += 64;
+		}
+		return k->cnt;
+	}
 	while (r < m && pos < k->end)
 	{
 		uint64_t	w = bm_window(k, pos);

@@ -94,6 +94,11 @@
  * Elias-Fano or bitmap block's bits after its last element are zero to
  * its end, so it may be followed by padding.
  *
+ * The encoder picks each block's form by size: the codec's own form (qs:
+ * Elias-Fano) or a bitmap, whichever is smaller (ties to the own form); a
+ * one-block list, which has no own form, Elias-Fano or a bitmap.  Readers
+ * take any valid kind in any codec (gpx_encode_ex can ask for them).
+ *
  * The last docID is in the header of a list with a directory.  A single
  * Elias-Fano or bitmap block ends with the bit of its last element (its
  * final byte is not zero), so the last docID of a one-block list is read

@@ -298,8 +298,6 @@ uint32_t	gpx_qs1_nth(const gpx_list *l, uint32_t i);
 uint32_t	gpx_qs1_block_lower_bound(const gpx_list *l, uint32_t blk,
 									  uint32_t x, uint32_t *val);
 
-/* Encode a version 2 qs list's blocks is done by gpx_format.c. */
-
 /* ------------------------------------------------- list geometry -- */
 
 /* Number of blocks for n elements in blocks of 1 << log2_block. */
