@@ -316,7 +316,10 @@ gpx_status	gpx_validate(const uint8_t *buf, size_t len, uint32_t *scratch);
 /* Decode the whole list into out[0..n). */
 void		gpx_decode(const gpx_list *l, uint32_t *out);
 
-/* Decode block blk into out (GPX_MAX_BLOCK slots); returns its count. */
+/*
+ * Decode block blk into out (GPX_MAX_BLOCK slots, any of which it may
+ * write); returns its count.
+ */
 uint32_t	gpx_decode_block(const gpx_list *l, uint32_t blk, uint32_t *out);
 
 /* Element count of block blk. */

@@ -700,14 +700,30 @@ gpx_decode_block(const gpx_list *l, uint32_t blk, uint32_t *out)
 	return gpx_blk_decode_at(l, blk, out);
 }
 
-/* Decode the whole list into out[0..n). */
+/*
+ * Decode the whole list into out[0..n).  A block decoder may write all
+ * GPX_MAX_BLOCK slots of its output: blocks that start within that many
+ * slots of the end go through a scratch buffer.
+ */
 void
 gpx_decode(const gpx_list *l, uint32_t *out)
 {
+	uint32_t	scratch[GPX_MAX_BLOCK];
+	uint64_t	pos = 0;
 	uint32_t	k;
 
 	for (k = 0; k < l->nblocks; k++)
-		out += gpx_blk_decode_at(l, k, out);
+	{
+		if (pos + GPX_MAX_BLOCK <= l->n)
+			pos += gpx_blk_decode_at(l, k, out + pos);
+		else
+		{
+			uint32_t	cnt = gpx_blk_decode_at(l, k, scratch);
+
+			memcpy(out + pos, scratch, sizeof(uint32_t) * cnt);
+			pos += cnt;
+		}
+	}
 }
 
 /* The i-th docID. */
