@@ -281,6 +281,39 @@ gpx_bm_blk_lower_bound(const gpx_blk *k, uint32_t x, uint32_t *val)
 }
 
 /*
+ * The first element of block k that is >= x, where first < x: the next
+ * one bit at or after x's, by 64-bit windows, no rank; false if the block
+ * holds none (every element below x).
+ */
+bool
+gpx_bm_blk_next(const gpx_blk *k, uint32_t x, uint32_t *val)
+{
+	uint64_t	pos;
+
+	if (x <= k->first)
+	{
+		*val = k->first;
+		return true;
+	}
+	for (pos = k->bit + (uint64_t) (x - k->first - 1); pos < k->end;
+		 pos += 64 - (pos & 7))
+	{
+		uint64_t	w = bm_window(k, pos);
+		uint64_t	left = k->end - pos;
+
+		if (left < 64)
+			w &= (1ull << left) - 1;
+		if (w != 0)
+		{
+			*val = k->first + 1 + (uint32_t) (pos - k->bit) +
+				(uint32_t) __builtin_ctzll(w);
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
  * Check block k: exactly cnt - 1 ones in [bit, end), every value <=
  * GPX_MAX_DOCID, at most max_pad bytes after the byte holding the last
  * one (all of the block's bytes when it has no ones).  Values go to

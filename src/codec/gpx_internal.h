@@ -247,6 +247,8 @@ uint32_t	gpx_bm_blk_decode(const gpx_blk *k, uint32_t *out);
 uint32_t	gpx_bm_blk_nth(const gpx_blk *k, uint32_t j);
 uint32_t	gpx_bm_blk_lower_bound(const gpx_blk *k, uint32_t x, uint32_t *val);
 bool		gpx_bm_blk_contains(const gpx_blk *k, uint32_t x);
+/* The first element >= x (first < x), without its rank; false if none. */
+bool		gpx_bm_blk_next(const gpx_blk *k, uint32_t x, uint32_t *val);
 gpx_status	gpx_bm_blk_check(const gpx_blk *k, uint32_t max_pad, uint32_t *scratch);
 /* Bits of the bitmap block of d[0..cnt). */
 uint64_t	gpx_bm_blk_plan(const uint32_t *d, uint32_t cnt);

@@ -218,6 +218,16 @@ isect_lower_bound(isect_state *st, uint32_t x, bool allow_decode,
 			else
 				v = gpx_dir_first_at(l, st->blk + 1);
 		}
+		else if (gpx_form_at(l, st->blk) == GPX_FORM_BITMAP)
+		{
+			/* a bitmap block: the next one bit, no rank needed */
+			gpx_blk		k;
+
+			stats->probes++;
+			gpx_blk_at(l, st->blk, &k);
+			if (!gpx_bm_blk_next(&k, x, &v))
+				v = gpx_dir_first_at(l, st->blk + 1);
+		}
 		else
 		{
 			stats->probes++;
