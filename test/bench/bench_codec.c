@@ -7,6 +7,7 @@
  *   bench_codec --postings postings.copy --ndocs N [--queries queries.copy
  *               [--answers answers.copy]] [--dataset NAME] [--min-time S]
  *               [--threads T] [--tsv OUT] [--sizes-only 1]
+ *               [--format-ab ROUNDS]
  *
  * postings.copy holds "id<TAB>{docIDs}" lines (gpx_gen's output, or a COPY
  * of a postings table); queries.copy "qid<TAB>{ids}"; answers.copy
@@ -19,7 +20,9 @@
  * 4-byte varlena header), beside int4[], the Elias-Fano bound (ceil as
  * before; floor as issue #17 defines it, with its target 1.5 x that + 2
  * bytes per list) and the entropy; then the fixed overhead of lists of 1
- * to 8 docIDs.  --sizes-only 1 stops there.
+ * to 8 docIDs.  --sizes-only 1 stops there.  --format-ab ROUNDS instead
+ * times decode and intersection on the same lists in format 1 and format
+ * 2 with one build, in alternating rounds (format_ab), and stops.
  *
  * Paths measured (each skipped with a reason when its code is not linked,
  * detected at run time through weak symbols):
@@ -69,6 +72,8 @@ typedef struct blist
 	uint8_t    *blob[NCODECS];
 	size_t		len[NCODECS];
 	gpx_list	view[NCODECS];
+	uint8_t    *blob1[NCODECS];	/* format version 1 (--format-ab only) */
+	gpx_list	view1[NCODECS];
 } blist;
 
 typedef struct bquery
@@ -93,6 +98,7 @@ typedef struct bench
 	bquery	   *queries;
 	uint32_t	nqueries;
 	bool		codec_ok[NCODECS];
+	bool		keep_v1;		/* keep the version 1 blobs (--format-ab) */
 	FILE	   *tsv;
 } bench;
 
@@ -340,6 +346,12 @@ sizes(bench *b)
 				st = gpx_open(&L->view[c], L->blob[c], L->len[c]);
 			if (st == GPX_OK)
 				st = gpx_encode_ex(codecs[c], L->docs, L->n, &v1, tmp, cap1, &len1);
+			if (st == GPX_OK && b->keep_v1)
+			{
+				L->blob1[c] = malloc(len1 ? len1 : 1);
+				memcpy(L->blob1[c], tmp, len1);
+				st = gpx_open(&L->view1[c], L->blob1[c], len1);
+			}
 			free(tmp);
 			if (st != GPX_OK)
 			{
@@ -844,11 +856,84 @@ batch_speed(bench *b)
 }
 
 /* Entry point. */
+/*
+ * Same build, same lists, both formats: decode every list and run every
+ * query on the version 1 and on the version 2 blobs, in alternation for
+ * `rounds` rounds; each figure's best round, and v2 / v1.  With one build
+ * there is no difference of code or machine state between the two sides
+ * but the blobs.
+ */
+static void
+format_ab(bench *b, int rounds)
+{
+	uint32_t	maxn = 0;
+	uint32_t   *out;
+	double		best[NCODECS][2][2];
+
+	for (uint32_t i = 0; i < b->nlists; i++)
+		if (b->lists[i].n > maxn)
+			maxn = b->lists[i].n;
+	out = malloc(sizeof(uint32_t) * (maxn + GPX_MAX_BLOCK));
+	for (int c = 0; c < NCODECS; c++)
+		for (int v = 0; v < 2; v++)
+			best[c][v][0] = best[c][v][1] = 1e300;
+	for (int r = 0; r < rounds; r++)
+		for (int c = 0; c < NCODECS; c++)
+			for (int v = 0; v < 2 && b->codec_ok[c]; v++)
+			{
+				double		t0 = now(),
+							t;
+
+				for (uint32_t i = 0; i < b->nlists; i++)
+					gpx_decode(v ? &b->lists[i].view[c] : &b->lists[i].view1[c], out);
+				t = now() - t0;
+				if (t < best[c][v][0])
+					best[c][v][0] = t;
+				if (b->nqueries == 0 || gpx_intersect == NULL)
+					continue;
+				t0 = now();
+				for (uint32_t q = 0; q < b->nqueries; q++)
+				{
+					bquery	   *Q = &b->queries[q];
+					const gpx_list *lp[16];
+					uint32_t	n = 0;
+
+					for (int j = 0; j < Q->k; j++)
+						lp[j] = v ? &b->lists[Q->list[j]].view[c] : &b->lists[Q->list[j]].view1[c];
+					(void) gpx_intersect(lp, Q->k, out, &n, NULL);
+				}
+				t = now() - t0;
+				if (t < best[c][v][1])
+					best[c][v][1] = t;
+			}
+	printf("\n### Format 1 against format 2, same build (%s: best of %d interleaved rounds)\n\n",
+		   b->dataset, rounds);
+	printf("| figure | format 1 | format 2 | 2 / 1 |\n|---|---|---|---|\n");
+	for (int c = 0; c < NCODECS; c++)
+	{
+		if (!b->codec_ok[c])
+			continue;
+		printf("| decode %s (M docIDs/s) | %.1f | %.1f | %.3f |\n", gpx_codec_name(codecs[c]),
+			   b->docids / best[c][0][0] / 1e6, b->docids / best[c][1][0] / 1e6,
+			   best[c][0][0] / best[c][1][0]);
+		if (b->nqueries > 0 && gpx_intersect != NULL)
+			printf("| %s gpx_intersect (queries/s) | %.1f | %.1f | %.3f |\n", gpx_codec_name(codecs[c]),
+				   b->nqueries / best[c][0][1], b->nqueries / best[c][1][1],
+				   best[c][0][1] / best[c][1][1]);
+		if (b->tsv)
+			fprintf(b->tsv, "formatab\t%s\t%s\t%.4f\t%.4f\tok\n", b->dataset,
+					gpx_codec_name(codecs[c]), best[c][0][0] / best[c][1][0],
+					b->nqueries ? best[c][0][1] / best[c][1][1] : 0.0);
+	}
+	free(out);
+}
+
 int
 main(int argc, char **argv)
 {
 	bench		b;
 	bool		sizes_only = false;
+	int			ab_rounds = 0;
 	const char *postings = NULL,
 			   *queries = NULL,
 			   *answers = NULL,
@@ -883,13 +968,16 @@ main(int argc, char **argv)
 			tsv = v;
 		else if (strcmp(a, "--sizes-only") == 0)
 			sizes_only = atoi(v) != 0;
+		else if (strcmp(a, "--format-ab") == 0)
+			ab_rounds = atoi(v);
 		else
 			die("unknown option", a);
 		i++;
 	}
 	if (postings == NULL || b.ndocs == 0)
 		die("usage: bench_codec --postings FILE --ndocs N [--queries FILE [--answers FILE]] "
-			"[--dataset NAME] [--min-time S] [--threads T] [--tsv OUT] [--sizes-only 1]", NULL);
+			"[--dataset NAME] [--min-time S] [--threads T] [--tsv OUT] [--sizes-only 1] "
+			"[--format-ab ROUNDS]", NULL);
 	if (b.threads < 1)
 		b.threads = 1;
 	if (tsv && (b.tsv = fopen(tsv, "a")) == NULL)
@@ -903,7 +991,13 @@ main(int argc, char **argv)
 	if (queries)
 		load_queries(&b, queries, answers);
 
+	b.keep_v1 = ab_rounds > 0;
 	sizes(&b);
+	if (ab_rounds > 0)
+	{
+		format_ab(&b, ab_rounds);
+		sizes_only = true;
+	}
 	if (!sizes_only)
 		decode_speed(&b);
 	if (queries && !sizes_only)
