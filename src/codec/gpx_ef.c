@@ -138,6 +138,33 @@ gpx_ef_blk_decode(const gpx_blk *k, uint32_t *out)
 	out[0] = k->first;
 	if (k->cnt < 2)
 		return k->cnt;
+	if (k->end - k->bit <= 64 && (k->bit & 7) == 0)
+	{
+		/* a block of at most 8 bytes (most of real text): in one register */
+		uint64_t	w = gpx_load64_tail(k->p, k->plen, (size_t) (k->bit >> 3));
+		uint32_t	b = (uint32_t) w & 31,
+					m = k->cnt - 1;
+		uint64_t	lows = w >> EF_B_BITS,
+					up;
+		uint32_t	q0 = 0;
+
+		if (EF_B_BITS + (uint64_t) m * b < 64)
+		{
+			up = w >> (EF_B_BITS + m * b);
+			for (r = 0; r < m; r++)
+			{
+				uint32_t	t = (uint32_t) __builtin_ctzll(up);
+
+				q0 += t;
+				out[1 + r] = base + ((q0 - r) << b | ((uint32_t) lows & gpx_mask(b)));
+				lows >>= b;
+				up >>= t;
+				up >>= 1;
+				q0++;
+			}
+			return k->cnt;
+		}
+	}
 	if (GPX_FAST_BITS)
 	{
 		uint8_t		tmp[GPX_SLACK_COPY + 16];

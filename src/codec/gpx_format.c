@@ -702,8 +702,9 @@ gpx_decode_block(const gpx_list *l, uint32_t blk, uint32_t *out)
 
 /*
  * Decode the whole list into out[0..n).  A block decoder may write all
- * GPX_MAX_BLOCK slots of its output: blocks that start within that many
- * slots of the end go through a scratch buffer.
+ * GPX_MAX_BLOCK slots of its output (the bitmap's does): a bitmap block
+ * that starts within that many slots of the end goes through a scratch
+ * buffer.
  */
 void
 gpx_decode(const gpx_list *l, uint32_t *out)
@@ -714,11 +715,14 @@ gpx_decode(const gpx_list *l, uint32_t *out)
 
 	for (k = 0; k < l->nblocks; k++)
 	{
-		if (pos + GPX_MAX_BLOCK <= l->n)
-			pos += gpx_blk_decode_at(l, k, out + pos);
+		gpx_blk		b;
+
+		gpx_blk_at(l, k, &b);
+		if (pos + GPX_MAX_BLOCK <= l->n || b.form != GPX_FORM_BITMAP)
+			pos += gpx_blk_decode(l, k, &b, out + pos);
 		else
 		{
-			uint32_t	cnt = gpx_blk_decode_at(l, k, scratch);
+			uint32_t	cnt = gpx_blk_decode(l, k, &b, scratch);
 
 			memcpy(out + pos, scratch, sizeof(uint32_t) * cnt);
 			pos += cnt;
