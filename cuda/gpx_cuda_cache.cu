@@ -225,21 +225,32 @@ gpx_cache_has(const gpx_cache *c, const gpx_ckey &key)
 	return gpx_ckey_valid(key) && c->map.find(key) != c->map.end();
 }
 
-/* Fill the device view of list l's blob copied to dev_blob (no tables). */
+/*
+ * Fill the device view of list l's blob copied to dev_blob, a 4-byte
+ * aligned address (no tables), from gpx_dev_view.
+ */
 void
 gpx_make_dl(const gpx_list *l, const uint8_t *dev_blob, gpx_dl *dl)
 {
+	gpx_devview v;
+
 	memset(dl, 0, sizeof(*dl));
-	dl->dir = dev_blob + GPX_HEADER_SIZE;
-	dl->payload = dl->dir + (size_t) l->nblocks * GPX_DIR_ENTRY_SIZE;
+	if (gpx_dev_view(l, &v) != GPX_OK)
+		return;					/* gpx_cuda_list_ok said no: never used */
+	dl->dir = v.dir_off != 0 ? dev_blob + v.dir_off : nullptr;
+	dl->payload = dev_blob + v.payload_off;
 	dl->n = l->n;
 	dl->nblocks = l->nblocks;
 	dl->first = l->first;
 	dl->last = l->last;
-	dl->payload_words = l->payload_bytes / 4;
-	dl->qs_low_words = l->codec == GPX_CODEC_QS ?
-		(uint32_t) gpx_words_for_bits((uint64_t) l->n * l->param) : 0;
+	dl->payload_words = v.payload_words;
+	dl->payload_bytes = v.payload_bytes;
+	dl->payload_bit = v.payload_bit;
+	dl->qs_low_words = v.qs_low_words;
+	dl->dir_stride = v.dir_stride;
 	dl->codec = l->codec;
 	dl->param = l->param;
 	dl->log2_block = l->log2_block;
+	dl->version = v.version;
+	dl->kind0 = v.kind0;
 }

@@ -25,11 +25,24 @@
  * words and walks them one by one: every lane tests one bit, its rank is
  * the popcount of the lower bits plus the ones before that word.
  *
+ * Both blob format versions are read (gpx_codec.h).  Every block has a
+ * form: PFOR and LRC blocks (the codecs' own, word-aligned in the payload),
+ * Elias-Fano blocks (v1 qs: one list over the whole payload, read as a
+ * window of it; v2: a block with its own low-bit width) and v2 bitmap
+ * blocks.  gpx_d_form() tells it from the version, the codec and the
+ * directory's kind bits; gpx_d_ef_of() turns both Elias-Fano layouts into
+ * one view, so v1 qs and v2 EF blocks share their decode and probe.  A v2
+ * list of one block has no directory: its first docID and kind come from
+ * the view, and its payload may start at any byte (payload_bit).  Bitmap
+ * blocks are decoded by words (a warp scan of popcounts) and probed with
+ * one bit test.
+ *
  * Probes (one thread per candidate) use two device-only side tables built
  * on the GPU when a list enters the cache: a hash-segmentation table over
  * the directory (block of x in O(1) plus a short binary search) and a skip
- * entry per block (pfor: values of elements 32/64/96 and the exceptions
- * before them; qs: upper-bit positions of elements 64/128/192).
+ * entry per block (PFor blocks: values of elements 32/64/96 and the
+ * exceptions before them; Elias-Fano blocks: upper-bit positions of their
+ * ones 64/128/192).
  */
 #ifndef GPX_CUDA_DEV_CUH
 #define GPX_CUDA_DEV_CUH
@@ -59,25 +72,36 @@
 #define GPX_D_COOP_MIN	8
 #endif
 
-/* A list as the kernels see it (device pointers into one resident blob). */
+/*
+ * A list as the kernels see it (device pointers into one resident blob),
+ * made on the host from gpx_dev_view().
+ */
 typedef struct gpx_dl
 {
-	const uint8_t *dir;			/* nblocks entries {first, offset} */
-	const uint8_t *payload;		/* payload_words little-endian words */
+	const uint8_t *dir;			/* nblocks entries of dir_stride bytes
+								 * {first, loc, ...}; NULL: v2, one block */
+	const uint8_t *payload;		/* word-aligned: the word holding the
+								 * payload's first byte */
 	const uint32_t *tbl;		/* hash-segmentation table or NULL */
 	const uint4 *skip;			/* per-block checkpoints (pfor, qs) or NULL */
 	uint32_t	n;
 	uint32_t	nblocks;
 	uint32_t	first;
 	uint32_t	last;
-	uint32_t	payload_words;
-	uint32_t	qs_low_words;	/* qs: words of the low-bits array */
+	uint32_t	payload_words;	/* words from payload up to the payload's end */
+	uint32_t	payload_bytes;
+	uint32_t	payload_bit;	/* bit of the payload's first byte (0 with a
+								 * directory) */
+	uint32_t	qs_low_words;	/* v1 qs: words of the low-bits array */
 	uint32_t	tbl_shift;		/* bucket of x: x >> tbl_shift */
 	uint32_t	tbl_nb;			/* buckets; tbl has tbl_nb + 1 entries */
+	uint32_t	dir_stride;
 	uint8_t		codec;
-	uint8_t		param;
+	uint8_t		param;			/* v1 qs: low bits b */
 	uint8_t		log2_block;
-	uint8_t		pad[5];
+	uint8_t		version;		/* 1 or 2 */
+	uint8_t		kind0;			/* v2 one-block list: its kind */
+	uint8_t		pad[3];
 } gpx_dl;
 
 /*
@@ -112,18 +136,69 @@ typedef struct gpx_dupload
 
 /* ------------------------------------------------------ common helpers -- */
 
-/* First docID of block blk (directory). */
+/* First docID of block blk (directory, or the list's first). */
 GPX_DEV uint32_t
 gpx_d_first(const gpx_dl *L, uint32_t blk)
 {
-	return gpx_load32(L->dir + (size_t) blk * GPX_DIR_ENTRY_SIZE);
+	if (L->dir == NULL)
+		return L->first;
+	return gpx_load32(L->dir + (size_t) blk * L->dir_stride);
 }
 
-/* Codec offset of block blk (directory). */
+/* Stored offset / loc of block blk (0 without a directory). */
+GPX_DEV uint32_t
+gpx_d_loc(const gpx_dl *L, uint32_t blk)
+{
+	if (L->dir == NULL)
+		return 0;
+	return gpx_load32(L->dir + (size_t) blk * L->dir_stride + 4);
+}
+
+/* How block blk is coded (gpx_form). */
+GPX_DEV uint32_t
+gpx_d_form(const gpx_dl *L, uint32_t blk)
+{
+	uint32_t	kind;
+
+	if (L->version == GPX_FORMAT_V1)
+		return L->codec == GPX_CODEC_PFOR ? GPX_FORM_PFOR :
+			L->codec == GPX_CODEC_LRC ? GPX_FORM_LRC : GPX_FORM_QS1;
+	kind = L->dir == NULL ? L->kind0 : (gpx_d_loc(L, blk) & 3u);
+	if (kind == GPX_KIND_EF)
+		return GPX_FORM_EF;
+	if (kind == GPX_KIND_BITMAP)
+		return GPX_FORM_BITMAP;
+	return L->codec == GPX_CODEC_PFOR ? GPX_FORM_PFOR : GPX_FORM_LRC;
+}
+
+/*
+ * First bit of block blk, counted from L->payload (not for v1 qs blocks,
+ * whose directory holds upper-bit positions).
+ */
+GPX_DEV uint64_t
+gpx_d_bit(const gpx_dl *L, uint32_t blk)
+{
+	if (L->version == GPX_FORMAT_V1)
+		return (uint64_t) gpx_d_loc(L, blk) * 32;
+	if (L->dir == NULL)
+		return L->payload_bit;
+	return (uint64_t) (gpx_d_loc(L, blk) >> 2) * 8;
+}
+
+/* Bit where block blk's bytes end (the next block's first, or the payload's end). */
+GPX_DEV uint64_t
+gpx_d_endbit(const gpx_dl *L, uint32_t blk)
+{
+	if (blk + 1 < L->nblocks)
+		return gpx_d_bit(L, blk + 1);
+	return L->payload_bit + (uint64_t) L->payload_bytes * 8;
+}
+
+/* Payload word where a PFor / LRC block starts. */
 GPX_DEV uint32_t
 gpx_d_off(const gpx_dl *L, uint32_t blk)
 {
-	return gpx_load32(L->dir + (size_t) blk * GPX_DIR_ENTRY_SIZE + 4);
+	return (uint32_t) (gpx_d_bit(L, blk) >> 5);
 }
 
 /* Element count of block blk. */
@@ -479,56 +554,123 @@ gpx_d_lrc_contains(const gpx_dl *L, uint32_t blk, uint32_t x)
 	return lo < cnt && gpx_d_lrc_elem(L->payload, &s, lo) == x;
 }
 
-/* ------------------------------------------------------------------ qs -- */
+/* ---------------------------------------------------------- Elias-Fano -- */
 
-/* Low part of qs element i. */
-GPX_DEV uint32_t
-gpx_d_qs_low(const gpx_dl *L, uint32_t i)
+/*
+ * One Elias-Fano block, v1 qs or v2 EF, as a window of ones: take cnt ones
+ * of the upper bits from position p0 (positions count from bit ubit of
+ * the payload); the r-th of them, at position p, is element ibias + r of
+ * the low-bits array (bit lowbit + (ibias + r) * b), with value
+ *   add + (((p - (ibias + r)) << b) | LOW)
+ * and block-local index jbias + r.  v1 qs: the whole list's arrays, p0 the
+ * block's sample, ibias its first element, add 0, jbias 0.  v2 EF: the
+ * block's own arrays, the ones of elements 1..cnt-1, add first + 1, jbias
+ * 1 (element 0 is the directory's first).  uend bounds the word loads.
+ */
+typedef struct gpx_d_ef
 {
-	return gpx_get_bits(L->payload, (uint64_t) i * L->param, L->param);
+	uint64_t	ubit;
+	uint64_t	uend;
+	uint64_t	lowbit;
+	uint32_t	p0;
+	uint32_t	cnt;
+	uint32_t	ibias;
+	uint32_t	b;
+	uint32_t	add;
+	uint32_t	jbias;
+} gpx_d_ef;
+
+/* The Elias-Fano view of block blk (form QS1 or EF). */
+GPX_DEV gpx_d_ef
+gpx_d_ef_of(const gpx_dl *L, uint32_t blk)
+{
+	gpx_d_ef	e;
+	uint32_t	cnt = gpx_d_count(L, blk);
+
+	if (L->version == GPX_FORMAT_V1)
+	{
+		e.ubit = (uint64_t) L->qs_low_words * 32;
+		e.uend = (uint64_t) L->payload_words * 32;
+		e.lowbit = 0;
+		e.p0 = gpx_d_loc(L, blk);
+		e.cnt = cnt;
+		e.ibias = blk << 8;
+		e.b = L->param;
+		e.add = 0;
+		e.jbias = 0;
+	}
+	else
+	{
+		uint64_t	bit = gpx_d_bit(L, blk);
+
+		e.cnt = cnt - 1;
+		e.b = e.cnt > 0 ? gpx_get_bits(L->payload, bit, 5) : 0;
+		e.lowbit = bit + 5;
+		e.ubit = e.lowbit + (uint64_t) e.cnt * e.b;
+		e.uend = gpx_d_endbit(L, blk);
+		e.p0 = 0;
+		e.ibias = 0;
+		e.add = gpx_d_first(L, blk) + 1;
+		e.jbias = 1;
+	}
+	return e;
+}
+
+/* LOW of the taken one r. */
+GPX_DEV uint32_t
+gpx_d_ef_low(const gpx_dl *L, const gpx_d_ef *e, uint32_t r)
+{
+	return gpx_get_bits(L->payload, e->lowbit + (uint64_t) (e->ibias + r) * e->b, e->b);
 }
 
 /*
- * Whether x is in qs block blk (first(blk) <= x), one thread: from the
- * block's sample (or a later checkpoint of its skip entry) skip
- * (x >> b) - h0 zeros word by word (popcount), then compare the remaining
- * elements' values (as gpx_qs_block_lower_bound).
+ * Whether x is in Elias-Fano block blk (first(blk) < x), one thread: from
+ * the window's start (or a later checkpoint of its skip entry, the
+ * positions of ones 64, 128, 192) skip ((x - add) >> b) - h0 zeros word by
+ * word (popcount), then compare the remaining elements' values (as
+ * gpx_qs1_block_lower_bound and gpx_ef_blk_lower_bound on the CPU).
  */
 GPX_DEV bool
-gpx_d_qs_contains(const gpx_dl *L, uint32_t blk, uint32_t x)
+gpx_d_ef_contains(const gpx_dl *L, uint32_t blk, uint32_t x)
 {
-	const uint8_t *upper = L->payload + 4 * (size_t) L->qs_low_words;
-	uint64_t	nwords = L->payload_words - L->qs_low_words;
-	uint32_t	b = L->param;
-	uint32_t	cnt = gpx_d_count(L, blk);
-	uint32_t	e0 = blk << 8;
-	uint32_t	p0 = gpx_d_off(L, blk);
-	uint32_t	hx = x >> b;
-	uint32_t	h0;
-	uint64_t	wi;
-	uint32_t	sh;
-	uint32_t	w,
+	gpx_d_ef	e = gpx_d_ef_of(L, blk);
+	const uint8_t *P = L->payload;
+	uint64_t	nwords = (e.uend + 31) >> 5;
+	uint32_t	hx,
+				h0,
+				r0 = 0,
+				p0 = e.p0,
+				cnt = e.cnt,
+				sh,
+				w,
 				ones,
 				j = 0;
+	uint64_t	abs,
+				wi;
 
+	if (x < e.add || cnt == 0)
+		return false;
+	hx = (x - e.add) >> e.b;
 	if (L->skip != NULL)
 	{
-		/* start at the last checkpoint (elements 64, 128, 192) whose high part is < x's */
+		/* start at the last checkpoint whose high part is below x's */
 		uint4		c = L->skip[blk];
 
-		if (c.z != 0xFFFFFFFFu && c.z - (e0 + 192) < hx)
-			p0 = c.z, e0 += 192, cnt -= 192;
-		else if (c.y != 0xFFFFFFFFu && c.y - (e0 + 128) < hx)
-			p0 = c.y, e0 += 128, cnt -= 128;
-		else if (c.x != 0xFFFFFFFFu && c.x - (e0 + 64) < hx)
-			p0 = c.x, e0 += 64, cnt -= 64;
+		if (c.z != 0xFFFFFFFFu && c.z - (e.ibias + 192) < hx)
+			p0 = c.z, r0 = 192;
+		else if (c.y != 0xFFFFFFFFu && c.y - (e.ibias + 128) < hx)
+			p0 = c.y, r0 = 128;
+		else if (c.x != 0xFFFFFFFFu && c.x - (e.ibias + 64) < hx)
+			p0 = c.x, r0 = 64;
+		cnt -= r0;
 	}
-	h0 = p0 - e0;
-	wi = p0 >> 5;
-	sh = p0 & 31;
+	h0 = p0 - (e.ibias + r0);
+	abs = e.ubit + p0;
+	wi = abs >> 5;
+	sh = (uint32_t) (abs & 31);
 	if (wi >= nwords)
 		return false;
-	w = gpx_word(upper, wi);
+	w = gpx_word(P, wi);
 	ones = w & (~0u << sh);
 	if (hx > h0)
 	{
@@ -552,7 +694,7 @@ gpx_d_qs_contains(const gpx_dl *L, uint32_t blk, uint32_t x)
 			j += __popc(ones);
 			if (j >= cnt || wi + 1 >= nwords)
 				return false;
-			w = gpx_word(upper, ++wi);
+			w = gpx_word(P, ++wi);
 			ones = w;
 			zeros = ~w;
 		}
@@ -561,7 +703,7 @@ gpx_d_qs_contains(const gpx_dl *L, uint32_t blk, uint32_t x)
 	}
 	for (; j < cnt; j++)
 	{
-		uint32_t	i = e0 + j;
+		uint32_t	i = e.ibias + r0 + j;
 		uint32_t	p,
 					v;
 
@@ -569,15 +711,31 @@ gpx_d_qs_contains(const gpx_dl *L, uint32_t blk, uint32_t x)
 		{
 			if (wi + 1 >= nwords)
 				return false;
-			ones = gpx_word(upper, ++wi);
+			ones = gpx_word(P, ++wi);
 		}
-		p = (uint32_t) (wi << 5) + (uint32_t) (__ffs(ones) - 1);
+		p = (uint32_t) ((wi << 5) + (uint64_t) (__ffs(ones) - 1) - e.ubit);
 		ones &= ones - 1;
-		v = ((p - i) << b) | gpx_d_qs_low(L, i);
+		v = e.add + (((p - i) << e.b) | gpx_d_ef_low(L, &e, r0 + j));
 		if (v >= x)
 			return v == x;
 	}
 	return false;
+}
+
+/* ------------------------------------------------------------- bitmap -- */
+
+/* Whether x is in bitmap block blk (first(blk) < x): one bit test. */
+GPX_DEV bool
+gpx_d_bm_contains(const gpx_dl *L, uint32_t blk, uint32_t x)
+{
+	uint64_t	bit = gpx_d_bit(L, blk);
+	uint32_t	f = gpx_d_first(L, blk);
+	uint64_t	pos;
+
+	if (x <= f)
+		return x == f;
+	pos = bit + (uint64_t) (x - f - 1);
+	return pos < gpx_d_endbit(L, blk) && gpx_get_bits(L->payload, pos, 1) != 0;
 }
 
 /* ------------------------------------------------- warp block decoders -- */
@@ -603,20 +761,21 @@ gpx_d_stage(const gpx_dl *L, uint32_t off, uint32_t end, uint32_t cap,
 	__syncwarp();
 }
 
-/* Payload word where block blk ends (pfor, lrc): the next block's offset. */
+/* Payload word where a PFor / LRC block ends: the next block's start. */
 GPX_DEV uint32_t
 gpx_d_end(const gpx_dl *L, uint32_t blk)
 {
-	return blk + 1 < L->nblocks ? gpx_d_off(L, blk + 1) : L->payload_words;
+	return (uint32_t) ((gpx_d_endbit(L, blk) + 31) >> 5);
 }
 
 /*
  * Decode block blk of L with the whole warp, handing element j (block-
  * local index) to sink(j, value).  xs: the warp's GPX_D_SCRATCH shared
- * words (16-byte aligned).  pfor and lrc first stage the block's words in
+ * words (16-byte aligned).  PFor and LRC blocks first stage their words in
  * shared memory (one round trip to memory, then everything from shared);
- * qs gathers its low bits while it walks the upper bits.  All 32 lanes
- * must call; blk must be < nblocks.
+ * Elias-Fano blocks gather their low bits while they walk the upper bits;
+ * bitmap blocks scan their words.  All 32 lanes must call; blk must be <
+ * nblocks.
  */
 template <typename Sink>
 GPX_DEV void
@@ -624,8 +783,9 @@ gpx_d_block_warp(const gpx_dl *L, uint32_t blk, uint32_t lane, uint32_t *xs,
 				 Sink sink)
 {
 	uint32_t	cnt = gpx_d_count(L, blk);
+	uint32_t	form = gpx_d_form(L, blk);	/* warp-uniform */
 
-	if (L->codec == GPX_CODEC_PFOR)
+	if (form == GPX_FORM_PFOR)
 	{
 		uint32_t	v[4];
 
@@ -638,7 +798,7 @@ gpx_d_block_warp(const gpx_dl *L, uint32_t blk, uint32_t lane, uint32_t *xs,
 			if (4 * lane + t < cnt)
 				sink(4 * lane + t, v[t]);
 	}
-	else if (L->codec == GPX_CODEC_LRC)
+	else if (form == GPX_FORM_LRC)
 	{
 		gpx_d_seg	s;
 
@@ -658,50 +818,91 @@ gpx_d_block_warp(const gpx_dl *L, uint32_t blk, uint32_t lane, uint32_t *xs,
 		}
 		__syncwarp();
 	}
+	else if (form == GPX_FORM_BITMAP)
+	{
+		/*
+		 * bitmap: 32 lanes take 32 consecutive 32-bit chunks of the
+		 * block's bits; a warp scan of their popcounts ranks every one,
+		 * bit t of chunk c is element first + 1 + 32 c + t
+		 */
+		const uint8_t *P = L->payload;
+		uint64_t	bit = gpx_d_bit(L, blk);
+		uint64_t	nbits = gpx_d_endbit(L, blk) - bit;
+		uint32_t	f = gpx_d_first(L, blk);
+		uint32_t	m = cnt - 1;
+		uint32_t	produced = 0;	/* warp-uniform */
+
+		if (lane == 0)
+			sink(0, f);
+		for (uint64_t c0 = 0; produced < m && c0 < nbits; c0 += 32 * 32)
+		{
+			uint64_t	off = c0 + 32 * (uint64_t) lane;
+			uint32_t	w = 0,
+						pc,
+						incl;
+
+			if (off < nbits)
+				w = gpx_get_bits(P, bit + off,
+								 nbits - off < 32 ? (uint32_t) (nbits - off) : 32);
+			pc = __popc(w);
+			incl = gpx_d_warp_incl(pc, lane);
+			for (uint32_t r = produced + incl - pc; w != 0; r++)
+			{
+				uint32_t	t = (uint32_t) (__ffs(w) - 1);
+
+				w &= w - 1;
+				if (r < m)
+					sink(1 + r, f + 1 + (uint32_t) off + t);
+			}
+			produced += __shfl_sync(GPX_D_FULL, incl, 31);
+		}
+		__syncwarp();
+	}
 	else
 	{
 		/*
-		 * qs: the low bits are loaded first (lane-strided, independent and
-		 * coalesced), then the upper bits are walked from the block's
-		 * sample, 32 words per step: the warp ballots the non-zero words
-		 * and takes them one by one, lane l testing bit l; a one's rank in
-		 * the block is the popcount below it plus the ones before, and the
-		 * high part of element e0 + r is its position minus its index.
+		 * Elias-Fano (v1 qs, v2 EF): the low bits are loaded first
+		 * (lane-strided, independent and coalesced), then the upper bits
+		 * are walked from the window's start, 32 words per step: the warp
+		 * ballots the non-zero words and takes them one by one, lane l
+		 * testing bit l; a one's rank is the popcount below it plus the
+		 * ones before, its high part its position minus its index.
 		 */
-		const uint8_t *upper = L->payload + 4 * (size_t) L->qs_low_words;
-		uint64_t	nwords = L->payload_words - L->qs_low_words;
-		uint32_t	b = L->param;
-		uint32_t	e0 = blk << 8;
-		uint32_t	p0 = gpx_d_off(L, blk);
-		uint64_t	wi0 = p0 >> 5;
+		gpx_d_ef	e = gpx_d_ef_of(L, blk);
+		const uint8_t *P = L->payload;
+		uint64_t	start = e.ubit + e.p0;
+		uint64_t	wi0 = start >> 5;
+		uint64_t	nwords = (e.uend + 31) >> 5;
 		uint32_t	produced = 0;	/* warp-uniform */
 		uint32_t	low[8];
 
+		if (e.jbias != 0 && lane == 0)
+			sink(0, gpx_d_first(L, blk));
 #pragma unroll
 		for (uint32_t t = 0; t < 8; t++)
 		{
-			uint32_t	j = lane + 32 * t;
+			uint32_t	r = lane + 32 * t;
 
-			low[t] = j < cnt ? gpx_d_qs_low(L, e0 + j) : 0;
+			low[t] = r < e.cnt ? gpx_d_ef_low(L, &e, r) : 0;
 		}
-		for (uint64_t cw = wi0; produced < cnt && cw < nwords; cw += 32)
+		for (uint64_t cw = wi0; produced < e.cnt && cw < nwords; cw += 32)
 		{
 			uint64_t	wi = cw + lane;
-			uint32_t	word = wi < nwords ? gpx_word(upper, wi) : 0;
+			uint32_t	word = wi < nwords ? gpx_word(P, wi) : 0;
 			uint32_t	nz;
 
 			if (wi == wi0)
-				word &= ~0u << (p0 & 31);
+				word &= ~0u << (start & 31);
 			nz = __ballot_sync(GPX_D_FULL, word != 0);
-			while (nz != 0 && produced < cnt)
+			while (nz != 0 && produced < e.cnt)
 			{
 				uint32_t	src = (uint32_t) __ffs(nz) - 1;
 				uint32_t	wv = __shfl_sync(GPX_D_FULL, word, src);
 				uint32_t	r = produced + __popc(wv & ((1u << lane) - 1));
 
 				nz &= nz - 1;
-				if (((wv >> lane) & 1u) && r < cnt)
-					xs[r] = (uint32_t) ((cw + src) << 5) + lane - (e0 + r);
+				if (((wv >> lane) & 1u) && r < e.cnt)
+					xs[r] = (uint32_t) (((cw + src) << 5) + lane - e.ubit) - (e.ibias + r);
 				produced += __popc(wv);
 			}
 		}
@@ -709,10 +910,10 @@ gpx_d_block_warp(const gpx_dl *L, uint32_t blk, uint32_t lane, uint32_t *xs,
 #pragma unroll
 		for (uint32_t t = 0; t < 8; t++)
 		{
-			uint32_t	j = lane + 32 * t;
+			uint32_t	r = lane + 32 * t;
 
-			if (j < cnt)
-				sink(j, (xs[j] << b) | low[t]);
+			if (r < e.cnt)
+				sink(e.jbias + r, e.add + ((xs[r] << e.b) | low[t]));
 		}
 		__syncwarp();
 	}

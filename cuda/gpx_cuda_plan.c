@@ -90,29 +90,16 @@ plan_sort(gpx_cuda_skey *keys, size_t n)
 	}
 }
 
-/* Whether the kernels can take a list's view (codec and geometry). */
+/*
+ * Whether the kernels can take a list's view (codec, geometry, the
+ * format's layout: gpx_dev_view in the codec library decides).
+ */
 bool
 gpx_cuda_list_ok(const gpx_list *l)
 {
-	if (l->n == 0)
-		return true;
-	if (l->base == NULL || l->dir == NULL || l->payload == NULL)
-		return false;
-	if ((l->codec == GPX_CODEC_PFOR && l->log2_block != 7) ||
-		(l->codec == GPX_CODEC_LRC && l->log2_block != 8) ||
-		(l->codec == GPX_CODEC_QS && l->log2_block != 8) ||
-		l->codec < GPX_CODEC_MIN || l->codec > GPX_CODEC_MAX)
-		return false;
-	if (l->nblocks != (uint32_t) (((uint64_t) l->n + (1u << l->log2_block) - 1) >> l->log2_block))
-		return false;
-	if (l->dir != l->base + GPX_HEADER_SIZE ||
-		l->payload != l->dir + (size_t) l->nblocks * GPX_DIR_ENTRY_SIZE ||
-		l->len != GPX_HEADER_SIZE + (size_t) l->nblocks * GPX_DIR_ENTRY_SIZE + l->payload_bytes)
-		return false;
-	if (l->codec == GPX_CODEC_QS &&
-		(l->param > 31 || gpx_words_for_bits((uint64_t) l->n * l->param) > l->payload_bytes / 4))
-		return false;
-	return true;
+	gpx_devview v;
+
+	return gpx_dev_view(l, &v) == GPX_OK;
 }
 
 /* Room gpx_cuda_plan_batch needs: *olist words and *keys scratch keys. */

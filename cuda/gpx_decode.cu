@@ -1,9 +1,9 @@
 /*
  * gpx_decode.cu - whole-list decode kernels, one per codec (pfor, lrc,
  * qs): one warp per list block, GPX_D_WARPS blocks per thread-block, the
- * block algorithms in gpx_cuda_dev.cuh (pfor: the block's words staged in
- * shared memory through the directory, then unpack, patch, warp scan, and
- * 16-byte stores).  Output out[0..n), bit-identical
+ * block algorithms in gpx_cuda_dev.cuh by each block's form (PFor blocks:
+ * the block's words staged in shared memory through the directory, then
+ * unpack, patch, warp scan, and 16-byte stores).  Output out[0..n), bit-identical
  * to gpx_decode() on the CPU.  Used by gpx_cuda_decode() and the decode
  * benchmark; the batched intersection decodes its source blocks with the
  * same device functions (gpx_isect.cu).
@@ -25,7 +25,7 @@ gpx_k_decode_list(gpx_dl L, uint32_t *out)
 	{
 		uint32_t   *o = out + ((size_t) blk << L.log2_block);
 
-		if (CODEC == GPX_CODEC_PFOR)
+		if (CODEC == GPX_CODEC_PFOR && gpx_d_form(&L, blk) == GPX_FORM_PFOR)
 		{
 			uint32_t	cnt = gpx_d_count(&L, blk);
 			uint32_t	v[4];

@@ -13,9 +13,10 @@
  *                        its query (shortest first), range check, block by
  *                        the hash-segmentation table + directory binary
  *                        search, then inside the block: lrc by LR-contracted
- *                        binary search over single elements, qs by skipping
- *                        zeros from the block's sample or a later
- *                        checkpoint, pfor by a warp-wide decode into shared
+ *                        binary search over single elements, Elias-Fano
+ *                        blocks (qs) by skipping zeros from the block's
+ *                        sample or a later checkpoint, bitmap blocks by
+ *                        one bit test, PFor blocks by a warp-wide decode into shared
  *                        memory when several lanes of the warp probe the
  *                        same block (else one thread streams the gaps from
  *                        the nearest checkpoint, <= 32 of them); writes
@@ -87,10 +88,11 @@ gpx_k_tables(const gpx_dl *lists)
 }
 
 /*
- * Build skip tables: list blockIdx.y, one warp per list block.  pfor: the
- * values of elements 32, 64, 96 and how many exceptions lie before each;
- * qs: the upper-bit positions of elements 64, 128, 192.  Checkpoints past
- * the block's end hold 0xFFFFFFFF.
+ * Build skip tables: list blockIdx.y, one warp per list block.  PFor
+ * blocks: the values of elements 32, 64, 96 and how many exceptions lie
+ * before each; Elias-Fano blocks: the upper-bit positions (from the
+ * window's ubit) of their ones 64, 128, 192.  Checkpoints past the
+ * block's end, and every checkpoint of other forms, hold 0xFFFFFFFF.
  */
 __global__ void __launch_bounds__(GPX_D_THREADS)
 gpx_k_skips(const gpx_dl *lists)
@@ -102,43 +104,57 @@ gpx_k_skips(const gpx_dl *lists)
 	uint32_t	wid = threadIdx.x >> 5;
 	uint32_t	blk = blockIdx.x * GPX_D_WARPS + wid;
 	uint32_t   *cp = cp_all[wid];
-	uint32_t	step = L->codec == GPX_CODEC_PFOR ? 32 : 64;
-	uint32_t	b = L->param;
-	uint32_t	xcnt = 0;
+	uint32_t	form,
+				xcnt = 0;
+	bool		pf,
+				ef;
+	gpx_d_ef	e = {};
 
 	if (L->skip == NULL || blk >= L->nblocks)
 		return;					/* whole warp */
+	form = gpx_d_form(L, blk);
+	pf = form == GPX_FORM_PFOR;
+	ef = form == GPX_FORM_QS1 || form == GPX_FORM_EF;
 	if (lane < 4)
 		cp[lane] = 0xFFFFFFFFu;
 	__syncwarp();
-	gpx_d_block_warp(L, blk, lane, xs_all[wid],
-					 [&](uint32_t j, uint32_t v)
-					 {
-						 if (j != 0 && j % step == 0 && j / step <= 3)
+	if (ef)
+		e = gpx_d_ef_of(L, blk);
+	if (pf || ef)
+		gpx_d_block_warp(L, blk, lane, xs_all[wid],
+						 [&](uint32_t j, uint32_t v)
 						 {
-							 if (L->codec == GPX_CODEC_PFOR)
-								 cp[j / step - 1] = v;
-							 else	/* position = high part + index */
-								 cp[j / step - 1] = (v >> b) + (blk << 8) + j;
-						 }
-					 });
-	if (L->codec == GPX_CODEC_PFOR)
+							 if (pf)
+							 {
+								 if (j != 0 && j % 32 == 0 && j / 32 <= 3)
+									 cp[j / 32 - 1] = v;
+							 }
+							 else if (j >= e.jbias)
+							 {
+								 /* position = high part + index */
+								 uint32_t	r = j - e.jbias;
+
+								 if (r != 0 && r % 64 == 0 && r / 64 <= 3)
+									 cp[r / 64 - 1] = ((v - e.add) >> e.b) + e.ibias + r;
+							 }
+						 });
+	if (pf)
 	{
 		/* exceptions before elements 32, 64, 96: POS[x] < 32 k */
 		uint32_t	off = gpx_d_off(L, blk);
 		uint32_t	h = gpx_word(L->payload, off);
 		uint32_t	bw = h & 0x3Fu,
-					e = (h >> 6) & 0x7Fu;
+					ex = (h >> 6) & 0x7Fu;
 		uint32_t	m = gpx_d_count(L, blk) - 1;
 		uint64_t	posbit = (uint64_t) off * 32 + 19 + (uint64_t) m * bw;
 		uint32_t	c1 = 0,
 					c2 = 0,
 					c3 = 0;
 
-		for (uint32_t x0 = 0; x0 < e; x0 += 32)
+		for (uint32_t x0 = 0; x0 < ex; x0 += 32)
 		{
 			uint32_t	x = x0 + lane;
-			uint32_t	pos = x < e ? gpx_get_bits(L->payload, posbit + (uint64_t) x * 7, 7) : 128;
+			uint32_t	pos = x < ex ? gpx_get_bits(L->payload, posbit + (uint64_t) x * 7, 7) : 128;
 
 			c1 += __popc(__ballot_sync(GPX_D_FULL, pos < 32));
 			c2 += __popc(__ballot_sync(GPX_D_FULL, pos < 64));
@@ -247,12 +263,22 @@ gpx_k_probe(const gpx_dl *dl, const gpx_dpiece *pieces, const uint32_t *olist,
 				blk = gpx_d_find_block(L, x);
 				if (gpx_d_first(L, blk) == x)
 					res = true;
-				else if (L->codec == GPX_CODEC_LRC)
-					res = gpx_d_lrc_contains(L, blk, x);
-				else if (L->codec == GPX_CODEC_QS)
-					res = gpx_d_qs_contains(L, blk, x);
 				else
-					pend = true;
+					switch (gpx_d_form(L, blk))
+					{
+						case GPX_FORM_LRC:
+							res = gpx_d_lrc_contains(L, blk, x);
+							break;
+						case GPX_FORM_QS1:
+						case GPX_FORM_EF:
+							res = gpx_d_ef_contains(L, blk, x);
+							break;
+						case GPX_FORM_BITMAP:
+							res = gpx_d_bm_contains(L, blk, x);
+							break;
+						default:
+							pend = true;	/* PFor */
+					}
 			}
 		}
 		pendm = __ballot_sync(GPX_D_FULL, pend);

@@ -82,7 +82,7 @@ if [ -z "${DEMO_SKIP_BUILD:-}" ]; then
 fi
 mk="make -s"
 grep -q 'test/bench/bench.mk' Makefile || mk="make -s -f Makefile -f test/bench/bench.mk"
-$mk test/bench/bin/gpx_corpus >"$BL_WORK/build.log" 2>&1 || { cat "$BL_WORK/build.log"; die "building the corpus reader failed"; }
+$mk test/bench/bin/gpx_corpus test/bench/bin/bench_codec >"$BL_WORK/build.log" 2>&1 || { cat "$BL_WORK/build.log"; die "building the corpus reader failed"; }
 
 # ---------------------------------------------------------------- cluster --
 if [ "$(id -u)" = 0 ]; then
@@ -118,7 +118,13 @@ s AS (
 SELECT representation, pg_size_pretty(bytes::bigint) AS size, round(8 * bytes / n.docids, 2) AS "bits/docID"
 FROM s, n;
 EOF
-echo "(small lists dominate real text: most terms occur in a few pages, so headers weigh more than the codec)"
+echo "(most terms occur in a few pages: format 2 stores such a list in a few bytes)"
+step "the same lists in gpuidx 0.1's format (1) beside today's (2), from the codec library"
+pgc_psql -d $DB -c "\\copy (SELECT term_id, docs_arr FROM postings ORDER BY term_id) TO '$BL_WORK/demo.postings'" >/dev/null \
+	&& test/bench/bin/bench_codec --postings "$BL_WORK/demo.postings" --sizes-only 1 --dataset pgdocs \
+		--ndocs "$(($(bl_val $DB "SELECT max(doc_id) FROM documents") + 1))" \
+	| sed -n '/^| representation/,/^$/p;/^### Fixed overhead/,/^$/p;/^| n | lists/,/^$/p' \
+	|| echo "(the library-level size table could not be made)"
 
 # ---------------------------------------------------------------- queries --
 step "example queries, each checked against the GIN index"

@@ -87,16 +87,16 @@ CREATE TABLE bin_lrc (p posting_lrc);
 \set VERBOSITY default
 \copy bin_lrc FROM 'results/posting_binary_bad.bin' WITH (FORMAT binary)
 
--- receive rejects a non-zero reserved field
-\copy (SELECT set_byte(qs::bytea, 28, 1) FROM bin_src WHERE id = 5) TO 'results/posting_binary_bad.bin' WITH (FORMAT binary)
+-- receive rejects a reserved header bit (format 2: info bit 6)
+\copy (SELECT set_byte(qs::bytea, 1, get_byte(qs::bytea, 1) | 64) FROM bin_src WHERE id = 5) TO 'results/posting_binary_bad.bin' WITH (FORMAT binary)
 CREATE TABLE bin_qs (p posting_qs);
 \set VERBOSITY sqlstate
 \copy bin_qs FROM 'results/posting_binary_bad.bin' WITH (FORMAT binary)
 \set VERBOSITY default
 \copy bin_qs FROM 'results/posting_binary_bad.bin' WITH (FORMAT binary)
 
--- receive rejects a corrupt payload (every payload byte 0xff)
-\copy (SELECT overlay(qs::bytea PLACING decode(repeat('ff', octet_length(qs::bytea) - 32 - 8 * ((length(qs) + 255) / 256)::int), 'hex') FROM 33 + 8 * ((length(qs) + 255) / 256)::int) FROM bin_src WHERE id = 5) TO 'results/posting_binary_bad.bin' WITH (FORMAT binary)
+-- receive rejects a corrupt payload (its last 64 bytes 0xff)
+\copy (SELECT overlay(qs::bytea PLACING decode(repeat('ff', 64), 'hex') FROM octet_length(qs::bytea) - 63) FROM bin_src WHERE id = 5) TO 'results/posting_binary_bad.bin' WITH (FORMAT binary)
 \set VERBOSITY sqlstate
 \copy bin_qs FROM 'results/posting_binary_bad.bin' WITH (FORMAT binary)
 \set VERBOSITY default

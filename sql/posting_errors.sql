@@ -84,28 +84,45 @@ LANGUAGE sql AS $$
     SELECT overlay(b PLACING pg_temp.le32(v) FROM off + 1 FOR 4)
 $$;
 
--- valid blobs: a one-block list and a multi-block one (667 docIDs)
-CREATE TEMP TABLE good (typ text, codec int, list text, b bytea);
+-- valid blobs: a one-block list and a multi-block one (667 docIDs), in
+-- format version 2 (what the types write) and version 1 (what gpuidx 0.1
+-- wrote: these bytes, from its encoder, stay valid)
+CREATE TEMP TABLE good (typ text, codec int, list text, ver int, b bytea);
 INSERT INTO good
-SELECT t.typ, t.codec, l.list,
+SELECT t.typ, t.codec, l.list, 2,
        CASE t.typ WHEN 'posting_pfor' THEN l.a::posting_pfor::bytea
                   WHEN 'posting_lrc' THEN l.a::posting_lrc::bytea
                   ELSE l.a::posting_qs::bytea END
 FROM (VALUES ('posting_pfor', 1), ('posting_lrc', 2), ('posting_qs', 3)) t(typ, codec),
      (VALUES ('small', '{1,5,9}'::int4[]),
              ('multi', ARRAY(SELECT generate_series(0, 2000, 3)))) l(list, a);
+INSERT INTO good
+SELECT typ, codec, list, 1, b FROM (VALUES
+  ('posting_pfor', 1, 'small', '\x0101070003000000010000000900000001000000040000000000000000000000010000000000000002007800'::bytea),
+  ('posting_lrc', 2, 'small', '\x01020800030000000100000009000000010000000c00000000000000000000000100000000000000010000000004000000000000'::bytea),
+  ('posting_qs', 3, 'small', '\x010308010300000001000000090000000100000008000000000000000000000001000000000000000700000049000000'::bytea),
+  ('posting_pfor', 1, 'multi', '\x010107009b02000000000000ce07000006000000c00000000000000000000000000000000000000080010000090000000003000012000000800400001b0000000006000024000000800700002d000000020050555555555555555555555555555555555555555555555555555555555555550100020050555555555555555555555555555555555555555555555555555555555555550100020050555555555555555555555555555555555555555555555555555555555555550100020050555555555555555555555555555555555555555555555555555555555555550100020050555555555555555555555555555555555555555555555555555555555555550100020050555555555555000000'::bytea),
+  ('posting_lrc', 2, 'multi', '\x010208009b02000000000000ce07000003000000240000000000000000000000000000000000000000030000030000000006000006000000000000000003000000000000000300000003000000000000000600000003000000000000'::bytea),
+  ('posting_qs', 3, 'multi', '\x010308019b02000000000000ce07000003000000280100000000000000000000000000000000000000030000800200000006000000050000aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa02a594524a29a594524a29a594524a29a594524a29a594524a29a594524a29a594524a29a594524a29a594524a29a594524a29a594524a29a594524a29a594524a29a594524a29a594524a29a594524a29a594524a29a594524a29a594524a29a594524a29a594524a29a594524a29a594524a29a594524a29a594524a29a594524a29a594524a29a594524a29a594524a29a594524a29a594524a29a594524a29a594524a29a594524a29a594524a29a594524a29a594524a29a594524a29a594524a29a594524a29a594524a29a5945202000000'::bytea)
+) v(typ, codec, list, b);
 
--- every valid blob passes as is
-SELECT g.typ, g.list, count(e.*) AS errors
+-- every valid blob passes as is, and both versions hold the same lists
+SELECT g.typ, g.list, g.ver, count(e.*) AS errors
 FROM good g LEFT JOIN LATERAL pg_temp.err(format('SELECT %L::bytea::%s', g.b, g.typ)) e ON true
-GROUP BY 1, 2 ORDER BY 1, 2;
+GROUP BY 1, 2, 3 ORDER BY 1, 2, 3;
+SELECT g1.typ, g1.list,
+       CASE g1.typ WHEN 'posting_pfor' THEN docids(g1.b::posting_pfor) = docids(g2.b::posting_pfor)
+                   WHEN 'posting_lrc' THEN docids(g1.b::posting_lrc) = docids(g2.b::posting_lrc)
+                   ELSE docids(g1.b::posting_qs) = docids(g2.b::posting_qs) END AS same_list
+FROM good g1 JOIN good g2 ON g1.typ = g2.typ AND g1.list = g2.list AND g1.ver = 1 AND g2.ver = 2
+ORDER BY 1, 2;
 
--- header layout: 0 version, 1 codec, 2 log2_block, 3 param, 4 n, 8 first,
--- 12 last, 16 nblocks, 20 payload_bytes, 24 flags, 28 reserved; then the
--- directory (first docID, offset) per block, then the payload
+-- version 1 header layout: 0 version, 1 codec, 2 log2_block, 3 param, 4 n,
+-- 8 first, 12 last, 16 nblocks, 20 payload_bytes, 24 flags, 28 reserved;
+-- then the directory (first docID, offset) per block, then the payload
 CREATE TEMP TABLE bad AS
 SELECT g.typ, g.list, c.k, c.what, c.b
-FROM good g,
+FROM (SELECT * FROM good WHERE ver = 1) g,
      LATERAL (SELECT pg_temp.get32(g.b, 4) AS n, pg_temp.get32(g.b, 16) AS nblocks,
                      pg_temp.get32(g.b, 20) AS plen,
                      32 + 8 * pg_temp.get32(g.b, 16)::int AS poff) h,
@@ -119,7 +136,7 @@ FROM good g,
         (7, '1 trailing byte', g.b || '\x00'::bytea),
         (8, 'version 0', set_byte(g.b, 0, 0)),
         (9, 'version 2', set_byte(g.b, 0, 2)),
-        (10, 'version 255', set_byte(g.b, 0, 255)),
+        (10, 'version 127', set_byte(g.b, 0, 127)),
         (11, 'codec of the next type', set_byte(g.b, 1, g.codec % 3 + 1)),
         (12, 'codec 0', set_byte(g.b, 1, 0)),
         (13, 'codec 9', set_byte(g.b, 1, 9)),
@@ -172,6 +189,71 @@ SELECT b.typ, b.list, b.k, b.what, e.code, e.message, e.detail
 FROM bad b LEFT JOIN LATERAL pg_temp.err(format('SELECT %L::bytea::%s', b.b, b.typ)) e ON true
 ORDER BY b.typ, b.list DESC, b.k;
 
+-- version 2 (src/codec/gpx_codec.h): tag (bit 7 set, codec in bits 5-6,
+-- a small list's block kind in bit 4 and n in bits 0-3), varints; the
+-- small list is [tag][first][Elias-Fano block], the multi-block one
+-- [tag][info 2][n 667: 9b 05][first 0][last - first 1998: ce 0f][pad 1]
+-- [directory: nblocks * 8 bytes at 8][payload]
+CREATE TEMP TABLE bad2 AS
+SELECT g.typ, g.list, c.k, c.what, c.b
+FROM (SELECT *, CASE WHEN list = 'small' THEN 2
+                     ELSE 8 + 8 * CASE typ WHEN 'posting_pfor' THEN 6 ELSE 3 END END AS poff
+      FROM good WHERE ver = 2) g,
+     LATERAL (VALUES
+        (1, 'empty value', '\x'::bytea),
+        (2, 'the tag alone', substring(g.b FROM 1 FOR 1)),
+        (3, 'last byte cut', substring(g.b FROM 1 FOR length(g.b) - 1)),
+        (4, 'last 4 bytes cut', substring(g.b FROM 1 FOR greatest(length(g.b) - 4, 0))),
+        (5, '1 trailing byte', g.b || '\x00'::bytea),
+        (6, '4 trailing bytes', g.b || '\x00000000'::bytea),
+        (7, 'first byte 0', set_byte(g.b, 0, 0)),
+        (8, 'first byte 2 (version 2 as a number)', set_byte(g.b, 0, 2)),
+        (9, 'first byte 127', set_byte(g.b, 0, 127)),
+        (10, 'codec of the next type', set_byte(g.b, 0, (get_byte(g.b, 0) & 159) | ((g.codec % 3 + 1) << 5))),
+        (11, 'codec 0', set_byte(g.b, 0, get_byte(g.b, 0) & 159)),
+        (12, 'small: n + 1; multi: shape 3',
+             CASE g.list WHEN 'small' THEN set_byte(g.b, 0, get_byte(g.b, 0) + 1)
+                         ELSE set_byte(g.b, 1, 3) END),
+        (13, 'small: n 1 with block bytes; multi: info bit 6',
+             CASE g.list WHEN 'small' THEN set_byte(g.b, 0, (get_byte(g.b, 0) & 240) | 1)
+                         ELSE set_byte(g.b, 1, get_byte(g.b, 1) | 64) END),
+        (14, 'small: first 2^31 - 2; multi: n + 1',
+             CASE g.list WHEN 'small' THEN overlay(g.b PLACING '\xfeffffff07'::bytea FROM 2 FOR 1)
+                         ELSE set_byte(g.b, 2, get_byte(g.b, 2) + 1) END),
+        (15, 'small: first 2^31; multi: last - first + 1',
+             CASE g.list WHEN 'small' THEN overlay(g.b PLACING '\x8080808008'::bytea FROM 2 FOR 1)
+                         ELSE set_byte(g.b, 5, get_byte(g.b, 5) + 1) END),
+        (16, 'first as a redundant 2-byte varint',
+             CASE g.list WHEN 'small' THEN overlay(g.b PLACING '\x8100'::bytea FROM 2 FOR 1)
+                         ELSE overlay(g.b PLACING '\x8000'::bytea FROM 5 FOR 1) END),
+        (17, 'term-frequency flag (reserved)',
+             CASE g.list WHEN 'small' THEN set_byte(set_byte('\x0011030100'::bytea, 0, get_byte(g.b, 0) & 224),
+                                                    1, 17 | (((get_byte(g.b, 0) >> 4) & 1) << 2))
+                                           || substring(g.b FROM 3)
+                         ELSE set_byte(g.b, 1, get_byte(g.b, 1) | 16) END),
+        (18, 'payload all 0xff',
+             overlay(g.b PLACING decode(repeat('ff', length(g.b) - g.poff), 'hex') FROM g.poff + 1)),
+        (19, 'payload all zero',
+             overlay(g.b PLACING decode(repeat('00', length(g.b) - g.poff), 'hex') FROM g.poff + 1)),
+        (20, 'multi: dir[0].first + 1',
+             CASE g.list WHEN 'multi' THEN pg_temp.set32(g.b, 8, pg_temp.get32(g.b, 8) + 1) END),
+        (21, 'multi: dir[last].first = last + 1',
+             CASE g.list WHEN 'multi' THEN pg_temp.set32(g.b, g.poff - 8, 2001) END),
+        (22, 'multi: dir[last] kind 3',
+             CASE g.list WHEN 'multi' THEN pg_temp.set32(g.b, g.poff - 4, pg_temp.get32(g.b, g.poff - 4) | 3) END),
+        (23, 'multi: dir[last] offset + 4',
+             CASE g.list WHEN 'multi' THEN pg_temp.set32(g.b, g.poff - 4, pg_temp.get32(g.b, g.poff - 4) + 16) END),
+        (24, 'multi: padding byte 1',
+             CASE g.list WHEN 'multi' THEN set_byte(g.b, 7, 1) END),
+        (25, 'empty list with a trailing byte',
+             set_byte('\x000000'::bytea, 0, (get_byte(g.b, 0) & 224)))
+     ) c(k, what, b)
+WHERE c.b IS NOT NULL;
+
+SELECT b.typ, b.list, b.k, b.what, e.code, e.message, e.detail
+FROM bad2 b LEFT JOIN LATERAL pg_temp.err(format('SELECT %L::bytea::%s', b.b, b.typ)) e ON true
+ORDER BY b.typ, b.list DESC, b.k;
+
 -- the bytea cast as a function call, and NULL
 SELECT posting_qs('\x01'::bytea);
 SELECT posting_pfor(NULL::bytea) IS NULL AS null_in_null_out;
@@ -183,7 +265,7 @@ SELECT posting_pfor(NULL::bytea) IS NULL AS null_in_null_out;
 -- contains and the header agree)
 -- ---------------------------------------------------------------------------
 CREATE TEMP TABLE fuzz AS
-SELECT g.typ, m.how, p.pos,
+SELECT g.typ, g.ver, m.how, p.pos,
        CASE m.how WHEN 'zero' THEN set_byte(g.b, p.pos, 0)
                   WHEN 'flip' THEN set_byte(g.b, p.pos, 255 - get_byte(g.b, p.pos))
                   WHEN 'incr' THEN set_byte(g.b, p.pos, (get_byte(g.b, p.pos) + 1) % 256)
@@ -205,11 +287,11 @@ END $$;
 ALTER TABLE fuzz ADD sqlstate text;
 UPDATE fuzz SET sqlstate = pg_temp.try_cast(typ, b);
 
-SELECT typ, count(*) > 0 AS tried,
+SELECT typ, ver, count(*) > 0 AS tried,
        count(*) FILTER (WHERE sqlstate NOT IN ('22P03', 'accepted')) AS other_errors,
        count(*) FILTER (WHERE how = 'cut' AND sqlstate <> '22P03') AS cut_accepted,
        count(*) FILTER (WHERE how = 'zero' AND sqlstate = '22P03') > 0 AS some_rejected
-FROM fuzz GROUP BY typ ORDER BY typ;
+FROM fuzz GROUP BY typ, ver ORDER BY typ, ver;
 
 -- accepted mutations must be internally consistent
 CREATE FUNCTION pg_temp.consistent(d int4[], len bigint, f int4, l int4,

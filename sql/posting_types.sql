@@ -139,7 +139,7 @@ FROM edge_acc ORDER BY id, typ;
 
 -- docids agrees with the reference; size_bytes is the bytea length;
 -- bits_per_docid is 8 * size / n (NULL when empty); the empty list is
--- just the 32-byte header
+-- just the 2-byte header
 SELECT e.id, a.typ, a.docids = e.ref AS docids_ok, a.size = a.octets AS size_ok,
        a.bits IS NOT DISTINCT FROM 8.0 * a.size / nullif(a.len, 0) AS bits_ok,
        CASE WHEN a.len = 0 THEN a.size END AS empty_size
@@ -316,9 +316,9 @@ SELECT count(*) FILTER (WHERE length(pf) <> n OR first_docid(pf) <> ref[1]
        count(*) FILTER (WHERE size_bytes(pf) <> octet_length(pf::bytea)
                           OR size_bytes(lr) <> octet_length(lr::bytea)
                           OR size_bytes(qs) <> octet_length(qs::bytea)) AS size_bad,
-       count(*) FILTER (WHERE bits_per_docid(pf) <> 8.0 * size_bytes(pf) / n
-                          OR bits_per_docid(lr) <> 8.0 * size_bytes(lr) / n
-                          OR bits_per_docid(qs) <> 8.0 * size_bytes(qs) / n) AS bits_bad,
+       count(*) FILTER (WHERE bits_per_docid(pf) <> 8.0::float8 * size_bytes(pf) / n
+                          OR bits_per_docid(lr) <> 8.0::float8 * size_bytes(lr) / n
+                          OR bits_per_docid(qs) <> 8.0::float8 * size_bytes(qs) / n) AS bits_bad,
        count(*) FILTER (WHERE codec(pf) <> 'pfor' OR codec(lr) <> 'lrc'
                           OR codec(qs) <> 'qs') AS codec_bad
 FROM lists;

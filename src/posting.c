@@ -42,7 +42,7 @@ posting_type_name(int codec)
 static void
 posting_report_corrupt(gpx_status st, const uint8 *blob, Size len)
 {
-	int			codec = len >= 2 ? blob[1] : 0;
+	int			codec = gpx_blob_codec(blob, len);
 
 	ereport(ERROR,
 			(errcode(ERRCODE_DATA_CORRUPTED),
@@ -51,13 +51,16 @@ posting_report_corrupt(gpx_status st, const uint8 *blob, Size len)
 					   gpx_status_str(st))));
 }
 
-/* Open a trusted datum: full detoast, then header and bounds checks. */
+/*
+ * Open a trusted datum: full detoast (a short-header value is used in
+ * place, not copied), then header and bounds checks.
+ */
 void
 posting_open(Datum d, PostingList *pl)
 {
-	struct varlena *vl = PG_DETOAST_DATUM(d);
-	const uint8 *blob = (const uint8 *) VARDATA(vl);
-	Size		len = VARSIZE(vl) - VARHDRSZ;
+	struct varlena *vl = PG_DETOAST_DATUM_PACKED(d);
+	const uint8 *blob = (const uint8 *) VARDATA_ANY(vl);
+	Size		len = VARSIZE_ANY_EXHDR(vl);
 	gpx_status	st;
 
 	st = gpx_open(&pl->l, blob, len);
@@ -66,22 +69,45 @@ posting_open(Datum d, PostingList *pl)
 	pl->vl = vl;
 }
 
-/* Read the header of a trusted datum from a 32-byte slice only. */
+/*
+ * Read the header of a trusted datum.  A value in memory is read in place;
+ * one stored out of line or compressed through a slice of its first
+ * GPX_PEEK_BYTES bytes, which hold every header (a one-block list keeps
+ * its last docID at its end, so it is read whole: it is at most a few
+ * hundred bytes).
+ */
 void
 posting_peek(Datum d, gpx_list *l)
 {
-	struct varlena *s = PG_DETOAST_DATUM_SLICE(d, 0, GPX_HEADER_SIZE);
-	const uint8 *blob = (const uint8 *) VARDATA(s);
-	Size		len = VARSIZE(s) - VARHDRSZ;
+	struct varlena *raw = (struct varlena *) DatumGetPointer(d);
+	struct varlena *s;
+	Size		total,
+				len;
 	gpx_status	st;
 
-	st = gpx_peek_header(l, blob, len);
+	if (!VARATT_IS_EXTERNAL(raw) && !VARATT_IS_COMPRESSED(raw))
+	{
+		len = VARSIZE_ANY_EXHDR(raw);
+		st = gpx_peek_header(l, (const uint8 *) VARDATA_ANY(raw), len, len);
+		if (st != GPX_OK)
+			posting_report_corrupt(st, (const uint8 *) VARDATA_ANY(raw), len);
+		return;
+	}
+	total = toast_raw_datum_size(d) - VARHDRSZ;
+	s = PG_DETOAST_DATUM_SLICE(d, 0, GPX_PEEK_BYTES);
+	len = VARSIZE_ANY_EXHDR(s);
+	st = gpx_peek_header(l, (const uint8 *) VARDATA_ANY(s), Min(len, total), total);
+	if (st == GPX_E_TRUNCATED && len < total)
+	{
+		pfree(s);
+		s = PG_DETOAST_DATUM_PACKED(d);
+		len = VARSIZE_ANY_EXHDR(s);
+		st = gpx_peek_header(l, (const uint8 *) VARDATA_ANY(s), len, len);
+	}
 	if (st != GPX_OK)
-		posting_report_corrupt(st, blob, len);
-	/* the slice is freed: leave no pointers into it */
+		posting_report_corrupt(st, (const uint8 *) VARDATA_ANY(s), len);
+	/* the copy is freed: leave no pointer into it */
 	l->base = NULL;
-	l->dir = NULL;
-	l->payload = NULL;
 	l->len = 0;
 	pfree(s);
 }
@@ -97,30 +123,32 @@ posting_blob_size(Datum d)
 void
 posting_check_external(int codec, const struct varlena *vl, int sqlstate)
 {
-	const uint8 *blob = (const uint8 *) VARDATA(vl);
-	Size		len = VARSIZE(vl) - VARHDRSZ;
+	const uint8 *blob = (const uint8 *) VARDATA_ANY(vl);
+	Size		len = VARSIZE_ANY_EXHDR(vl);
 	const char *tname = posting_type_name(codec);
 	uint32		scratch[GPX_MAX_BLOCK];
+	int			version = gpx_blob_version(blob, len);
+	int			named = gpx_blob_codec(blob, len);
 	gpx_status	st;
 
 	/* a value of another codec: say so before anything else */
-	if (len >= GPX_HEADER_SIZE && blob[0] == GPX_FORMAT_VERSION &&
-		blob[1] != codec)
+	if (((version == GPX_FORMAT_V1 && len >= GPX_V1_HEADER_SIZE) ||
+		 version == GPX_FORMAT_VERSION) && named != codec)
 	{
-		const char *other = gpx_codec_name(blob[1]);
+		const char *other = gpx_codec_name(named);
 
 		if (other != NULL)
 			ereport(ERROR,
 					(errcode(sqlstate),
 					 errmsg("invalid %s value", tname),
 					 errdetail("The value holds a %s list (codec \"%s\"), but type %s requires codec \"%s\".",
-							   posting_type_name(blob[1]), other,
+							   posting_type_name(named), other,
 							   tname, gpx_codec_name(codec))));
 		ereport(ERROR,
 				(errcode(sqlstate),
 				 errmsg("invalid %s value", tname),
 				 errdetail("The value names codec %d, which is unknown.",
-						   (int) blob[1])));
+						   named)));
 	}
 	st = gpx_validate(blob, len, scratch);
 	if (st != GPX_OK)

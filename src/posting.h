@@ -3,8 +3,10 @@
  * posting_qs types: varlena <-> gpx_list, gpx_status -> ereport, the
  * codec of a type, the datum builder and the in-memory size limits.
  *
- * A posting value is a varlena whose data (after the 4-byte header) is
- * exactly one codec blob (see src/codec/gpx_codec.h).  Values stored in
+ * A posting value is a varlena whose data (after its 1- or 4-byte header)
+ * is exactly one codec blob (see src/codec/gpx_codec.h); values of up to
+ * 126 bytes (most of a real-text index, in format version 2) are stored
+ * with a 1-byte header, which every reader accepts in place.  Values stored in
  * tables are trusted: every entry point that takes bytes from outside
  * (text input, binary receive, bytea cast) validates the whole blob first.
  */
@@ -40,7 +42,7 @@
 /* A posting value opened for reading (full detoast + gpx_open). */
 typedef struct PostingList
 {
-	struct varlena *vl;			/* detoasted datum, 4-byte header */
+	struct varlena *vl;			/* detoasted datum, 1- or 4-byte header */
 	gpx_list	l;				/* parsed view of VARDATA(vl) */
 } PostingList;
 
@@ -50,7 +52,7 @@ extern const char *posting_type_name(int codec);
 /* Open a trusted datum (full detoast); corrupt bytes -> DATA_CORRUPTED. */
 extern void posting_open(Datum d, PostingList *pl);
 
-/* Read only the header of a trusted datum (detoasts a 32-byte slice). */
+/* Read only the header of a trusted datum (an out-of-line one: a slice). */
 extern void posting_peek(Datum d, gpx_list *l);
 
 /* Blob size in bytes of a datum, from its (toast) header only. */

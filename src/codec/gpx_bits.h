@@ -62,13 +62,28 @@ gpx_select32(uint32_t w, uint32_t r)
 	return pos;
 }
 
-/* Load a little-endian uint32 from any (possibly unaligned) address. */
+#if defined(GPX_EMU) && !defined(__CUDA_ARCH__)
+#include <stdio.h>
+#include <stdlib.h>
+#endif
+
+/*
+ * Load a little-endian uint32 from any (possibly unaligned) address; on the
+ * device (and in its host emulation, which checks it) a 4-byte aligned one.
+ */
 GPX_HD uint32_t
 gpx_load32(const uint8_t *p)
 {
 #ifdef __CUDA_ARCH__
 	return *(const uint32_t *) p;	/* device buffers are word aligned */
 #else
+#ifdef GPX_EMU
+	if (((uintptr_t) p & 3) != 0)
+	{
+		fprintf(stderr, "gpx_emu: unaligned 32-bit device load at %p\n", (const void *) p);
+		abort();
+	}
+#endif
 	uint32_t	v;
 
 	memcpy(&v, p, 4);

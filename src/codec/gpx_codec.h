@@ -2,14 +2,21 @@
  * gpx_codec.h - public API of the gpuidx codec core (pure C, no postgres.h).
  *
  * A posting list is a strictly increasing sequence of docIDs in
- * [0, GPX_MAX_DOCID].  Every codec produces a self-describing "blob":
+ * [0, GPX_MAX_DOCID].  Every codec produces a self-describing "blob".  Two
+ * format versions exist: values written by gpuidx 0.1 are version 1 and
+ * stay readable by every function forever; everything written now is
+ * version 2.  The first byte tells them apart: a byte below 0x80 is a
+ * version number (1; 0 and 2..127 are reserved), a byte >= 0x80 is the
+ * tag of a version 2 blob.  All multi-byte fields are little-endian;
+ * varints are unsigned LEB128 (7 bits per byte, low group first, at most 5
+ * bytes, no redundant trailing 0x80 groups).
  *
+ * VERSION 1 (gpuidx 0.1)
+ * ----------------------
  *   [header, 32 bytes][directory, nblocks * 8 bytes][payload, payload_bytes]
  *
- * All multi-byte fields are little-endian.  The header:
- *
  *   off size field
- *    0   1   version        GPX_FORMAT_VERSION
+ *    0   1   version        1
  *    1   1   codec          gpx_codec_id
  *    2   1   log2_block     elements per block = 1 << log2_block
  *                           (7 for pfor, 8 for lrc and qs)
@@ -26,11 +33,82 @@
  * Directory entry k (8 bytes): first docID of block k, then a codec-defined
  * 32-bit offset: the payload word (uint32) index where block k starts for
  * pfor and lrc, the bit position of element k*256's unary bit in the
- * upper-bits array for qs.
+ * upper-bits array for qs (gpx_qs.c: one Elias-Fano list over all n).
+ * Every block is of the codec's own form (gpx_pfor.c, gpx_lrc.c, gpx_qs.c).
  *
- * The payload is an array of little-endian 32-bit words; all bit packing is
- * LSB-first inside words, values never wider than 32 bits, so a reader
- * touches at most two consecutive words and never reads past the payload.
+ * VERSION 2
+ * ---------
+ * Built for size on real text, where most lists hold a handful of docIDs:
+ * a variable-length header, no directory for a list of one block, no
+ * padding in such a list, and per-block forms chosen by size.
+ *
+ * Byte 0, the tag:
+ *   bit  7     1
+ *   bits 5-6   codec (1 pfor, 2 lrc, 3 qs; 0 is invalid)
+ *   bit  4     k: the block form of a small list (0 Elias-Fano, 1 bitmap)
+ *   bits 0-3   s: 1..15: a small list of n = s docIDs; 0: extended header
+ *
+ * Small list (s >= 1):
+ *   [tag][varint first][the single block, k's form, to the end of the blob]
+ *   With n = 1 the block is empty and k = 0.
+ *
+ * Extended header (s = 0; k must be 0):
+ *   [tag][varint info] then, by info's shape:
+ *   info bits 0-1  shape: 0 empty list, 1 one block, 2 blocks with a
+ *                  directory, 3 reserved
+ *        bits 2-3  kind of the single block (shape 1: 0 Elias-Fano or
+ *                  1 bitmap; 2 and 3 reserved); 0 for the other shapes
+ *        bit  4    GPX_F_TF: a term-frequency section follows the docID
+ *                  payload (reserved for ranked retrieval, issue #19;
+ *                  gpx_validate rejects it until its codec exists)
+ *        bit  5    GPX_F_DIREXTRA: every directory entry carries extra
+ *                  bytes (per-block score upper bounds, issue #19; shape
+ *                  2 only; gpx_validate rejects it until they are defined)
+ *        bits 6+   0
+ *   shape 0: nothing follows: n = 0, first = last = 0.
+ *   shape 1: [varint n][varint first][varint t if GPX_F_TF]
+ *            [the single block][tf section, t bytes]
+ *            n >= 1 and n <= the codec's block size.
+ *   shape 2: [varint n][varint first][varint last - first]
+ *            [varint x if GPX_F_DIREXTRA][varint t if GPX_F_TF]
+ *            [zero bytes up to a multiple of 4 from the blob's start]
+ *            [directory: nblocks entries of 8 + x bytes]
+ *            [payload: a multiple of 4 bytes][tf section, t bytes]
+ *            n > the codec's block size (so nblocks >= 2); x is a
+ *            multiple of 4, so entries and payload stay word-aligned.
+ *
+ * Blocks: block size B = 128 (pfor), 256 (lrc, qs); block k holds
+ * cnt = min(B, n - kB) docIDs; its first docID is in the directory (or
+ * the header for one block) and is not repeated in the block.
+ *
+ * Directory entry k: [u32 first docID][u32 loc][x extra bytes], loc =
+ * (byte offset of block k from the payload's start) << 2 | kind, kind:
+ *   0  Elias-Fano (gpx_ef.c)
+ *   1  bitmap (gpx_bitmap.c)
+ *   2  the codec's own packed form: pfor's PFor block (gpx_pfor.c) or
+ *      lrc's segment (gpx_lrc.c), starting at a multiple of 4 bytes and
+ *      filling its words exactly; reserved in qs lists
+ *   3  reserved
+ * Block 0 starts at offset 0; block k occupies bytes [off_k, off_k+1)
+ * (the last one up to the payload's end); offsets never decrease.  An
+ * Elias-Fano or bitmap block's bits after its last element are zero to
+ * its end, so it may be followed by padding.
+ *
+ * The encoder picks each block's form by size: the codec's own form (qs:
+ * Elias-Fano) or a bitmap, whichever is smaller (ties to the own form); a
+ * one-block list, which has no own form, Elias-Fano or a bitmap.  Readers
+ * take any valid kind in any codec (gpx_encode_ex can ask for them).
+ *
+ * The last docID is in the header of a list with a directory.  A single
+ * Elias-Fano or bitmap block ends with the bit of its last element (its
+ * final byte is not zero), so the last docID of a one-block list is read
+ * from the blob's end, in O(1) too.  n, first and last never need a
+ * decode.
+ *
+ * Reading: bit packing is LSB-first; a version 2 reader never reads past
+ * the blob (one-block lists end at any byte).  On the GPU, a blob copied to
+ * a 4-byte aligned address has its directory and a multi-block payload
+ * word-aligned (gpx_dev_view).
  *
  * Ownership: the library never allocates memory; callers pass buffers.
  * Functions other than gpx_validate() assume a blob that gpx_validate()
@@ -48,8 +126,12 @@
 extern "C" {
 #endif
 
-#define GPX_FORMAT_VERSION 1
-#define GPX_HEADER_SIZE 32
+/* the version gpx_encode() writes, and the older one */
+#define GPX_FORMAT_VERSION 2
+#define GPX_FORMAT_V1 1
+#define GPX_V1_HEADER_SIZE 32
+/* a prefix of this many bytes holds the header of any blob */
+#define GPX_PEEK_BYTES 32
 #define GPX_DIR_ENTRY_SIZE 8
 #define GPX_MAX_DOCID 0x7FFFFFFFu
 /* the largest element count a blob may hold (every docID of [0, 2^31-1]) */
@@ -57,15 +139,36 @@ extern "C" {
 /* the largest block any codec uses: scratch buffers of this size suffice */
 #define GPX_MAX_BLOCK 256
 
+/* version 2 header info flags (see above) */
+#define GPX_F_TF		0x10u
+#define GPX_F_DIREXTRA	0x20u
+
 typedef enum gpx_codec_id
 {
 	GPX_CODEC_PFOR = 1,			/* Parallel PForDelta, blocks of 128 */
 	GPX_CODEC_LRC = 2,			/* SegLRC, segments of 256 */
-	GPX_CODEC_QS = 3			/* Elias-Fano with samples every 256 */
+	GPX_CODEC_QS = 3			/* Elias-Fano, blocks of 256 */
 } gpx_codec_id;
 
 #define GPX_CODEC_MIN GPX_CODEC_PFOR
 #define GPX_CODEC_MAX GPX_CODEC_QS
+
+/* Version 2 block kinds, as stored (directory loc bits 0-1). */
+#define GPX_KIND_EF		0
+#define GPX_KIND_BITMAP	1
+#define GPX_KIND_OWN	2
+
+/* How one block is coded (what a reader dispatches on). */
+typedef enum gpx_form
+{
+	GPX_FORM_NONE = 0,			/* no such block / invalid */
+	GPX_FORM_PFOR = 1,			/* a PFor block (v1 and v2 pfor) */
+	GPX_FORM_LRC = 2,			/* an LRC segment (v1 and v2 lrc) */
+	GPX_FORM_QS1 = 3,			/* a block of a v1 qs list (one global
+								 * Elias-Fano list, gpx_qs.c) */
+	GPX_FORM_EF = 4,			/* a v2 Elias-Fano block (gpx_ef.c) */
+	GPX_FORM_BITMAP = 5			/* a v2 bitmap block (gpx_bitmap.c) */
+} gpx_form;
 
 typedef enum gpx_status
 {
@@ -89,17 +192,59 @@ typedef struct gpx_list
 {
 	const uint8_t *base;		/* start of the blob (the header) */
 	size_t		len;			/* blob length in bytes */
+	uint8_t		version;		/* 1 or 2 */
 	uint8_t		codec;
 	uint8_t		log2_block;
-	uint8_t		param;
+	uint8_t		param;			/* v1 qs: low bits b; else 0 */
+	uint8_t		kind0;			/* v2 one-block list: its kind; else 0 */
+	uint8_t		flags;			/* v2 info flags (GPX_F_*) */
+	uint16_t	dir_stride;		/* bytes per directory entry (8 + extra) */
 	uint32_t	n;
 	uint32_t	first;
 	uint32_t	last;
 	uint32_t	nblocks;
 	uint32_t	payload_bytes;
-	const uint8_t *dir;			/* nblocks entries of 8 bytes */
+	uint32_t	hdr_bytes;		/* bytes before the directory / payload */
+	uint32_t	tf_bytes;		/* v2 GPX_F_TF: size of the tf section */
+	const uint8_t *dir;			/* nblocks entries of dir_stride bytes;
+								 * NULL for a v2 list of one block */
 	const uint8_t *payload;		/* payload_bytes bytes */
+	const uint8_t *tf;			/* the tf section, or NULL */
 } gpx_list;
+
+/* Options of gpx_encode_ex (a NULL pointer means all zero). */
+typedef struct gpx_encode_opts
+{
+	int			version;		/* 0: GPX_FORMAT_VERSION; or 1, 2 */
+	/*
+	 * v2: the block kinds the encoder may choose from (bit 1 << kind); 0
+	 * for the default: the codec's own form (Elias-Fano for qs) or a
+	 * bitmap.  Among the allowed kinds the smallest wins, ties going to
+	 * own, then Elias-Fano, then bitmap.  One-block lists have no own
+	 * form: Elias-Fano stands in for it.
+	 */
+	unsigned	kinds;
+} gpx_encode_opts;
+
+/*
+ * What the CUDA kernels need to read a blob copied to a 4-byte aligned
+ * device address: offsets from the blob's start and the geometry.
+ */
+typedef struct gpx_devview
+{
+	uint32_t	dir_off;		/* directory offset, or 0 when there is none */
+	uint32_t	dir_stride;		/* bytes per directory entry */
+	uint32_t	payload_off;	/* the payload's first byte, rounded down to a
+								 * multiple of 4 */
+	uint32_t	payload_bit;	/* bit of the payload's first byte in the word
+								 * at payload_off (0, 8, 16 or 24) */
+	uint32_t	payload_words;	/* words from payload_off up to the word
+								 * holding the payload's last byte */
+	uint32_t	payload_bytes;
+	uint32_t	qs_low_words;	/* v1 qs: words of the low-bits array */
+	uint8_t		version;
+	uint8_t		kind0;			/* v2 one-block list: its kind */
+} gpx_devview;
 
 /* Human-readable text for a status (static storage). */
 const char *gpx_status_str(gpx_status st);
@@ -110,28 +255,55 @@ const char *gpx_codec_name(int codec);
 /* Check that docs[0..n) is strictly increasing and within range. */
 gpx_status gpx_check_sorted(const uint32_t *docs, size_t n);
 
-/* Upper bound on the blob size for encoding n docIDs whose last is `last`. */
+/*
+ * Upper bound on the blob size for encoding n docIDs whose last is `last`
+ * in the current format (0 for an unknown codec).
+ */
 size_t		gpx_encode_bound(int codec, uint32_t n, uint32_t last);
+
+/* The same for gpx_encode_ex with these options. */
+size_t		gpx_encode_bound_ex(int codec, uint32_t n, uint32_t last,
+								const gpx_encode_opts *opts);
 
 /*
  * Encode docs[0..n) (strictly increasing, <= GPX_MAX_DOCID) with `codec`
- * into out[0..cap).  cap >= gpx_encode_bound() always suffices.  On success
- * *outlen is the blob length.
+ * into out[0..cap), in format GPX_FORMAT_VERSION.  cap >= gpx_encode_bound()
+ * always suffices.  On success *outlen is the blob length.
  */
 gpx_status	gpx_encode(int codec, const uint32_t *docs, uint32_t n,
 					   uint8_t *out, size_t cap, size_t *outlen);
 
 /*
+ * gpx_encode with options: another format version (1 for tests and
+ * comparisons; readers take both) or a restricted set of block kinds.
+ */
+gpx_status	gpx_encode_ex(int codec, const uint32_t *docs, uint32_t n,
+						  const gpx_encode_opts *opts, uint8_t *out,
+						  size_t cap, size_t *outlen);
+
+/*
  * Parse the header and directory bounds of a blob without touching the
- * payload.  Only needs the first GPX_HEADER_SIZE bytes for the header
- * fields; `len` must be the full length for the pointers to be usable.
- * Checks only what is needed to make the pointers safe; gpx_validate()
- * checks everything.
+ * payload (beyond the final bytes of a one-block v2 list, which hold its
+ * last docID).  Checks only what is needed to make the pointers safe;
+ * gpx_validate() checks everything.
  */
 gpx_status	gpx_open(gpx_list *l, const uint8_t *buf, size_t len);
 
-/* Read just the header fields from a prefix of >= GPX_HEADER_SIZE bytes. */
-gpx_status	gpx_peek_header(gpx_list *l, const uint8_t *buf, size_t prefix_len);
+/*
+ * Read the header fields (n, first, last, codec, ...; no pointers) of a
+ * blob of total_len bytes from its first prefix_len bytes.  A prefix of
+ * min(GPX_PEEK_BYTES, total_len) bytes holds every header, but a one-block
+ * v2 list keeps its last docID in its final bytes: for it the call returns
+ * GPX_E_TRUNCATED unless prefix_len == total_len.
+ */
+gpx_status	gpx_peek_header(gpx_list *l, const uint8_t *buf, size_t prefix_len,
+							size_t total_len);
+
+/* Format version of a blob from its first byte (1, 2), or 0 if unknown. */
+int			gpx_blob_version(const uint8_t *buf, size_t len);
+
+/* Codec id a blob names (without any other check), or 0. */
+int			gpx_blob_codec(const uint8_t *buf, size_t len);
 
 /*
  * Fully validate a blob of len bytes: header, directory and payload must
@@ -144,7 +316,10 @@ gpx_status	gpx_validate(const uint8_t *buf, size_t len, uint32_t *scratch);
 /* Decode the whole list into out[0..n). */
 void		gpx_decode(const gpx_list *l, uint32_t *out);
 
-/* Decode block blk into out (GPX_MAX_BLOCK slots); returns its count. */
+/*
+ * Decode block blk into out (GPX_MAX_BLOCK slots, any of which it may
+ * write); returns its count.
+ */
 uint32_t	gpx_decode_block(const gpx_list *l, uint32_t blk, uint32_t *out);
 
 /* Element count of block blk. */
@@ -153,8 +328,21 @@ uint32_t	gpx_block_count(const gpx_list *l, uint32_t blk);
 /* First docID of block blk, from the directory. */
 uint32_t	gpx_dir_first(const gpx_list *l, uint32_t blk);
 
-/* Codec-defined offset of block blk, from the directory. */
+/*
+ * Codec-defined offset of block blk, from the directory: v1, see above; v2,
+ * the stored loc (byte offset << 2 | kind); 0 for a v2 list of one block.
+ */
 uint32_t	gpx_dir_offset(const gpx_list *l, uint32_t blk);
+
+/* How block blk is coded. */
+gpx_form	gpx_block_form(const gpx_list *l, uint32_t blk);
+
+/*
+ * The view the CUDA kernels take of a blob copied to a 4-byte aligned
+ * device address; GPX_E_ARG when they cannot take it (a flag they do not
+ * know, sizes beyond their 32-bit fields).  Header fields come from l.
+ */
+gpx_status	gpx_dev_view(const gpx_list *l, gpx_devview *v);
 
 /* The i-th docID, 0 <= i < n (random access through the directory). */
 uint32_t	gpx_nth(const gpx_list *l, uint32_t i);

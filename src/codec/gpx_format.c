@@ -1,11 +1,13 @@
 /*
- * gpx_format.c - the codec-independent part of the blob format: header and
- * directory parsing and checks, encoding and validation drivers, dispatch
- * to the codecs, random access, lower_bound and the skipping cursor.
+ * gpx_format.c - the codec-independent part of the blob format (both
+ * versions, gpx_codec.h): header and directory parsing and checks, the
+ * validation driver, dispatch to the block forms, random access,
+ * lower_bound, the skipping cursor and the GPU view.  Encoding is in
+ * gpx_encode.c.
  */
 #include "gpx_internal.h"
 
-/* Byte offsets of the header fields. */
+/* Byte offsets of the version 1 header fields. */
 #define HDR_VERSION		0
 #define HDR_CODEC		1
 #define HDR_LOG2_BLOCK	2
@@ -97,26 +99,13 @@ gpx_check_sorted(const uint32_t *docs, size_t n)
 	return GPX_OK;
 }
 
-/* Upper bound on the blob size; the empty list is just a header. */
-size_t
-gpx_encode_bound(int codec, uint32_t n, uint32_t last)
-{
-	const gpx_codec_ops *ops = gpx_ops(codec);
-
-	if (ops == NULL)
-		return 0;
-	if (n == 0)
-		return GPX_HEADER_SIZE;
-	return ops->encode_bound(n, last);
-}
-
-/* Write the 32-byte header. */
+/* Write the 32-byte v1 header. */
 void
 gpx_write_header(uint8_t *out, int codec, uint32_t log2_block, uint32_t param,
 				 uint32_t n, uint32_t first, uint32_t last, uint32_t nblocks,
 				 uint32_t payload_bytes)
 {
-	out[HDR_VERSION] = GPX_FORMAT_VERSION;
+	out[HDR_VERSION] = GPX_FORMAT_V1;
 	out[HDR_CODEC] = (uint8_t) codec;
 	out[HDR_LOG2_BLOCK] = (uint8_t) log2_block;
 	out[HDR_PARAM] = (uint8_t) param;
@@ -129,65 +118,77 @@ gpx_write_header(uint8_t *out, int codec, uint32_t log2_block, uint32_t param,
 	gpx_store32(out + HDR_RESERVED, 0);
 }
 
-/* Write directory entry k. */
+/* Write directory entry k of a v1 blob. */
 void
 gpx_write_dir(uint8_t *out, uint32_t k, uint32_t first, uint32_t offset)
 {
-	uint8_t    *e = out + GPX_HEADER_SIZE + (size_t) k * GPX_DIR_ENTRY_SIZE;
+	uint8_t    *e = out + GPX_V1_HEADER_SIZE + (size_t) k * GPX_DIR_ENTRY_SIZE;
 
 	gpx_store32(e, first);
 	gpx_store32(e + 4, offset);
 }
 
-/* Encode docs with a codec into out[0..cap). */
-gpx_status
-gpx_encode(int codec, const uint32_t *docs, uint32_t n,
-		   uint8_t *out, size_t cap, size_t *outlen)
+/* Format version of a blob from its first byte, or 0. */
+int
+gpx_blob_version(const uint8_t *buf, size_t len)
 {
-	const gpx_codec_ops *ops = gpx_ops(codec);
-	gpx_status	st;
-	size_t		bound;
-
-	if (ops == NULL)
-		return GPX_E_CODEC;
-	if (out == NULL || outlen == NULL || (n > 0 && docs == NULL))
-		return GPX_E_ARG;
-	st = gpx_check_sorted(docs, n);
-	if (st != GPX_OK)
-		return st;
-	bound = gpx_encode_bound(codec, n, n ? docs[n - 1] : 0);
-	if (cap < bound)
-		return GPX_E_NOSPACE;
-	memset(out, 0, bound);
-	if (n == 0)
-	{
-		gpx_write_header(out, codec, ops->log2_block, 0, 0, 0, 0, 0, 0);
-		*outlen = GPX_HEADER_SIZE;
-		return GPX_OK;
-	}
-	return ops->encode(docs, n, out, bound, outlen);
+	if (buf == NULL || len == 0)
+		return 0;
+	if (buf[0] >= GPX_TAG_V2)
+		return 2;
+	return buf[0] == GPX_FORMAT_V1 ? 1 : 0;
 }
 
-/* Read the header fields from a prefix of at least GPX_HEADER_SIZE bytes. */
-gpx_status
-gpx_peek_header(gpx_list *l, const uint8_t *buf, size_t prefix_len)
+/* Codec id a blob names, or 0. */
+int
+gpx_blob_codec(const uint8_t *buf, size_t len)
+{
+	switch (gpx_blob_version(buf, len))
+	{
+		case 1:
+			return len >= 2 ? buf[1] : 0;
+		case 2:
+			return (int) GPX_TAG_CODEC(buf[0]);
+	}
+	return 0;
+}
+
+/* Header checks shared by both versions: n, first and last agree. */
+static gpx_status
+hdr_check_range(const gpx_list *l)
+{
+	if (l->n > GPX_MAX_N || l->first > GPX_MAX_DOCID ||
+		l->last > GPX_MAX_DOCID || l->first > l->last)
+		return GPX_E_HEADER;
+	if (l->n == 0 && (l->first != 0 || l->last != 0))
+		return GPX_E_HEADER;
+	/* n distinct docIDs in [first, last] need last - first >= n - 1 */
+	if (l->n > 0 && (uint64_t) l->last - l->first + 1 < l->n)
+		return GPX_E_HEADER;
+	if (l->n == 1 && l->first != l->last)
+		return GPX_E_HEADER;
+	return GPX_OK;
+}
+
+/* Read a v1 header from a prefix of at least GPX_V1_HEADER_SIZE bytes. */
+static gpx_status
+hdr_peek_v1(gpx_list *l, const uint8_t *buf, size_t prefix_len)
 {
 	const gpx_codec_ops *ops;
 
-	if (l == NULL || buf == NULL)
-		return GPX_E_ARG;
-	if (prefix_len < GPX_HEADER_SIZE)
+	if (prefix_len < GPX_V1_HEADER_SIZE)
 		return GPX_E_TRUNCATED;
-	if (buf[HDR_VERSION] != GPX_FORMAT_VERSION)
-		return GPX_E_VERSION;
 	ops = gpx_ops(buf[HDR_CODEC]);
 	if (ops == NULL)
 		return GPX_E_CODEC;
 	memset(l, 0, sizeof(*l));
 	l->base = buf;
+	l->version = GPX_FORMAT_V1;
 	l->codec = buf[HDR_CODEC];
 	l->log2_block = buf[HDR_LOG2_BLOCK];
 	l->param = buf[HDR_PARAM];
+	l->dir_stride = GPX_DIR_ENTRY_SIZE;
+	l->hdr_bytes = GPX_V1_HEADER_SIZE;
 	l->n = gpx_load32(buf + HDR_N);
 	l->first = gpx_load32(buf + HDR_FIRST);
 	l->last = gpx_load32(buf + HDR_LAST);
@@ -198,26 +199,226 @@ gpx_peek_header(gpx_list *l, const uint8_t *buf, size_t prefix_len)
 		gpx_load32(buf + HDR_RESERVED) != 0 ||
 		l->n > GPX_MAX_N ||
 		l->nblocks != gpx_nblocks_for(l->n, l->log2_block) ||
-		(l->payload_bytes & 3) != 0 ||
-		l->first > GPX_MAX_DOCID || l->last > GPX_MAX_DOCID ||
-		l->first > l->last)
+		(l->payload_bytes & 3) != 0)
 		return GPX_E_HEADER;
-	if (l->n == 0 && (l->first != 0 || l->last != 0 || l->param != 0 ||
-					  l->payload_bytes != 0))
+	if (l->n == 0 && (l->param != 0 || l->payload_bytes != 0))
 		return GPX_E_HEADER;
-	/* n distinct docIDs in [first, last] need last - first >= n - 1 */
-	if (l->n > 0 && (uint64_t) l->last - l->first + 1 < l->n)
+	return hdr_check_range(l);
+}
+
+/*
+ * Read a v2 header from buf[0..prefix_len) of a blob of total_len bytes;
+ * sets hdr_bytes (where the directory padding or the block starts) and,
+ * for one block, payload_bytes and last (which need the whole blob).
+ */
+static gpx_status
+hdr_peek_v2(gpx_list *l, const uint8_t *buf, size_t prefix_len,
+			size_t total_len)
+{
+	uint8_t		tag = buf[0];
+	size_t		pos = 1;
+	uint32_t	s = GPX_TAG_SMALL(tag),
+				info,
+				shape,
+				x = 0,
+				t = 0,
+				dl;
+	const gpx_codec_ops *ops = gpx_ops((int) GPX_TAG_CODEC(tag));
+	gpx_status	st;
+
+	if (ops == NULL)
+		return GPX_E_CODEC;
+	memset(l, 0, sizeof(*l));
+	l->base = buf;
+	l->version = 2;
+	l->codec = (uint8_t) GPX_TAG_CODEC(tag);
+	l->log2_block = ops->log2_block;
+	l->dir_stride = GPX_DIR_ENTRY_SIZE;
+	if (s > 0)
+	{
+		/* a small list: n in the tag, then first, then its block */
+		l->n = s;
+		l->kind0 = (uint8_t) GPX_TAG_KIND(tag);
+		if ((st = gpx_varint_get(buf, prefix_len, &pos, &l->first)) != GPX_OK)
+			return st;
+		if (s == 1 && l->kind0 != 0)
+			return GPX_E_HEADER;
+		shape = GPX_SHAPE_ONE;
+	}
+	else
+	{
+		if (GPX_TAG_KIND(tag) != 0)
+			return GPX_E_HEADER;
+		if ((st = gpx_varint_get(buf, prefix_len, &pos, &info)) != GPX_OK)
+			return st;
+		shape = GPX_INFO_SHAPE(info);
+		l->flags = (uint8_t) (info & GPX_INFO_FLAGS);
+		if ((info & ~(3u | (3u << 2) | GPX_INFO_FLAGS)) != 0 || shape == 3)
+			return GPX_E_HEADER;
+		if (shape == GPX_SHAPE_ONE ? GPX_INFO_KIND(info) > GPX_KIND_BITMAP :
+			GPX_INFO_KIND(info) != 0)
+			return GPX_E_HEADER;
+		l->kind0 = (uint8_t) GPX_INFO_KIND(info);
+		if (shape == GPX_SHAPE_EMPTY)
+		{
+			if (l->flags != 0)
+				return GPX_E_HEADER;
+			l->hdr_bytes = (uint32_t) pos;
+			return GPX_OK;
+		}
+		if (shape == GPX_SHAPE_ONE && (l->flags & GPX_F_DIREXTRA))
+			return GPX_E_HEADER;
+		if ((st = gpx_varint_get(buf, prefix_len, &pos, &l->n)) != GPX_OK ||
+			(st = gpx_varint_get(buf, prefix_len, &pos, &l->first)) != GPX_OK)
+			return st;
+		if (l->n == 0 || l->n > GPX_MAX_N)
+			return GPX_E_HEADER;
+		if (shape == GPX_SHAPE_BLOCKS)
+		{
+			if ((st = gpx_varint_get(buf, prefix_len, &pos, &dl)) != GPX_OK)
+				return st;
+			if ((uint64_t) l->first + dl > GPX_MAX_DOCID)
+				return GPX_E_HEADER;
+			l->last = l->first + dl;
+		}
+		if (l->flags & GPX_F_DIREXTRA)
+		{
+			if ((st = gpx_varint_get(buf, prefix_len, &pos, &x)) != GPX_OK)
+				return st;
+			if ((x & 3) != 0 || x > 0xFFF0u)
+				return GPX_E_HEADER;
+			l->dir_stride = (uint16_t) (GPX_DIR_ENTRY_SIZE + x);
+		}
+		if (l->flags & GPX_F_TF)
+		{
+			if ((st = gpx_varint_get(buf, prefix_len, &pos, &t)) != GPX_OK)
+				return st;
+			l->tf_bytes = t;
+		}
+	}
+	l->hdr_bytes = (uint32_t) pos;
+	if (shape == GPX_SHAPE_BLOCKS)
+	{
+		if (l->n <= (1u << l->log2_block))
+			return GPX_E_HEADER;
+		l->nblocks = gpx_nblocks_for(l->n, l->log2_block);
+		return hdr_check_range(l);
+	}
+
+	/* one block: n <= the block size, last from the block's final byte */
+	l->nblocks = 1;
+	if (l->n > (1u << l->log2_block) || l->first > GPX_MAX_DOCID)
 		return GPX_E_HEADER;
-	if (l->n == 1 && l->first != l->last)
-		return GPX_E_HEADER;
+	if (total_len < pos || total_len - pos < t)
+		return GPX_E_TRUNCATED;
+	if (total_len - pos - t > UINT32_MAX / 8)
+		return GPX_E_TOOBIG;
+	l->payload_bytes = (uint32_t) (total_len - pos - t);
+	if (l->n == 1)
+	{
+		l->last = l->first;
+		if (l->payload_bytes != 0)
+			return GPX_E_TRAILING;
+	}
+	else
+	{
+		gpx_blk		k;
+
+		if (prefix_len < total_len)
+			return GPX_E_TRUNCATED;
+		k.p = buf + pos;
+		k.plen = l->payload_bytes;
+		k.bit = 0;
+		k.end = (uint64_t) l->payload_bytes * 8;
+		k.first = l->first;
+		k.cnt = l->n;
+		k.form = (uint8_t) gpx_kind_form(l->codec, l->kind0);
+		st = l->kind0 == GPX_KIND_BITMAP ? gpx_bm_blk_last(&k, &l->last) :
+			gpx_ef_blk_last(&k, &l->last);
+		if (st != GPX_OK)
+			return st == GPX_E_TRAILING ? st : GPX_E_PAYLOAD;
+	}
+	return hdr_check_range(l);
+}
+
+/* Read the header fields of a blob of total_len bytes from a prefix. */
+gpx_status
+gpx_peek_header(gpx_list *l, const uint8_t *buf, size_t prefix_len,
+				size_t total_len)
+{
+	gpx_status	st;
+
+	if (l == NULL || buf == NULL || prefix_len > total_len)
+		return GPX_E_ARG;
+	if (prefix_len == 0)
+		return GPX_E_TRUNCATED;
+	switch (gpx_blob_version(buf, prefix_len))
+	{
+		case 1:
+			st = hdr_peek_v1(l, buf, prefix_len);
+			break;
+		case 2:
+			st = hdr_peek_v2(l, buf, prefix_len, total_len);
+			break;
+		default:
+			return GPX_E_VERSION;
+	}
+	if (st != GPX_OK)
+		return st;
+	/* no pointers: only a full gpx_open makes them safe */
+	l->dir = NULL;
+	l->payload = NULL;
+	l->tf = NULL;
 	return GPX_OK;
 }
 
-/* Parse a full blob: header plus directory and payload bounds. */
-gpx_status
-gpx_open(gpx_list *l, const uint8_t *buf, size_t len)
+/*
+ * Whether the last block k of a v2 list, which does not fit its bytes,
+ * lost its end (GPX_E_TRUNCATED) or has bytes after it (GPX_E_TRAILING):
+ * the codec's own forms by the size their header gives, the others by
+ * counting their elements.
+ */
+static gpx_status
+blk_tail_status(const gpx_blk *k)
 {
-	gpx_status	st = gpx_peek_header(l, buf, len);
+	uint32_t	scratch[GPX_MAX_BLOCK];
+	uint64_t	have,
+				need = 0,
+				hdr = k->form == GPX_FORM_PFOR ? 32 : 96;
+	gpx_status	st;
+
+	if (k->bit > k->end)
+		return GPX_E_TRUNCATED;
+	have = (k->end - k->bit) / 8;
+	switch (k->form)
+	{
+		case GPX_FORM_PFOR:
+		case GPX_FORM_LRC:
+			if ((k->bit & 31) != 0)
+				return GPX_E_DIRECTORY;
+			if (k->bit + hdr > k->end)
+				return GPX_E_TRUNCATED;
+			need = k->form == GPX_FORM_PFOR ? gpx_pfor_blk_bytes(k) : gpx_lrc_blk_bytes(k);
+			if (need == 0)
+				return GPX_E_PAYLOAD;
+			return need > have ? GPX_E_TRUNCATED : need < have ? GPX_E_TRAILING : GPX_E_PAYLOAD;
+		case GPX_FORM_EF:
+			st = gpx_ef_blk_check(k, UINT32_MAX, scratch);
+			break;
+		case GPX_FORM_BITMAP:
+			st = gpx_bm_blk_check(k, UINT32_MAX, scratch);
+			break;
+		default:
+			return GPX_E_DIRECTORY;
+	}
+	return st == GPX_E_TRUNCATED ? GPX_E_TRUNCATED : GPX_E_TRAILING;
+}
+
+/* Parse a full v1 blob: header plus directory and payload bounds. */
+static gpx_status
+open_v1(gpx_list *l, const uint8_t *buf, size_t len)
+{
+	gpx_status	st = hdr_peek_v1(l, buf, len);
 	uint64_t	need;
 
 	if (st != GPX_OK)
@@ -228,9 +429,69 @@ gpx_open(gpx_list *l, const uint8_t *buf, size_t len)
 	if (len > need)
 		return GPX_E_TRAILING;
 	l->len = len;
-	l->dir = buf + GPX_HEADER_SIZE;
+	l->dir = buf + GPX_V1_HEADER_SIZE;
 	l->payload = buf + gpx_payload_offset(l->nblocks);
 	return GPX_OK;
+}
+
+/* Parse a full v2 blob: header, directory and payload bounds. */
+static gpx_status
+open_v2(gpx_list *l, const uint8_t *buf, size_t len)
+{
+	gpx_status	st = hdr_peek_v2(l, buf, len, len);
+	uint64_t	dir_off,
+				pay_off;
+
+	if (st != GPX_OK)
+		return st;
+	l->len = len;
+	if (l->n == 0)
+		return len == l->hdr_bytes ? GPX_OK : GPX_E_TRAILING;
+	if (l->nblocks == 1)
+	{
+		l->payload = buf + l->hdr_bytes;
+		if (l->flags & GPX_F_TF)
+			l->tf = l->payload + l->payload_bytes;
+		return GPX_OK;
+	}
+	dir_off = ((uint64_t) l->hdr_bytes + 3) & ~(uint64_t) 3;
+	pay_off = dir_off + (uint64_t) l->nblocks * l->dir_stride;
+	if ((uint64_t) len < pay_off + l->tf_bytes)
+		return GPX_E_TRUNCATED;
+	if (len - pay_off - l->tf_bytes > ((uint64_t) 1 << 30) - 4)
+		return GPX_E_TOOBIG;
+	l->payload_bytes = (uint32_t) (len - pay_off - l->tf_bytes);
+	l->dir = buf + dir_off;
+	l->payload = buf + pay_off;
+	if ((l->payload_bytes & 3) != 0)
+	{
+		/* cut, or bytes appended: the last block tells which */
+		gpx_blk		k;
+
+		gpx_blk_at(l, l->nblocks - 1, &k);
+		return blk_tail_status(&k);
+	}
+	if (l->flags & GPX_F_TF)
+		l->tf = l->payload + l->payload_bytes;
+	return GPX_OK;
+}
+
+/* Parse a full blob of either version. */
+gpx_status
+gpx_open(gpx_list *l, const uint8_t *buf, size_t len)
+{
+	if (l == NULL || buf == NULL)
+		return GPX_E_ARG;
+	if (len == 0)
+		return GPX_E_TRUNCATED;
+	switch (gpx_blob_version(buf, len))
+	{
+		case 1:
+			return open_v1(l, buf, len);
+		case 2:
+			return open_v2(l, buf, len);
+	}
+	return GPX_E_VERSION;
 }
 
 /* First docID of block blk. */
@@ -240,11 +501,11 @@ gpx_dir_first(const gpx_list *l, uint32_t blk)
 	return gpx_dir_first_at(l, blk);
 }
 
-/* Codec-defined offset of block blk. */
+/* Stored offset (v1) or loc (v2) of block blk. */
 uint32_t
 gpx_dir_offset(const gpx_list *l, uint32_t blk)
 {
-	return gpx_load32(l->dir + (size_t) blk * GPX_DIR_ENTRY_SIZE + 4);
+	return gpx_dir_loc_at(l, blk);
 }
 
 /* Element count of block blk. */
@@ -252,6 +513,15 @@ uint32_t
 gpx_block_count(const gpx_list *l, uint32_t blk)
 {
 	return gpx_block_count_at(l, blk);
+}
+
+/* How block blk is coded. */
+gpx_form
+gpx_block_form(const gpx_list *l, uint32_t blk)
+{
+	if (l == NULL || blk >= l->nblocks)
+		return GPX_FORM_NONE;
+	return gpx_form_at(l, blk);
 }
 
 /* Check one decoded block against the directory and the header. */
@@ -280,31 +550,146 @@ gpx_check_block(const gpx_list *l, uint32_t blk, const uint32_t *vals,
 	return GPX_OK;
 }
 
+/* The directory of an opened v1 or v2 list: firsts in order, in range. */
+static gpx_status
+validate_dir_firsts(const gpx_list *l)
+{
+	uint32_t	k;
+
+	if (gpx_dir_first(l, 0) != l->first)
+		return GPX_E_DIRECTORY;
+	for (k = 1; k < l->nblocks; k++)
+	{
+		uint32_t	f = gpx_dir_first(l, k);
+
+		if (f <= gpx_dir_first(l, k - 1) || f > l->last)
+			return GPX_E_DIRECTORY;
+	}
+	return GPX_OK;
+}
+
+/*
+ * Check a located v2 block by its form, an Elias-Fano or bitmap block with
+ * at most max_pad bytes of padding; values to scratch.
+ */
+static gpx_status
+validate_blk_v2(const gpx_blk *k, uint32_t max_pad, uint32_t *scratch)
+{
+	switch (k->form)
+	{
+		case GPX_FORM_PFOR:
+			return gpx_pfor_blk_check(k, scratch);
+		case GPX_FORM_LRC:
+			return gpx_lrc_blk_check(k, scratch);
+		case GPX_FORM_EF:
+			return gpx_ef_blk_check(k, max_pad, scratch);
+		case GPX_FORM_BITMAP:
+			return gpx_bm_blk_check(k, max_pad, scratch);
+	}
+	return GPX_E_DIRECTORY;
+}
+
+/*
+ * The status for a block k that failed its check with st: for the list's
+ * last block, whose end is the blob's, a missing or extra tail says
+ * truncated or trailing; inside the list, the payload is corrupt.
+ */
+static gpx_status
+validate_end_v2(const gpx_list *l, uint32_t blk, const gpx_blk *k, gpx_status st)
+{
+	bool		last = blk + 1 == l->nblocks;
+	gpx_status	tail;
+
+	if (st == GPX_E_TRUNCATED || st == GPX_E_TRAILING)
+		return last ? st : GPX_E_PAYLOAD;
+	if (!last || (k->form != GPX_FORM_PFOR && k->form != GPX_FORM_LRC))
+		return st;
+	tail = blk_tail_status(k);
+	return tail == GPX_E_TRUNCATED || tail == GPX_E_TRAILING ? tail : st;
+}
+
+/*
+ * Validate an opened v2 list: flags this build knows, the padding before
+ * the directory, the directory (firsts, kinds, offsets in order, own
+ * blocks word-aligned), then every block by its form.
+ */
+static gpx_status
+validate_v2(const gpx_list *l, uint32_t *scratch)
+{
+	gpx_status	st;
+	uint32_t	k;
+	uint32_t	prev_off = 0;
+
+	if (l->flags != 0)
+		return GPX_E_HEADER;	/* reserved for ranking (issue #19) */
+	if (l->n == 0)
+		return GPX_OK;
+	if (l->nblocks == 1)
+	{
+		gpx_blk		b;
+
+		gpx_blk_at(l, 0, &b);
+		st = validate_blk_v2(&b, 0, scratch);
+		if (st != GPX_OK)
+			return validate_end_v2(l, 0, &b, st);
+		return gpx_check_block(l, 0, scratch, b.cnt);
+	}
+	for (const uint8_t *p = l->base + l->hdr_bytes; p < l->dir; p++)
+		if (*p != 0)
+			return GPX_E_HEADER;
+	st = validate_dir_firsts(l);
+	if (st != GPX_OK)
+		return st;
+	for (k = 0; k < l->nblocks; k++)
+	{
+		uint32_t	loc = gpx_dir_loc_at(l, k);
+		uint32_t	off = loc >> 2;
+		gpx_form	f = gpx_kind_form(l->codec, loc & 3u);
+
+		if (f == GPX_FORM_NONE)
+			return GPX_E_DIRECTORY;
+		if (k == 0 ? off != 0 : off < prev_off)
+			return GPX_E_DIRECTORY;
+		if (off > l->payload_bytes)
+			return GPX_E_DIRECTORY;
+		if ((f == GPX_FORM_PFOR || f == GPX_FORM_LRC) && (off & 3) != 0)
+			return GPX_E_DIRECTORY;
+		prev_off = off;
+	}
+	for (k = 0; k < l->nblocks; k++)
+	{
+		gpx_blk		b;
+
+		gpx_blk_at(l, k, &b);
+		st = validate_blk_v2(&b, 3, scratch);
+		if (st != GPX_OK)
+			return validate_end_v2(l, k, &b, st);
+		st = gpx_check_block(l, k, scratch, b.cnt);
+		if (st != GPX_OK)
+			return st;
+	}
+	return GPX_OK;
+}
+
 /* Fully validate a blob. */
 gpx_status
 gpx_validate(const uint8_t *buf, size_t len, uint32_t *scratch)
 {
 	gpx_list	l;
 	gpx_status	st;
-	uint32_t	k;
 
 	if (scratch == NULL)
 		return GPX_E_ARG;
 	st = gpx_open(&l, buf, len);
 	if (st != GPX_OK)
 		return st;
+	if (l.version != GPX_FORMAT_V1)
+		return validate_v2(&l, scratch);
 	if (l.n == 0)
 		return GPX_OK;
-	/* directory: firsts strictly increasing, in [first, last] */
-	if (gpx_dir_first(&l, 0) != l.first)
-		return GPX_E_DIRECTORY;
-	for (k = 1; k < l.nblocks; k++)
-	{
-		uint32_t	f = gpx_dir_first(&l, k);
-
-		if (f <= gpx_dir_first(&l, k - 1) || f > l.last)
-			return GPX_E_DIRECTORY;
-	}
+	st = validate_dir_firsts(&l);
+	if (st != GPX_OK)
+		return st;
 	return gpx_ops(l.codec)->validate(&l, scratch);
 }
 
@@ -312,25 +697,61 @@ gpx_validate(const uint8_t *buf, size_t len, uint32_t *scratch)
 uint32_t
 gpx_decode_block(const gpx_list *l, uint32_t blk, uint32_t *out)
 {
-	return gpx_ops(l->codec)->decode_block(l, blk, out);
+	return gpx_blk_decode_at(l, blk, out);
 }
 
-/* Decode the whole list into out[0..n). */
+/*
+ * Decode the whole list into out[0..n).  A block decoder may write all
+ * GPX_MAX_BLOCK slots of its output (the bitmap's does): a bitmap block
+ * that starts within that many slots of the end goes through a scratch
+ * buffer.
+ */
 void
 gpx_decode(const gpx_list *l, uint32_t *out)
 {
-	const gpx_codec_ops *ops = gpx_ops(l->codec);
+	uint32_t	scratch[GPX_MAX_BLOCK];
+	uint64_t	pos = 0;
 	uint32_t	k;
 
 	for (k = 0; k < l->nblocks; k++)
-		out += ops->decode_block(l, k, out);
+	{
+		gpx_blk		b;
+
+		gpx_blk_at(l, k, &b);
+		if (pos + GPX_MAX_BLOCK <= l->n || b.form != GPX_FORM_BITMAP)
+			pos += gpx_blk_decode(l, k, &b, out + pos);
+		else
+		{
+			uint32_t	cnt = gpx_blk_decode(l, k, &b, scratch);
+
+			memcpy(out + pos, scratch, sizeof(uint32_t) * cnt);
+			pos += cnt;
+		}
+	}
 }
 
 /* The i-th docID. */
 uint32_t
 gpx_nth(const gpx_list *l, uint32_t i)
 {
-	return gpx_ops(l->codec)->nth(l, i);
+	uint32_t	blk = i >> l->log2_block;
+	uint32_t	j = i & ((1u << l->log2_block) - 1);
+	gpx_blk		k;
+
+	gpx_blk_at(l, blk, &k);
+	switch (k.form)
+	{
+		case GPX_FORM_PFOR:
+			return gpx_pfor_blk_nth(&k, j);
+		case GPX_FORM_LRC:
+			return gpx_lrc_blk_nth(&k, j);
+		case GPX_FORM_EF:
+			return gpx_ef_blk_nth(&k, j);
+		case GPX_FORM_BITMAP:
+			return gpx_bm_blk_nth(&k, j);
+		default:
+			return gpx_qs1_nth(l, i);
+	}
 }
 
 /* Last block whose first docID <= x (binary search on the directory). */
@@ -345,7 +766,7 @@ gpx_find_block(const gpx_list *l, uint32_t x)
 	{
 		uint32_t	mid = lo + (hi - lo) / 2;
 
-		if (gpx_dir_first(l, mid) <= x)
+		if (gpx_dir_first_at(l, mid) <= x)
 			lo = mid;
 		else
 			hi = mid;
@@ -369,7 +790,7 @@ gpx_lower_bound(const gpx_list *l, uint32_t x, uint32_t *val)
 		return 0;
 	}
 	blk = gpx_find_block(l, x);
-	pos = gpx_ops(l->codec)->block_lower_bound(l, blk, x, val);
+	pos = gpx_blk_lower_bound_at(l, blk, x, val);
 	if (pos < gpx_block_count(l, blk))
 		return (blk << l->log2_block) + pos;
 	/* every element of blk is < x; x <= last, so the next block starts >= x */
@@ -464,4 +885,61 @@ gpx_cursor_next_geq(gpx_cursor *c, uint32_t x, uint32_t *val)
 	c->cnt = gpx_decode_block(l, c->blk, c->buf);
 	c->pos = 0;
 	return gpx_cursor_next_geq(c, x, val);
+}
+
+/*
+ * The view the CUDA kernels take of a blob copied to a 4-byte aligned
+ * device address: offsets from the blob's start.  A v2 one-block payload
+ * may start at any byte; the kernels read it from the word holding its
+ * first byte, at bit payload_bit, never past the word holding its last.
+ */
+gpx_status
+gpx_dev_view(const gpx_list *l, gpx_devview *v)
+{
+	uint64_t	poff,
+				pend;
+
+	if (l == NULL || v == NULL)
+		return GPX_E_ARG;
+	memset(v, 0, sizeof(*v));
+	v->version = l->version;
+	v->kind0 = l->kind0;
+	v->dir_stride = l->dir_stride;
+	if (l->n == 0)
+		return GPX_OK;
+	if (l->base == NULL || l->payload == NULL ||
+		(l->nblocks > 1 && l->dir == NULL) ||
+		l->len > UINT32_MAX || l->codec < GPX_CODEC_MIN ||
+		l->codec > GPX_CODEC_MAX ||
+		l->log2_block != gpx_ops(l->codec)->log2_block ||
+		l->nblocks != gpx_nblocks_for(l->n, l->log2_block))
+		return GPX_E_ARG;
+	poff = (uint64_t) (l->payload - l->base);
+	pend = poff + l->payload_bytes;
+	if (pend + l->tf_bytes != l->len)
+		return GPX_E_ARG;
+	if (l->dir != NULL)
+	{
+		uint64_t	doff = (uint64_t) (l->dir - l->base);
+
+		/* word-aligned directory and payload, entries in front of it */
+		if ((doff & 3) != 0 || (poff & 3) != 0 || (l->dir_stride & 3) != 0 ||
+			doff + (uint64_t) l->nblocks * l->dir_stride != poff ||
+			(l->payload_bytes & 3) != 0)
+			return GPX_E_ARG;
+		v->dir_off = (uint32_t) doff;
+	}
+	if (l->version == GPX_FORMAT_V1 && l->codec == GPX_CODEC_QS)
+	{
+		uint64_t	lw = gpx_words_for_bits((uint64_t) l->n * l->param);
+
+		if (l->param > 31 || lw > l->payload_bytes / 4)
+			return GPX_E_ARG;
+		v->qs_low_words = (uint32_t) lw;
+	}
+	v->payload_off = (uint32_t) (poff & ~(uint64_t) 3);
+	v->payload_bit = (uint32_t) (poff & 3) * 8;
+	v->payload_words = (uint32_t) ((pend - v->payload_off + 3) / 4);
+	v->payload_bytes = l->payload_bytes;
+	return GPX_OK;
 }

@@ -21,7 +21,6 @@
 typedef struct isect_state
 {
 	const gpx_list *l;
-	const gpx_codec_ops *ops;
 	uint32_t	nb;				/* l->nblocks */
 	uint32_t	blk;			/* current block; earlier blocks are all
 								 * below every future candidate */
@@ -31,7 +30,8 @@ typedef struct isect_state
 	uint32_t	nextv;			/* if has_next: an element, and the list
 								 * has none in [last x looked up, nextv) */
 	bool		has_next;
-	bool		decode_probe;	/* probes decode blocks (no random access) */
+	bool		pfor;			/* a pfor list: PFor blocks have no random
+								 * access, probes decode them */
 	uint32_t	ratio;			/* AUTO probe threshold */
 	uint32_t	buf[GPX_MAX_BLOCK + ISECT_PAD];	/* cnt values, then
 												 * ISECT_PAD x GPX_MAX_DOCID */
@@ -82,7 +82,6 @@ isect_state_init(isect_state *st, const gpx_list *l, uint32_t blk,
 				 const gpx_isect_opts *o)
 {
 	st->l = l;
-	st->ops = gpx_ops(l->codec);
 	st->nb = l->nblocks;
 	st->blk = blk;
 	st->cnt = 0;
@@ -90,7 +89,7 @@ isect_state_init(isect_state *st, const gpx_list *l, uint32_t blk,
 	st->hits = 0;
 	st->nextv = 0;
 	st->has_next = false;
-	st->decode_probe = l->codec == GPX_CODEC_PFOR;
+	st->pfor = l->codec == GPX_CODEC_PFOR;
 	if (o->probe_ratio > 0)
 		st->ratio = o->probe_ratio;
 	else if (l->codec == GPX_CODEC_PFOR)
@@ -121,7 +120,7 @@ isect_seek(isect_state *st, uint32_t x)
 static inline void
 isect_decode(isect_state *st, gpx_isect_stats *stats)
 {
-	st->cnt = st->ops->decode_block(st->l, st->blk, st->buf);
+	st->cnt = gpx_blk_decode_at(st->l, st->blk, st->buf);
 	for (int i = 0; i < ISECT_PAD; i++)
 		st->buf[st->cnt + i] = GPX_MAX_DOCID;
 	st->pos = 0;
@@ -207,7 +206,7 @@ isect_lower_bound(isect_state *st, uint32_t x, bool allow_decode,
 	else
 	{
 		if (st->cnt == 0 &&
-			(st->decode_probe ||
+			((st->pfor && gpx_form_at(l, st->blk) == GPX_FORM_PFOR) ||
 			 (allow_decode && ++st->hits > GPX_ISECT_DECODE_AFTER)))
 			isect_decode(st, stats);
 		if (st->cnt > 0)
@@ -219,10 +218,20 @@ isect_lower_bound(isect_state *st, uint32_t x, bool allow_decode,
 			else
 				v = gpx_dir_first_at(l, st->blk + 1);
 		}
+		else if (gpx_form_at(l, st->blk) == GPX_FORM_BITMAP)
+		{
+			/* a bitmap block: the next one bit, no rank needed */
+			gpx_blk		k;
+
+			stats->probes++;
+			gpx_blk_at(l, st->blk, &k);
+			if (!gpx_bm_blk_next(&k, x, &v))
+				v = gpx_dir_first_at(l, st->blk + 1);
+		}
 		else
 		{
 			stats->probes++;
-			j = st->ops->block_lower_bound(l, st->blk, x, &v);
+			j = gpx_blk_lower_bound_at(l, st->blk, x, &v);
 			/* all of blk below x <= last: the next block starts above x */
 			if (j >= gpx_block_count_at(l, st->blk))
 				v = gpx_dir_first_at(l, st->blk + 1);
@@ -253,6 +262,34 @@ isect_probe(isect_state *st, uint32_t *cand, uint32_t m, bool allow_decode,
 		w += (v == x);
 	}
 	return w;
+}
+
+/*
+ * The candidates cand[i..) that fall in the state's current block, a
+ * bitmap: each kept (at cand[*w]) iff its bit is set.  Returns the index
+ * of the first candidate past the block.
+ */
+static uint32_t
+isect_bitmap_pass(isect_state *st, uint32_t *cand, uint32_t i, uint32_t m,
+				  uint32_t *w, gpx_isect_stats *stats)
+{
+	const gpx_list *l = st->l;
+	uint64_t	limit = st->blk + 1 < st->nb ?
+		gpx_dir_first_at(l, st->blk + 1) : (uint64_t) l->last + 1;
+	gpx_blk		k;
+	uint32_t	o = *w;
+
+	(void) stats;
+	gpx_blk_at(l, st->blk, &k);
+	for (; i < m && cand[i] < limit; i++)
+	{
+		uint32_t	x = cand[i];
+
+		cand[o] = x;
+		o += gpx_bm_blk_contains(&k, x);
+	}
+	*w = o;
+	return i;
 }
 
 /*
@@ -296,12 +333,20 @@ isect_merge(isect_state *st, uint32_t *cand, uint32_t m, bool dense,
 		}
 		if (st->cnt == 0)
 		{
+			if (x > l->last)
+				break;			/* list exhausted */
 			isect_seek(st, x);
 			f = gpx_dir_first_at(l, st->blk);
 			if (x < f)
 			{
 				/* only before the list's first block */
 				i = isect_search(cand, i, m, f);
+				continue;
+			}
+			if (gpx_form_at(l, st->blk) == GPX_FORM_BITMAP)
+			{
+				/* a bitmap block: one bit test per candidate, no decode */
+				i = isect_bitmap_pass(st, cand, i, m, &w, stats);
 				continue;
 			}
 			isect_decode(st, stats);
@@ -495,7 +540,6 @@ isect_run(const gpx_list *const *lists, int k, const gpx_isect_opts *opts,
 	b = gpx_dir_gallop(src, 0, lo);
 	while (b < src->nblocks)
 	{
-		const gpx_codec_ops *sops = gpx_ops(src->codec);
 		isect_state *emptied = NULL;
 		uint32_t   *c;
 		uint32_t	m,
@@ -505,7 +549,7 @@ isect_run(const gpx_list *const *lists, int k, const gpx_isect_opts *opts,
 
 		if (gpx_dir_first_at(src, b) > hi)
 			break;
-		m = sops->decode_block(src, b, cand);
+		m = gpx_blk_decode_at(src, b, cand);
 		stats->source_blocks++;
 		if (m == 0)
 			break;				/* cannot happen for a valid blob */

@@ -3,13 +3,18 @@
  * docIDs (Ao et al., VLDB 2011, section 5.2), with the per-segment safe
  * search range of section 4.3 used to contract in-segment searches.
  *
- * Blob: the common header (codec GPX_CODEC_LRC, log2_block 8, param 0)
- * and directory (gpx_codec.h); directory entry k holds the first docID of
- * segment k and the payload WORD index where segment k starts.
+ * Blob: the common header (codec GPX_CODEC_LRC, segments of 256, v1
+ * param 0) and directory (gpx_codec.h); directory entry k holds the first
+ * docID of segment k and where it starts: the payload WORD index (version
+ * 1), or a byte offset that is a multiple of 4 with kind 2 (version 2,
+ * where a block may also be an Elias-Fano or bitmap block: gpx_ef.c,
+ * gpx_bitmap.c).
  *
- * Payload: the segments one after the other, each starting on a word
- * boundary, segment 0 at word 0, no gap between segments and nothing after
- * the last one.  Segment k holds cnt = min(256, n - 256 k) docIDs d[j],
+ * Payload (version 1): the segments one after the other, each starting on
+ * a word boundary, segment 0 at word 0, no gap between segments and
+ * nothing after the last one.  In version 2 a segment fills its words
+ * exactly too: the next block (or the payload's end) starts right after
+ * it.  Segment k holds cnt = min(256, n - 256 k) docIDs d[j],
  * j = 0 .. cnt-1 (local index), as three header words then the deviations:
  *
  *   word 0  base     int32, two's complement
@@ -57,7 +62,7 @@
  */
 #include "gpx_internal.h"
 
-#define LRC_LOG2_SEG	8
+#define LRC_LOG2_SEG	GPX_LRC_LOG2_BLOCK
 #define LRC_SEG			(1u << LRC_LOG2_SEG)
 #define LRC_FRAC		8
 #define LRC_HDR_WORDS	3
@@ -106,21 +111,18 @@ lrc_read_seg(const uint8_t *payload, uint32_t off, lrc_seg *s)
 }
 
 /*
- * Header of segment blk of a valid blob, located through the directory.
- * Its deviations are read with one 8-byte load each (fast) when the blob
- * holds 8 bytes past the first byte of every field, as it does for all
- * segments but those that end within 8 bytes of the blob's end.
+ * Header of the segment of block k of a valid blob.  Its deviations are
+ * read with one 8-byte load each (fast) when the payload holds 8 bytes
+ * past the first byte of every field, as it does for all segments but
+ * those that end within 8 bytes of the payload's end.
  */
 static inline void
-lrc_seg_of(const gpx_list *l, uint32_t blk, lrc_seg *s)
+lrc_seg_of(const gpx_blk *k, lrc_seg *s)
 {
-	uint32_t	cnt = lrc_count(l, blk);
-
-	lrc_read_seg(l->payload,
-				 gpx_load32(l->dir + (size_t) blk * GPX_DIR_ENTRY_SIZE + 4), s);
+	lrc_read_seg(k->p, (uint32_t) (k->bit >> 5), s);
 	s->fast = GPX_FAST_BITS &&
-		(size_t) (l->base + l->len - s->dev) >=
-		(size_t) lrc_dev_words(cnt, s->w) * 4 + 8;
+		(size_t) (k->p + k->plen - s->dev) >=
+		(size_t) lrc_dev_words(k->cnt, s->w) * 4 + 8;
 }
 
 /* Deviation j of a segment read by lrc_seg_of. */
@@ -281,7 +283,7 @@ lrc_choose(const uint32_t *d, uint32_t cnt, uint32_t *slope_out,
 	*maxdev_out = (uint32_t) best_dev;
 }
 
-/* Upper bound of the blob size: w <= bitwidth(last) in every segment. */
+/* Upper bound of the v1 blob size: w <= bitwidth(last) in every segment. */
 static size_t
 gpx_lrc_encode_bound(uint32_t n, uint32_t last)
 {
@@ -293,7 +295,34 @@ gpx_lrc_encode_bound(uint32_t n, uint32_t last)
 	return bytes > SIZE_MAX ? SIZE_MAX : (size_t) bytes;
 }
 
-/* Encode docs[0..n) as SegLRC into the zeroed out[0..cap). */
+/* Plan the segment of d[0..cnt): line, deviation bound, words. */
+void
+gpx_lrc_blk_plan(const uint32_t *d, uint32_t cnt, gpx_lrc_plan *pl)
+{
+	lrc_choose(d, cnt, &pl->slope_q, &pl->base, &pl->maxdev);
+	pl->words = LRC_HDR_WORDS + lrc_dev_words(cnt, gpx_bitwidth(pl->maxdev));
+}
+
+/* Write the planned segment of d[0..cnt) at payload word wpos (zeroed). */
+void
+gpx_lrc_blk_write(uint8_t *payload, uint64_t wpos, const uint32_t *d,
+				  uint32_t cnt, const gpx_lrc_plan *pl)
+{
+	uint8_t    *p = payload + 4 * wpos;
+	uint32_t	w = gpx_bitwidth(pl->maxdev);
+	uint32_t	j;
+
+	gpx_store32(p, (uint32_t) pl->base);
+	gpx_store32(p + 4, pl->slope_q);
+	gpx_store32(p + 8, pl->maxdev);
+	p += 4 * LRC_HDR_WORDS;
+	for (j = 0; j < cnt; j++)
+		gpx_put_bits(p, (uint64_t) j * w, w,
+					 (uint32_t) ((int64_t) d[j] - pl->base -
+								 (int64_t) lrc_lift(pl->slope_q, j)));
+}
+
+/* Encode docs[0..n) as a v1 SegLRC blob into the zeroed out[0..cap). */
 static gpx_status
 gpx_lrc_encode(const uint32_t *docs, uint32_t n, uint8_t *out, size_t cap,
 			   size_t *outlen)
@@ -310,34 +339,18 @@ gpx_lrc_encode(const uint32_t *docs, uint32_t n, uint8_t *out, size_t cap,
 	{
 		const uint32_t *d = docs + ((size_t) blk << LRC_LOG2_SEG);
 		uint32_t	cnt = n - (blk << LRC_LOG2_SEG);
-		uint32_t	slope_q,
-					maxdev,
-					w,
-					j;
-		int64_t		base;
-		uint8_t    *p;
-		uint64_t	segw;
+		gpx_lrc_plan pl;
 
 		if (cnt > LRC_SEG)
 			cnt = LRC_SEG;
-		lrc_choose(d, cnt, &slope_q, &base, &maxdev);
-		w = gpx_bitwidth(maxdev);
-		segw = LRC_HDR_WORDS + lrc_dev_words(cnt, w);
-		if ((pos + segw) * 4 > UINT32_MAX)
+		gpx_lrc_blk_plan(d, cnt, &pl);
+		if ((pos + pl.words) * 4 > UINT32_MAX)
 			return GPX_E_TOOBIG;
-		if ((pos + segw) * 4 > cap - poff)
+		if ((pos + pl.words) * 4 > cap - poff)
 			return GPX_E_NOSPACE;
 		gpx_write_dir(out, blk, d[0], (uint32_t) pos);
-		p = payload + 4 * pos;
-		gpx_store32(p, (uint32_t) base);
-		gpx_store32(p + 4, slope_q);
-		gpx_store32(p + 8, maxdev);
-		p += 4 * LRC_HDR_WORDS;
-		for (j = 0; j < cnt; j++)
-			gpx_put_bits(p, (uint64_t) j * w, w,
-						 (uint32_t) ((int64_t) d[j] - base -
-									 (int64_t) lrc_lift(slope_q, j)));
-		pos += segw;
+		gpx_lrc_blk_write(payload, pos, d, cnt, &pl);
+		pos += pl.words;
 	}
 	gpx_write_header(out, GPX_CODEC_LRC, LRC_LOG2_SEG, 0, n, docs[0],
 					 docs[n - 1], nb, (uint32_t) (pos * 4));
@@ -345,7 +358,53 @@ gpx_lrc_encode(const uint32_t *docs, uint32_t n, uint8_t *out, size_t cap,
 	return GPX_OK;
 }
 
-/* Check the LRC-specific fields and decode every segment with range checks. */
+/*
+ * Decode the segment of block k with range checks into scratch; it must
+ * fill [bit, end) exactly (GPX_E_PAYLOAD otherwise, as in version 1).
+ */
+gpx_status
+gpx_lrc_blk_check(const gpx_blk *k, uint32_t *scratch)
+{
+	uint64_t	avail;
+	uint64_t	segw;
+	lrc_seg		s;
+	uint32_t	j;
+
+	if ((k->bit & 31) != 0 || (k->end & 31) != 0 || k->end < k->bit ||
+		k->end > (uint64_t) k->plen * 8)
+		return GPX_E_DIRECTORY;
+	avail = (k->end - k->bit) >> 5;
+	if (avail < LRC_HDR_WORDS)
+		return GPX_E_PAYLOAD;
+	lrc_read_seg(k->p, (uint32_t) (k->bit >> 5), &s);
+	segw = LRC_HDR_WORDS + lrc_dev_words(k->cnt, s.w);
+	if (avail != segw)
+		return GPX_E_PAYLOAD;
+	for (j = 0; j < k->cnt; j++)
+	{
+		uint32_t	dev = gpx_get_bits(s.dev, (uint64_t) j * s.w, s.w);
+		int64_t		v = s.base + (int64_t) lrc_lift(s.slope_q, j) + dev;
+
+		if (dev > s.maxdev || v < 0 || v > (int64_t) GPX_MAX_DOCID)
+			return GPX_E_PAYLOAD;
+		scratch[j] = (uint32_t) v;
+	}
+	return GPX_OK;
+}
+
+/* Bytes the segment of block k takes by its header (0: not readable). */
+uint64_t
+gpx_lrc_blk_bytes(const gpx_blk *k)
+{
+	lrc_seg		s;
+
+	if ((k->bit & 31) != 0 || k->bit + 32 * LRC_HDR_WORDS > (uint64_t) k->plen * 8)
+		return 0;
+	lrc_read_seg(k->p, (uint32_t) (k->bit >> 5), &s);
+	return 4 * ((uint64_t) LRC_HDR_WORDS + lrc_dev_words(k->cnt, s.w));
+}
+
+/* Check the LRC-specific fields and decode every v1 segment with range checks. */
 static gpx_status
 gpx_lrc_validate(const gpx_list *l, uint32_t *scratch)
 {
@@ -363,8 +422,8 @@ gpx_lrc_validate(const gpx_list *l, uint32_t *scratch)
 		uint32_t	off = gpx_load32(l->dir + (size_t) blk * GPX_DIR_ENTRY_SIZE + 4);
 		uint64_t	segw;
 		lrc_seg		s;
+		gpx_blk		k;
 		gpx_status	st;
-		uint32_t	j;
 
 		/* segments are contiguous from word 0: offsets are implied */
 		if (off != pos)
@@ -375,17 +434,17 @@ gpx_lrc_validate(const gpx_list *l, uint32_t *scratch)
 		segw = LRC_HDR_WORDS + lrc_dev_words(cnt, s.w);
 		if (nwords - pos < segw)
 			return GPX_E_PAYLOAD;
+		k.p = l->payload;
+		k.plen = l->payload_bytes;
+		k.bit = pos * 32;
+		k.end = (pos + segw) * 32;
+		k.first = gpx_dir_first_at(l, blk);
+		k.cnt = cnt;
+		k.form = GPX_FORM_LRC;
 		pos += segw;
-		for (j = 0; j < cnt; j++)
-		{
-			uint32_t	dev = gpx_get_bits(s.dev, (uint64_t) j * s.w, s.w);
-			int64_t		v = s.base + (int64_t) lrc_lift(s.slope_q, j) + dev;
-
-			if (dev > s.maxdev || v < 0 || v > (int64_t) GPX_MAX_DOCID)
-				return GPX_E_PAYLOAD;
-			scratch[j] = (uint32_t) v;
-		}
-		st = gpx_check_block(l, blk, scratch, cnt);
+		st = gpx_lrc_blk_check(&k, scratch);
+		if (st == GPX_OK)
+			st = gpx_check_block(l, blk, scratch, cnt);
 		if (st != GPX_OK)
 			return st;
 	}
@@ -416,43 +475,41 @@ lrc_decode_seg(const lrc_seg *s, uint32_t cnt, uint32_t *out, bool fast)
 	}
 }
 
-/* Decode segment blk into out; returns its count. */
-static uint32_t
-gpx_lrc_decode_block(const gpx_list *l, uint32_t blk, uint32_t *out)
+/* Decode the segment of block k into out; returns its count. */
+uint32_t
+gpx_lrc_blk_decode(const gpx_blk *k, uint32_t *out)
 {
-	uint32_t	cnt = lrc_count(l, blk);
 	lrc_seg		s;
 
-	lrc_seg_of(l, blk, &s);
+	lrc_seg_of(k, &s);
 	if (s.fast)
-		lrc_decode_seg(&s, cnt, out, true);
+		lrc_decode_seg(&s, k->cnt, out, true);
 	else
-		lrc_decode_seg(&s, cnt, out, false);
-	return cnt;
+		lrc_decode_seg(&s, k->cnt, out, false);
+	return k->cnt;
 }
 
-/* Element i: segment i >> 8, local index i & 255, decoded alone. */
-static uint32_t
-gpx_lrc_nth(const gpx_list *l, uint32_t i)
+/* Element j of block k, decoded alone. */
+uint32_t
+gpx_lrc_blk_nth(const gpx_blk *k, uint32_t j)
 {
 	lrc_seg		s;
 
-	lrc_seg_of(l, i >> LRC_LOG2_SEG, &s);
-	return lrc_elem(&s, i & (LRC_SEG - 1));
+	lrc_seg_of(k, &s);
+	return lrc_elem(&s, j);
 }
 
-/* First local index in segment blk with element >= x, LR-contracted. */
-static uint32_t
-gpx_lrc_block_lower_bound(const gpx_list *l, uint32_t blk, uint32_t x,
-						  uint32_t *val)
+/* First local index in block k with element >= x, LR-contracted. */
+uint32_t
+gpx_lrc_blk_lower_bound(const gpx_blk *k, uint32_t x, uint32_t *val)
 {
-	uint32_t	cnt = lrc_count(l, blk);
+	uint32_t	cnt = k->cnt;
 	lrc_seg		s;
 	int64_t		t;
 	uint32_t	lo,
 				hi;
 
-	lrc_seg_of(l, blk, &s);
+	lrc_seg_of(k, &s);
 	t = (int64_t) x - s.base;
 	/* answer in [lo, hi]: pred(hi) >= x, pred(j) + maxdev < x for j < lo */
 	lo = lrc_first_lift_geq(s.slope_q, t - (int64_t) s.maxdev, cnt);
@@ -478,7 +535,4 @@ const gpx_codec_ops gpx_lrc_ops = {
 	.encode_bound = gpx_lrc_encode_bound,
 	.encode = gpx_lrc_encode,
 	.validate = gpx_lrc_validate,
-	.decode_block = gpx_lrc_decode_block,
-	.nth = gpx_lrc_nth,
-	.block_lower_bound = gpx_lrc_block_lower_bound,
 };

@@ -3,15 +3,19 @@
  * 2011, Appendix D) over d-gaps, blocks of 128 docIDs, with an OptPFD-style
  * exhaustive choice of the bit width per block.
  *
- * PAYLOAD FORMAT (codec GPX_CODEC_PFOR, log2_block 7, header param 0)
- * -------------------------------------------------------------------
+ * BLOCK FORMAT (codec GPX_CODEC_PFOR, blocks of 128, v1 header param 0)
+ * ---------------------------------------------------------------------
  * The blob header and directory are the common ones (gpx_codec.h).  Block
  * k holds cnt = min(128, n - 128 k) docIDs d[0..cnt); the directory entry
- * of block k gives d[0] (not repeated in the payload) and the payload word
- * index `off` where the block starts.  Block 0 starts at word 0 and every
- * block is a whole number of words, immediately followed by the next block
- * (offsets strictly increasing, no gaps); the last block ends exactly at
- * payload_bytes.
+ * of block k gives d[0] (not repeated in the payload) and where the block
+ * starts: the payload word index `off` (version 1), or a byte offset that
+ * is a multiple of 4 with kind 2 (version 2, where a block may also be an
+ * Elias-Fano or bitmap block: gpx_ef.c, gpx_bitmap.c).  In version 1
+ * block 0 starts at word 0 and every block is a whole number of words,
+ * immediately followed by the next block (offsets strictly increasing, no
+ * gaps); the last block ends exactly at payload_bytes.  In version 2 a
+ * PFor block fills its words exactly as well: the next block (or the
+ * payload's end) starts right after its last word.
  *
  * The block encodes the m = cnt - 1 gaps g[i] = d[i+1] - d[i] - 1 >= 0,
  * i = 0..m-1 (gap index i is the gap *before* element i + 1).
@@ -67,7 +71,7 @@ pfor_block_bits(uint32_t m, uint32_t b, uint32_t e, uint32_t hb)
 	return PFOR_HDR_BITS + (uint64_t) m * b + (uint64_t) e * (PFOR_POS_BITS + hb);
 }
 
-/* Element count of block blk. */
+/* Element count of block blk of a v1 list. */
 static inline uint32_t
 pfor_count(const gpx_list *l, uint32_t blk)
 {
@@ -76,14 +80,7 @@ pfor_count(const gpx_list *l, uint32_t blk)
 	return rest < PFOR_BLOCK ? (uint32_t) rest : PFOR_BLOCK;
 }
 
-/* First docID of block blk, from the directory. */
-static inline uint32_t
-pfor_dir_first(const gpx_list *l, uint32_t blk)
-{
-	return gpx_load32(l->dir + (size_t) blk * GPX_DIR_ENTRY_SIZE);
-}
-
-/* Payload word offset of block blk, from the directory. */
+/* Payload word offset of block blk of a v1 list, from the directory. */
 static inline uint32_t
 pfor_dir_offset(const gpx_list *l, uint32_t blk)
 {
@@ -220,7 +217,8 @@ pfor_decode_gaps(const uint8_t *payload, size_t plen, uint32_t off,
 	}
 }
 
-/* Upper bound of the blob size for n docIDs ending at last. */
+
+/* Upper bound of the v1 blob size for n docIDs ending at last. */
 static size_t
 gpx_pfor_encode_bound(uint32_t n, uint32_t last)
 {
@@ -229,7 +227,7 @@ gpx_pfor_encode_bound(uint32_t n, uint32_t last)
 	uint64_t	words;
 
 	if (n == 0)
-		return GPX_HEADER_SIZE;
+		return GPX_V1_HEADER_SIZE;
 
 	/*
 	 * Every gap is <= last, so b = bitwidth(last) with no exceptions is a
@@ -241,7 +239,85 @@ gpx_pfor_encode_bound(uint32_t n, uint32_t last)
 	return (size_t) (gpx_payload_offset((uint32_t) nb) + words * 4);
 }
 
-/* Encode docs[0..n) as a pfor blob into out[0..cap) (out is zeroed). */
+/*
+ * Plan the smallest block for d[0..cnt) (OptPFD: every b from the widest
+ * gap down to 0, the fewest words, ties to the larger b); returns its
+ * words, *hdr its header word.
+ */
+uint64_t
+gpx_pfor_blk_plan(const uint32_t *d, uint32_t cnt, uint32_t *hdr)
+{
+	uint32_t	m = cnt - 1;
+	uint32_t	hist[33] = {0};
+	uint32_t	mx = 0;
+	uint32_t	best_b = 0,
+				best_e = 0;
+	uint64_t	best_words = UINT64_MAX;
+	uint32_t	e = 0;
+	uint32_t	b,
+				i;
+
+	for (i = 0; i < m; i++)
+	{
+		uint32_t	wd = gpx_bitwidth(d[i + 1] - d[i] - 1);
+
+		hist[wd]++;
+		if (wd > mx)
+			mx = wd;
+	}
+	for (b = mx + 1; b-- > 0;)
+	{
+		uint64_t	wds;
+
+		if (b < mx)
+			e += hist[b + 1];	/* gaps wider than b */
+		wds = gpx_words_for_bits(pfor_block_bits(m, b, e, e ? mx - b : 0));
+		if (wds < best_words)
+		{
+			best_words = wds;
+			best_b = b;
+			best_e = e;
+		}
+	}
+	*hdr = PFOR_HEADER(best_b, best_e, best_e ? mx - best_b : 0);
+	return best_words;
+}
+
+/* Write the planned block of d[0..cnt) at payload word wpos (zeroed). */
+void
+gpx_pfor_blk_write(uint8_t *payload, uint64_t wpos, const uint32_t *d,
+				   uint32_t cnt, uint32_t hdr)
+{
+	uint32_t	m = cnt - 1;
+	uint32_t	b = PFOR_B(hdr),
+				e = PFOR_E(hdr),
+				hb = PFOR_HB(hdr);
+	uint64_t	bit = wpos * 32,
+				posbit,
+				hibit;
+	uint32_t	i;
+
+	gpx_put_bits(payload, bit, 32, hdr);
+	bit += PFOR_HDR_BITS;
+	posbit = bit + (uint64_t) m * b;
+	hibit = posbit + (uint64_t) e * PFOR_POS_BITS;
+	for (i = 0; i < m; i++)
+	{
+		uint32_t	g = d[i + 1] - d[i] - 1;
+
+		gpx_put_bits(payload, bit, b, g & gpx_mask(b));
+		bit += b;
+		if (e > 0 && (g >> b) != 0) /* e > 0: b < mx <= 31 */
+		{
+			gpx_put_bits(payload, posbit, PFOR_POS_BITS, i);
+			gpx_put_bits(payload, hibit, hb, g >> b);
+			posbit += PFOR_POS_BITS;
+			hibit += hb;
+		}
+	}
+}
+
+/* Encode docs[0..n) as a v1 pfor blob into out[0..cap) (out is zeroed). */
 static gpx_status
 gpx_pfor_encode(const uint32_t *docs, uint32_t n, uint8_t *out, size_t cap,
 				size_t *outlen)
@@ -250,7 +326,6 @@ gpx_pfor_encode(const uint32_t *docs, uint32_t n, uint8_t *out, size_t cap,
 	size_t		poff = gpx_payload_offset(nb);
 	uint8_t    *payload = out + poff;
 	uint64_t	wpos = 0;		/* payload words written so far */
-	uint32_t	g[PFOR_BLOCK];
 	uint32_t	k;
 
 	if (cap < poff)
@@ -259,76 +334,15 @@ gpx_pfor_encode(const uint32_t *docs, uint32_t n, uint8_t *out, size_t cap,
 	{
 		uint64_t	s = (uint64_t) k << PFOR_LOG2_BLOCK;
 		uint32_t	cnt = (n - s) < PFOR_BLOCK ? (uint32_t) (n - s) : PFOR_BLOCK;
-		uint32_t	m = cnt - 1;
-		const uint32_t *d = docs + s;
-		uint32_t	hist[33] = {0};
-		uint32_t	mx = 0;
-		uint32_t	best_b = 0,
-					best_e = 0;
-		uint64_t	best_words = UINT64_MAX;
-		uint32_t	e = 0;
-		uint32_t	b,
-					hb,
-					i;
-		uint64_t	words,
-					bit,
-					posbit,
-					hibit;
-
-		for (i = 0; i < m; i++)
-		{
-			uint32_t	wd;
-
-			g[i] = d[i + 1] - d[i] - 1;
-			wd = gpx_bitwidth(g[i]);
-			hist[wd]++;
-			if (wd > mx)
-				mx = wd;
-		}
-
-		/* OptPFD: try every b from mx down to 0, keep the fewest words */
-		for (b = mx + 1; b-- > 0;)
-		{
-			uint64_t	wds;
-
-			if (b < mx)
-				e += hist[b + 1];	/* gaps wider than b */
-			wds = gpx_words_for_bits(pfor_block_bits(m, b, e, e ? mx - b : 0));
-			if (wds < best_words)
-			{
-				best_words = wds;
-				best_b = b;
-				best_e = e;
-			}
-		}
-		b = best_b;
-		e = best_e;
-		hb = e ? mx - b : 0;
-		words = best_words;
+		uint32_t	hdr;
+		uint64_t	words = gpx_pfor_blk_plan(docs + s, cnt, &hdr);
 
 		if (wpos + words > UINT32_MAX / 4)
 			return GPX_E_TOOBIG;
 		if (poff + (wpos + words) * 4 > cap)
 			return GPX_E_NOSPACE;
-
-		bit = wpos * 32;
-		gpx_put_bits(payload, bit, 32, PFOR_HEADER(b, e, hb));
-		bit += PFOR_HDR_BITS;
-		posbit = bit + (uint64_t) m * b;
-		hibit = posbit + (uint64_t) e * PFOR_POS_BITS;
-		for (i = 0; i < m; i++)
-		{
-			gpx_put_bits(payload, bit, b, g[i] & gpx_mask(b));
-			bit += b;
-			if (e > 0 && (g[i] >> b) != 0)	/* e > 0: b < mx <= 31 */
-			{
-				gpx_put_bits(payload, posbit, PFOR_POS_BITS, i);
-				gpx_put_bits(payload, hibit, hb, g[i] >> b);
-				posbit += PFOR_POS_BITS;
-				hibit += hb;
-			}
-		}
-		gpx_write_dir(out, k, d[0], (uint32_t) wpos);
+		gpx_pfor_blk_write(payload, wpos, docs + s, cnt, hdr);
+		gpx_write_dir(out, k, docs[s], (uint32_t) wpos);
 		wpos += words;
 	}
 	gpx_write_header(out, GPX_CODEC_PFOR, PFOR_LOG2_BLOCK, 0, n, docs[0],
@@ -338,13 +352,117 @@ gpx_pfor_encode(const uint32_t *docs, uint32_t n, uint8_t *out, size_t cap,
 }
 
 /*
- * Validate the directory offsets and every block of a pfor blob whose
+ * Check the block k, which must fill [bit, end) exactly (end - bit a
+ * multiple of 32): header fields, size (GPX_E_DIRECTORY when it differs),
+ * zero padding, exceptions, and the values in range; the values go to
+ * scratch[0..cnt).  Never reads outside the block's words.
+ */
+gpx_status
+gpx_pfor_blk_check(const gpx_blk *k, uint32_t *scratch)
+{
+	const uint8_t *payload = k->p;
+	uint32_t	off = (uint32_t) (k->bit >> 5);
+	uint64_t	nw;
+	uint32_t	cnt = k->cnt;
+	uint32_t	m = cnt - 1;
+	uint32_t	h,
+				b,
+				e,
+				hb;
+	uint64_t	bits,
+				bit,
+				posbit,
+				hibit;
+	uint64_t	v;
+	uint32_t	x,
+				i,
+				prev;
+
+	if ((k->bit & 31) != 0 || (k->end & 31) != 0 || k->end <= k->bit ||
+		k->end > (uint64_t) k->plen * 8)
+		return GPX_E_DIRECTORY;
+	nw = (k->end - k->bit) >> 5;
+	h = gpx_word(payload, off);
+	b = PFOR_B(h);
+	e = PFOR_E(h);
+	hb = PFOR_HB(h);
+
+	/* header fields, before any size is computed from them */
+	if (b > 32 || e > m)
+		return GPX_E_PAYLOAD;
+	if (e == 0 ? hb != 0 : (hb == 0 || b + hb > 32))
+		return GPX_E_PAYLOAD;
+
+	/* the block must fill exactly [off, end) */
+	bits = pfor_block_bits(m, b, e, hb);
+	if (gpx_words_for_bits(bits) != nw)
+		return GPX_E_DIRECTORY;
+	/* padding bits after the block's data must be zero */
+	if ((bits & 31) != 0 &&
+		(gpx_word(payload, off + nw - 1) >> (bits & 31)) != 0)
+		return GPX_E_PAYLOAD;
+
+	/* gaps into scratch[1..cnt); every read is inside the block */
+	bit = (uint64_t) off * 32 + PFOR_HDR_BITS;
+	posbit = bit + (uint64_t) m * b;
+	hibit = posbit + (uint64_t) e * PFOR_POS_BITS;
+	pfor_unpack(payload, bit, b, m, scratch + 1);
+	prev = 0;
+	for (x = 0; x < e; x++)
+	{
+		uint32_t	pos = gpx_get_bits(payload, posbit + (uint64_t) x * PFOR_POS_BITS,
+									   PFOR_POS_BITS);
+		uint32_t	hi = gpx_get_bits(payload, hibit + (uint64_t) x * hb, hb);
+
+		if (pos >= m || (x > 0 && pos <= prev))
+			return GPX_E_PAYLOAD;
+		if (hi == 0)			/* not really an exception: not canonical */
+			return GPX_E_PAYLOAD;
+		prev = pos;
+		/* e > 0 so b + hb <= 32 with hb >= 1: b <= 31 */
+		scratch[1 + pos] |= hi << b;
+	}
+
+	/* prefix sum with overflow check in 64 bits */
+	v = k->first;
+	scratch[0] = (uint32_t) v;
+	for (i = 1; i < cnt; i++)
+	{
+		v += (uint64_t) scratch[i] + 1;
+		if (v > GPX_MAX_DOCID)
+			return GPX_E_PAYLOAD;
+		scratch[i] = (uint32_t) v;
+	}
+	return GPX_OK;
+}
+
+/* Bytes block k takes by its header word (0: no word, or bad fields). */
+uint64_t
+gpx_pfor_blk_bytes(const gpx_blk *k)
+{
+	uint32_t	h,
+				b,
+				e,
+				hb;
+
+	if ((k->bit & 31) != 0 || k->bit + 32 > (uint64_t) k->plen * 8)
+		return 0;
+	h = gpx_word(k->p, k->bit >> 5);
+	b = PFOR_B(h);
+	e = PFOR_E(h);
+	hb = PFOR_HB(h);
+	if (b > 32 || e > k->cnt - 1 || (e == 0 ? hb != 0 : (hb == 0 || b + hb > 32)))
+		return 0;
+	return 4 * gpx_words_for_bits(pfor_block_bits(k->cnt - 1, b, e, hb));
+}
+
+/*
+ * Validate the directory offsets and every block of a v1 pfor blob whose
  * common header and directory firsts were checked by gpx_validate().
  */
 static gpx_status
 gpx_pfor_validate(const gpx_list *l, uint32_t *scratch)
 {
-	const uint8_t *payload = l->payload;
 	uint32_t	nwords = l->payload_bytes / 4;
 	uint32_t	k;
 
@@ -368,87 +486,29 @@ gpx_pfor_validate(const gpx_list *l, uint32_t *scratch)
 
 	for (k = 0; k < l->nblocks; k++)
 	{
-		uint32_t	off = pfor_dir_offset(l, k);
-		uint32_t	end = k + 1 < l->nblocks ? pfor_dir_offset(l, k + 1) : nwords;
-		uint32_t	cnt = pfor_count(l, k);
-		uint32_t	m = cnt - 1;
-		uint32_t	h = gpx_word(payload, off);
-		uint32_t	b = PFOR_B(h);
-		uint32_t	e = PFOR_E(h);
-		uint32_t	hb = PFOR_HB(h);
-		uint64_t	bits,
-					bit,
-					posbit,
-					hibit;
-		uint64_t	v;
-		uint32_t	x,
-					i,
-					prev;
+		gpx_blk		b;
 		gpx_status	st;
 
-		/* header fields, before any size is computed from them */
-		if (b > 32 || e > m)
-			return GPX_E_PAYLOAD;
-		if (e == 0 ? hb != 0 : (hb == 0 || b + hb > 32))
-			return GPX_E_PAYLOAD;
-
-		/* the block must fill exactly [off, end) */
-		bits = pfor_block_bits(m, b, e, hb);
-		if (gpx_words_for_bits(bits) != (uint64_t) end - off)
-			return GPX_E_DIRECTORY;
-		/* padding bits after the block's data must be zero */
-		if ((bits & 31) != 0 &&
-			(gpx_word(payload, end - 1) >> (bits & 31)) != 0)
-			return GPX_E_PAYLOAD;
-
-		/* gaps into scratch[1..cnt); every read is inside [off, end) */
-		bit = (uint64_t) off * 32 + PFOR_HDR_BITS;
-		posbit = bit + (uint64_t) m * b;
-		hibit = posbit + (uint64_t) e * PFOR_POS_BITS;
-		pfor_unpack(payload, bit, b, m, scratch + 1);
-		prev = 0;
-		for (x = 0; x < e; x++)
-		{
-			uint32_t	pos = gpx_get_bits(payload, posbit + (uint64_t) x * PFOR_POS_BITS,
-										   PFOR_POS_BITS);
-			uint32_t	hi = gpx_get_bits(payload, hibit + (uint64_t) x * hb, hb);
-
-			if (pos >= m || (x > 0 && pos <= prev))
-				return GPX_E_PAYLOAD;
-			if (hi == 0)		/* not really an exception: not canonical */
-				return GPX_E_PAYLOAD;
-			prev = pos;
-			/* e > 0 so b + hb <= 32 with hb >= 1: b <= 31 */
-			scratch[1 + pos] |= hi << b;
-		}
-
-		/* prefix sum with overflow check in 64 bits */
-		v = pfor_dir_first(l, k);
-		scratch[0] = (uint32_t) v;
-		for (i = 1; i < cnt; i++)
-		{
-			v += (uint64_t) scratch[i] + 1;
-			if (v > GPX_MAX_DOCID)
-				return GPX_E_PAYLOAD;
-			scratch[i] = (uint32_t) v;
-		}
-		st = gpx_check_block(l, k, scratch, cnt);
+		gpx_blk_at(l, k, &b);
+		b.cnt = pfor_count(l, k);
+		st = gpx_pfor_blk_check(&b, scratch);
+		if (st == GPX_OK)
+			st = gpx_check_block(l, k, scratch, b.cnt);
 		if (st != GPX_OK)
 			return st;
 	}
 	return GPX_OK;
 }
 
-/* Decode block blk into out; returns its count. */
-static uint32_t
-gpx_pfor_decode_block(const gpx_list *l, uint32_t blk, uint32_t *out)
+/* Decode block k into out; returns its count. */
+uint32_t
+gpx_pfor_blk_decode(const gpx_blk *k, uint32_t *out)
 {
-	uint32_t	cnt = pfor_count(l, blk);
-	uint32_t	v = pfor_dir_first(l, blk);
+	uint32_t	cnt = k->cnt;
+	uint32_t	v = k->first;
 	uint32_t	i;
 
-	pfor_decode_gaps(l->payload, l->payload_bytes, pfor_dir_offset(l, blk),
-					 cnt - 1, out + 1);
+	pfor_decode_gaps(k->p, k->plen, (uint32_t) (k->bit >> 5), cnt - 1, out + 1);
 	out[0] = v;
 	for (i = 1; i < cnt; i++)
 	{
@@ -458,13 +518,10 @@ gpx_pfor_decode_block(const gpx_list *l, uint32_t blk, uint32_t *out)
 	return cnt;
 }
 
-/* Element i: sum the first j gaps of its block (LOW, then exceptions). */
-static uint32_t
-gpx_pfor_nth(const gpx_list *l, uint32_t i)
+/* Element j of block k: sum its first j gaps (LOW, then exceptions). */
+uint32_t
+gpx_pfor_blk_nth(const gpx_blk *k, uint32_t j)
 {
-	uint32_t	blk = i >> PFOR_LOG2_BLOCK;
-	uint32_t	j = i & (PFOR_BLOCK - 1);
-	uint32_t	first = pfor_dir_first(l, blk);
 	uint32_t	off,
 				h,
 				b,
@@ -478,36 +535,35 @@ gpx_pfor_nth(const gpx_list *l, uint32_t i)
 				hibit;
 
 	if (j == 0)
-		return first;
-	off = pfor_dir_offset(l, blk);
-	m = pfor_count(l, blk) - 1;
-	h = gpx_word(l->payload, off);
+		return k->first;
+	off = (uint32_t) (k->bit >> 5);
+	m = k->cnt - 1;
+	h = gpx_word(k->p, off);
 	b = PFOR_B(h);
 	e = PFOR_E(h);
 	hb = PFOR_HB(h);
 	bit = (uint64_t) off * 32 + PFOR_HDR_BITS;
 	posbit = bit + (uint64_t) m * b;
 	hibit = posbit + (uint64_t) e * PFOR_POS_BITS;
-	sum = pfor_sum_fields(l->payload, bit, b, j);
+	sum = pfor_sum_fields(k->p, bit, b, j);
 	for (x = 0; x < e; x++)
 	{
-		uint32_t	pos = gpx_get_bits(l->payload, posbit + (uint64_t) x * PFOR_POS_BITS,
+		uint32_t	pos = gpx_get_bits(k->p, posbit + (uint64_t) x * PFOR_POS_BITS,
 									   PFOR_POS_BITS);
 
 		if (pos >= j)
 			break;
-		sum += gpx_get_bits(l->payload, hibit + (uint64_t) x * hb, hb) << (b & 31);
+		sum += gpx_get_bits(k->p, hibit + (uint64_t) x * hb, hb) << (b & 31);
 	}
-	return first + j + sum;
+	return k->first + j + sum;
 }
 
-/* Index in block blk of the first element >= x (decode, binary search). */
-static uint32_t
-gpx_pfor_block_lower_bound(const gpx_list *l, uint32_t blk, uint32_t x,
-						   uint32_t *val)
+/* Index in block k of the first element >= x (decode, binary search). */
+uint32_t
+gpx_pfor_blk_lower_bound(const gpx_blk *k, uint32_t x, uint32_t *val)
 {
 	uint32_t	buf[PFOR_BLOCK];
-	uint32_t	cnt = gpx_pfor_decode_block(l, blk, buf);
+	uint32_t	cnt = gpx_pfor_blk_decode(k, buf);
 	uint32_t	lo = 0,
 				hi = cnt;
 
@@ -526,13 +582,10 @@ gpx_pfor_block_lower_bound(const gpx_list *l, uint32_t blk, uint32_t x,
 }
 
 const gpx_codec_ops gpx_pfor_ops = {
-	GPX_CODEC_PFOR,
-	PFOR_LOG2_BLOCK,
-	"pfor",
-	gpx_pfor_encode_bound,
-	gpx_pfor_encode,
-	gpx_pfor_validate,
-	gpx_pfor_decode_block,
-	gpx_pfor_nth,
-	gpx_pfor_block_lower_bound
+	.id = GPX_CODEC_PFOR,
+	.log2_block = PFOR_LOG2_BLOCK,
+	.name = "pfor",
+	.encode_bound = gpx_pfor_encode_bound,
+	.encode = gpx_pfor_encode,
+	.validate = gpx_pfor_validate,
 };

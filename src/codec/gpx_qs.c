@@ -1,10 +1,12 @@
 /*
- * gpx_qs.c - posting_qs: Elias-Fano (quasi-succinct) with a sample every
- * 256 elements, so that every block decodes on its own (Parallel-QS, Li
- * 2014) and lower_bound / next_geq can skip.
+ * gpx_qs.c - posting_qs, format version 1: one Elias-Fano (quasi-
+ * succinct) list with a sample every 256 elements, so that every block
+ * decodes on its own (Parallel-QS, Li 2014) and lower_bound / next_geq can
+ * skip.  Version 2 qs lists are made of Elias-Fano blocks with their own
+ * low-bit width each (gpx_ef.c) and bitmap blocks (gpx_bitmap.c).
  *
- * Payload format (this comment is the specification the CUDA kernel
- * follows).  Let n >= 1 be the element count, d[0..n) the docIDs (strictly
+ * Version 1 payload format (this comment is the specification the CUDA
+ * kernel follows).  Let n >= 1 be the element count, d[0..n) the docIDs (strictly
  * increasing, <= 2^31 - 1), last = d[n-1], and
  *
  *     u = last + 1
@@ -41,7 +43,6 @@
  */
 #include "gpx_internal.h"
 
-#define GPX_QS_LOG2_BLOCK	8
 #define GPX_QS_BLOCK		(1u << GPX_QS_LOG2_BLOCK)
 
 /* Sizes derived from n and last: everything the layout depends on. */
@@ -101,7 +102,7 @@ gpx_qs_low(const gpx_list *l, uint32_t i)
 	return gpx_get_bits(l->payload, (uint64_t) i * l->param, l->param);
 }
 
-/* Upper bound of the blob size: the exact size (it depends on n, last only). */
+/* Upper bound of the v1 blob size: the exact size (it depends on n, last only). */
 static size_t
 gpx_qs_encode_bound(uint32_t n, uint32_t last)
 {
@@ -112,7 +113,7 @@ gpx_qs_encode_bound(uint32_t n, uint32_t last)
 		(size_t) g.payload_bytes;
 }
 
-/* Write the blob: header, directory of samples, low bits, upper bits. */
+/* Write the v1 blob: header, directory of samples, low bits, upper bits. */
 static gpx_status
 gpx_qs_encode(const uint32_t *docs, uint32_t n, uint8_t *out, size_t cap,
 			  size_t *outlen)
@@ -153,9 +154,9 @@ gpx_qs_encode(const uint32_t *docs, uint32_t n, uint8_t *out, size_t cap,
 	return GPX_OK;
 }
 
-/* Decode block blk: walk its one bits from the sample with ctz. */
-static uint32_t
-gpx_qs_decode_block(const gpx_list *l, uint32_t blk, uint32_t *out)
+/* Decode block blk of a v1 list: walk its one bits from the sample with ctz. */
+uint32_t
+gpx_qs1_decode_block(const gpx_list *l, uint32_t blk, uint32_t *out)
 {
 	const uint8_t *upper = gpx_qs_upper(l);
 	uint32_t	b = l->param;
@@ -186,9 +187,9 @@ gpx_qs_decode_block(const gpx_list *l, uint32_t blk, uint32_t *out)
 	return cnt;
 }
 
-/* Element i: from its block's sample, skip ones by popcount, select in word. */
-static uint32_t
-gpx_qs_nth(const gpx_list *l, uint32_t i)
+/* Element i of a v1 list: from its block's sample, skip ones by popcount, select in word. */
+uint32_t
+gpx_qs1_nth(const gpx_list *l, uint32_t i)
 {
 	const uint8_t *upper = gpx_qs_upper(l);
 	uint32_t	r = i & (GPX_QS_BLOCK - 1);
@@ -212,8 +213,8 @@ gpx_qs_nth(const gpx_list *l, uint32_t i)
  * word by word (popcount) until x >> b zeros lie behind, so every later one
  * has high part >= x >> b, then compare whole values from there.
  */
-static uint32_t
-gpx_qs_block_lower_bound(const gpx_list *l, uint32_t blk, uint32_t x,
+uint32_t
+gpx_qs1_block_lower_bound(const gpx_list *l, uint32_t blk, uint32_t x,
 						 uint32_t *val)
 {
 	const uint8_t *upper = gpx_qs_upper(l);
@@ -366,7 +367,7 @@ gpx_qs_validate(const gpx_list *l, uint32_t *scratch)
 	 */
 	for (k = 0; k < l->nblocks; k++)
 	{
-		uint32_t	cnt = gpx_qs_decode_block(l, k, scratch);
+		uint32_t	cnt = gpx_qs1_decode_block(l, k, scratch);
 
 		st = gpx_check_block(l, k, scratch, cnt);
 		if (st != GPX_OK)
@@ -382,7 +383,4 @@ const gpx_codec_ops gpx_qs_ops = {
 	.encode_bound = gpx_qs_encode_bound,
 	.encode = gpx_qs_encode,
 	.validate = gpx_qs_validate,
-	.decode_block = gpx_qs_decode_block,
-	.nth = gpx_qs_nth,
-	.block_lower_bound = gpx_qs_block_lower_bound,
 };

@@ -6,13 +6,23 @@
  *
  *   bench_codec --postings postings.copy --ndocs N [--queries queries.copy
  *               [--answers answers.copy]] [--dataset NAME] [--min-time S]
- *               [--threads T] [--tsv OUT]
+ *               [--threads T] [--tsv OUT] [--sizes-only 1]
+ *               [--format-ab ROUNDS]
  *
  * postings.copy holds "id<TAB>{docIDs}" lines (gpx_gen's output, or a COPY
  * of a postings table); queries.copy "qid<TAB>{ids}"; answers.copy
  * "qid<TAB>count<TAB>hash" (checked when given, else the int4 baseline is
  * the reference).  Prints a markdown table and, with --tsv, the rows the
  * report generator reads (test/bench/mkreport.sh).
+ *
+ * Sizes: every codec in the current format and in format version 1
+ * (gpuidx 0.1), the blobs alone and as stored (with PostgreSQL's 1- or
+ * 4-byte varlena header), beside int4[], the Elias-Fano bound (ceil as
+ * before; floor as issue #17 defines it, with its target 1.5 x that + 2
+ * bytes per list) and the entropy; then the fixed overhead of lists of 1
+ * to 8 docIDs.  --sizes-only 1 stops there.  --format-ab ROUNDS instead
+ * times decode and intersection on the same lists in format 1 and format
+ * 2 with one build, in alternating rounds (format_ab), and stops.
  *
  * Paths measured (each skipped with a reason when its code is not linked,
  * detected at run time through weak symbols):
@@ -65,6 +75,8 @@ typedef struct blist
 	uint8_t    *blob[NCODECS];
 	size_t		len[NCODECS];
 	gpx_list	view[NCODECS];
+	uint8_t    *blob1[NCODECS];	/* format version 1 (--format-ab only) */
+	gpx_list	view1[NCODECS];
 } blist;
 
 typedef struct bquery
@@ -89,6 +101,7 @@ typedef struct bench
 	bquery	   *queries;
 	uint32_t	nqueries;
 	bool		codec_ok[NCODECS];
+	bool		keep_v1;		/* keep the version 1 blobs (--format-ab) */
 	FILE	   *tsv;
 } bench;
 
@@ -269,13 +282,45 @@ size_row(bench *b, const char *name, double bytes, const char *note)
 				small ? TOO_SMALL : (note ? note : "ok"));
 }
 
-/* Encode every list with every codec; print the size table. */
+/* Bytes a value of `len` bytes takes as stored: a 1-byte varlena header up to 126. */
+static double
+stored_bytes(double len)
+{
+	return len + (len + 1 <= 127 ? 1 : 4);
+}
+
+/* floor(log2(x)) for x >= 1. */
+static int
+floor_log2(double x)
+{
+	int			r = 0;
+
+	while (x >= 2)
+	{
+		x /= 2;
+		r++;
+	}
+	return r;
+}
+
+/*
+ * Encode every list with every codec, in the current format (kept for the
+ * speed figures) and in format version 1 (gpuidx 0.1, for the size
+ * comparison); print the size table, then the fixed overhead of lists of 1
+ * to 8 docIDs: stored size (value plus PostgreSQL's header) minus their
+ * Elias-Fano bound n * (2 + floor(log2(u / n))) bits, on average.
+ */
 static void
 sizes(bench *b)
 {
 	double		ef = 0,
+				eff = 0,
 				ent = 0,
+				arr = 0,
 				u = b->ndocs;
+	double		over[NCODECS][2][9] = {{{0}}};
+	double		cnt[9] = {0};
+	double		stored[NCODECS][2] = {{0}};
 
 	printf("\n### Sizes (%s: %u lists, %llu docIDs, universe %u)\n\n", b->dataset,
 		   b->nlists, (unsigned long long) b->docids, b->ndocs);
@@ -283,19 +328,34 @@ sizes(bench *b)
 	printf("|------------------------------|----------------|------------|\n");
 	for (int c = 0; c < NCODECS; c++)
 	{
-		double		bytes = 0;
+		double		bytes = 0,
+					bytes1 = 0;
+		gpx_encode_opts v1 = {GPX_FORMAT_V1, 0};
 
 		b->codec_ok[c] = true;
 		for (uint32_t i = 0; i < b->nlists && b->codec_ok[c]; i++)
 		{
 			blist	   *L = &b->lists[i];
-			size_t		cap = gpx_encode_bound(codecs[c], L->n, L->n ? L->docs[L->n - 1] : 0);
+			uint32_t	last = L->n ? L->docs[L->n - 1] : 0;
+			size_t		cap = gpx_encode_bound(codecs[c], L->n, last),
+						cap1 = gpx_encode_bound_ex(codecs[c], L->n, last, &v1),
+						len1 = 0;
+			uint8_t    *tmp = malloc(cap1 ? cap1 : 1);
 			gpx_status	st;
 
 			L->blob[c] = malloc(cap ? cap : 1);
 			st = gpx_encode(codecs[c], L->docs, L->n, L->blob[c], cap, &L->len[c]);
 			if (st == GPX_OK)
 				st = gpx_open(&L->view[c], L->blob[c], L->len[c]);
+			if (st == GPX_OK)
+				st = gpx_encode_ex(codecs[c], L->docs, L->n, &v1, tmp, cap1, &len1);
+			if (st == GPX_OK && b->keep_v1)
+			{
+				L->blob1[c] = malloc(len1 ? len1 : 1);
+				memcpy(L->blob1[c], tmp, len1);
+				st = gpx_open(&L->view1[c], L->blob1[c], len1);
+			}
+			free(tmp);
 			if (st != GPX_OK)
 			{
 				fprintf(stderr, "bench_codec: %s: %s\n", gpx_codec_name(codecs[c]),
@@ -303,6 +363,16 @@ sizes(bench *b)
 				b->codec_ok[c] = false;
 			}
 			bytes += L->len[c];
+			bytes1 += len1;
+			stored[c][0] += stored_bytes(L->len[c]);
+			stored[c][1] += stored_bytes(len1);
+			if (L->n >= 1 && L->n <= 8)
+			{
+				double		bound = L->n * (2.0 + floor_log2(u / L->n)) / 8;
+
+				over[c][0][L->n] += stored_bytes(L->len[c]) - bound;
+				over[c][1][L->n] += stored_bytes(len1) - bound;
+			}
 		}
 		if (b->codec_ok[c])
 		{
@@ -310,24 +380,69 @@ sizes(bench *b)
 
 			snprintf(name, sizeof(name), "%s (blob)", gpx_codec_name(codecs[c]));
 			size_row(b, name, bytes, NULL);
+			snprintf(name, sizeof(name), "%s 0.1 format (blob)", gpx_codec_name(codecs[c]));
+			size_row(b, name, bytes1, NULL);
 		}
 		else
 			printf("| %-28s | not available: encoder failed |\n", gpx_codec_name(codecs[c]));
 	}
+	for (int c = 0; c < NCODECS; c++)
+		if (b->codec_ok[c])
+		{
+			char		name[64];
+
+			snprintf(name, sizeof(name), "%s stored", gpx_codec_name(codecs[c]));
+			size_row(b, name, stored[c][0], NULL);
+			snprintf(name, sizeof(name), "%s 0.1 format stored", gpx_codec_name(codecs[c]));
+			size_row(b, name, stored[c][1], NULL);
+		}
 	size_row(b, "int4 array (raw 4 bytes)", 4.0 * b->docids, NULL);
 	for (uint32_t i = 0; i < b->nlists; i++)
 	{
 		double		n = b->lists[i].n,
 					l;
 
+		arr += stored_bytes(20 + 4 * n);	/* ARR_OVERHEAD_NONULLS(1) - VARHDRSZ */
 		if (n == 0)
 			continue;
 		l = ceil(log2(u / n));
 		ef += n * (2.0 + (l > 0 ? l : 0));
+		eff += n * (2.0 + floor_log2(u / n));
 		ent += (lgamma(u + 1) - lgamma(n + 1) - lgamma(u - n + 1)) / log(2.0);
+		if (n <= 8)
+			cnt[(int) n]++;
 	}
+	size_row(b, "int4[] stored, uncompressed", arr, NULL);
 	size_row(b, "Elias-Fano bound", ef / 8.0, NULL);
+	size_row(b, "Elias-Fano bound (floor)", eff / 8.0, NULL);
+	size_row(b, "target: 1.5 x EF floor + 2 B/list", 1.5 * eff / 8.0 + 2.0 * b->nlists, NULL);
 	size_row(b, "entropy bound log2 C(u,n)", ent / 8.0, NULL);
+
+	/* fixed overhead of small lists, stored size minus the EF bound */
+	printf("\n### Fixed overhead of lists of 1-8 docIDs (%s): stored bytes minus the\n"
+		   "Elias-Fano bound n * (2 + floor(log2(u / n))) bits, on average; target <= 4\n\n",
+		   b->dataset);
+	printf("| n | lists |");
+	for (int c = 0; c < NCODECS; c++)
+		printf(" %s | %s 0.1 |", gpx_codec_name(codecs[c]), gpx_codec_name(codecs[c]));
+	printf("\n|---|---|");
+	for (int c = 0; c < NCODECS; c++)
+		printf("---|---|");
+	printf("\n");
+	for (int n = 1; n <= 8; n++)
+	{
+		if (cnt[n] == 0)
+			continue;
+		printf("| %d | %.0f |", n, cnt[n]);
+		for (int c = 0; c < NCODECS; c++)
+			printf(" %.2f | %.2f |", over[c][0][n] / cnt[n], over[c][1][n] / cnt[n]);
+		printf("\n");
+		if (b->tsv)
+			for (int c = 0; c < NCODECS; c++)
+				fprintf(b->tsv, "overhead\t%s\t%s n=%d\t%.0f\t%.4f\t%.4f\tok\n", b->dataset,
+						gpx_codec_name(codecs[c]), n, cnt[n], over[c][0][n] / cnt[n],
+						over[c][1][n] / cnt[n]);
+	}
 }
 
 /* Decode speed per codec, one thread, whole lists. */
@@ -653,7 +768,7 @@ batch_speed(bench *b)
 
 	if (gpx_cuda_open != NULL && gpx_cuda_run_batch != NULL)
 	{
-		gpx_cuda_options opt = {NULL, 0, (size_t) 1 << 30, (size_t) 256 << 20};
+		gpx_cuda_options opt = {NULL, 0, (size_t) 1 << 30, (size_t) 256 << 20, false};
 		gpx_cuda_status st = gpx_cuda_open(&opt, (gpx_cuda_ctx **) &gpu, err, sizeof(err));
 
 		if (st != GPX_CUDA_OK)
@@ -733,10 +848,84 @@ batch_speed(bench *b)
 }
 
 /* Entry point. */
+/*
+ * Same build, same lists, both formats: decode every list and run every
+ * query on the version 1 and on the version 2 blobs, in alternation for
+ * `rounds` rounds; each figure's best round, and v2 / v1.  With one build
+ * there is no difference of code or machine state between the two sides
+ * but the blobs.
+ */
+static void
+format_ab(bench *b, int rounds)
+{
+	uint32_t	maxn = 0;
+	uint32_t   *out;
+	double		best[NCODECS][2][2];
+
+	for (uint32_t i = 0; i < b->nlists; i++)
+		if (b->lists[i].n > maxn)
+			maxn = b->lists[i].n;
+	out = malloc(sizeof(uint32_t) * (maxn + GPX_MAX_BLOCK));
+	for (int c = 0; c < NCODECS; c++)
+		for (int v = 0; v < 2; v++)
+			best[c][v][0] = best[c][v][1] = 1e300;
+	for (int r = 0; r < rounds; r++)
+		for (int c = 0; c < NCODECS; c++)
+			for (int v = 0; v < 2 && b->codec_ok[c]; v++)
+			{
+				double		t0 = now(),
+							t;
+
+				for (uint32_t i = 0; i < b->nlists; i++)
+					gpx_decode(v ? &b->lists[i].view[c] : &b->lists[i].view1[c], out);
+				t = now() - t0;
+				if (t < best[c][v][0])
+					best[c][v][0] = t;
+				if (b->nqueries == 0 || gpx_intersect == NULL)
+					continue;
+				t0 = now();
+				for (uint32_t q = 0; q < b->nqueries; q++)
+				{
+					bquery	   *Q = &b->queries[q];
+					const gpx_list *lp[16];
+					uint32_t	n = 0;
+
+					for (int j = 0; j < Q->k; j++)
+						lp[j] = v ? &b->lists[Q->list[j]].view[c] : &b->lists[Q->list[j]].view1[c];
+					(void) gpx_intersect(lp, Q->k, out, &n, NULL);
+				}
+				t = now() - t0;
+				if (t < best[c][v][1])
+					best[c][v][1] = t;
+			}
+	printf("\n### Format 1 against format 2, same build (%s: best of %d interleaved rounds)\n\n",
+		   b->dataset, rounds);
+	printf("| figure | format 1 | format 2 | 2 / 1 |\n|---|---|---|---|\n");
+	for (int c = 0; c < NCODECS; c++)
+	{
+		if (!b->codec_ok[c])
+			continue;
+		printf("| decode %s (M docIDs/s) | %.1f | %.1f | %.3f |\n", gpx_codec_name(codecs[c]),
+			   b->docids / best[c][0][0] / 1e6, b->docids / best[c][1][0] / 1e6,
+			   best[c][0][0] / best[c][1][0]);
+		if (b->nqueries > 0 && gpx_intersect != NULL)
+			printf("| %s gpx_intersect (queries/s) | %.1f | %.1f | %.3f |\n", gpx_codec_name(codecs[c]),
+				   b->nqueries / best[c][0][1], b->nqueries / best[c][1][1],
+				   best[c][0][1] / best[c][1][1]);
+		if (b->tsv)
+			fprintf(b->tsv, "formatab\t%s\t%s\t%.4f\t%.4f\tok\n", b->dataset,
+					gpx_codec_name(codecs[c]), best[c][0][0] / best[c][1][0],
+					b->nqueries ? best[c][0][1] / best[c][1][1] : 0.0);
+	}
+	free(out);
+}
+
 int
 main(int argc, char **argv)
 {
 	bench		b;
+	bool		sizes_only = false;
+	int			ab_rounds = 0;
 	const char *postings = NULL,
 			   *queries = NULL,
 			   *answers = NULL,
@@ -769,13 +958,18 @@ main(int argc, char **argv)
 			b.threads = atoi(v);
 		else if (strcmp(a, "--tsv") == 0)
 			tsv = v;
+		else if (strcmp(a, "--sizes-only") == 0)
+			sizes_only = atoi(v) != 0;
+		else if (strcmp(a, "--format-ab") == 0)
+			ab_rounds = atoi(v);
 		else
 			die("unknown option", a);
 		i++;
 	}
 	if (postings == NULL || b.ndocs == 0)
 		die("usage: bench_codec --postings FILE --ndocs N [--queries FILE [--answers FILE]] "
-			"[--dataset NAME] [--min-time S] [--threads T] [--tsv OUT]", NULL);
+			"[--dataset NAME] [--min-time S] [--threads T] [--tsv OUT] [--sizes-only 1] "
+			"[--format-ab ROUNDS]", NULL);
 	if (b.threads < 1)
 		b.threads = 1;
 	if (tsv && (b.tsv = fopen(tsv, "a")) == NULL)
@@ -789,9 +983,16 @@ main(int argc, char **argv)
 	if (queries)
 		load_queries(&b, queries, answers);
 
+	b.keep_v1 = ab_rounds > 0;
 	sizes(&b);
-	decode_speed(&b);
-	if (queries)
+	if (ab_rounds > 0)
+	{
+		format_ab(&b, ab_rounds);
+		sizes_only = true;
+	}
+	if (!sizes_only)
+		decode_speed(&b);
+	if (queries && !sizes_only)
 	{
 		intersect_speed(&b);
 		batch_speed(&b);

@@ -25,9 +25,14 @@
 
 #define UNIVERSE (1u << 24)
 
-/* Encode with one codec, check the round trip; returns the blob size. */
+/*
+ * Encode with one codec, check the round trip; returns the blob size and,
+ * when front is not NULL, the bytes before the payload (header and
+ * directory) in *front.
+ */
 static size_t
-blob_size(int codec, const uint32_t *docs, uint32_t n, uint32_t *back)
+blob_size(int codec, const uint32_t *docs, uint32_t n, uint32_t *back,
+		  size_t *front)
 {
 	size_t		cap = gpx_encode_bound(codec, n, docs[n - 1]),
 				len;
@@ -48,6 +53,8 @@ blob_size(int codec, const uint32_t *docs, uint32_t n, uint32_t *back)
 				gpx_codec_name(codec), n);
 		exit(1);
 	}
+	if (front != NULL)
+		*front = (size_t) (l.payload - l.base);
 	free(buf);
 	return len;
 }
@@ -79,10 +86,10 @@ main(int argc, char **argv)
 		seed = strtoull(argv[2], NULL, 10);
 	r.s = seed;
 	printf("Uniformly random lists in [0, 2^24), seed %llu; bits per docID of the whole blob\n"
-		   "(32-byte header + directory + payload).  `EF formula` is n * (2 + floor(log2(u/n)))\n"
-		   "bits plus the samples (8 bytes per 256 docIDs) and the header; `EF exact` is\n"
+		   "(header + directory + payload, format %d).  `EF formula` is n * (2 + floor(log2(u/n)))\n"
+		   "bits plus the samples (qs's header and directory, 8 bytes per 256 docIDs); `EF exact` is\n"
 		   "n*b + (last >> b) + n bits plus the same.  Table 5 is the VLDB 2011 paper's plain LRC.\n\n",
-		   (unsigned long long) seed);
+		   (unsigned long long) seed, GPX_FORMAT_VERSION);
 	printf("| n | pfor | lrc | qs | EF formula | qs / EF formula | EF exact | qs / EF exact | pfor / qs | Table 5 (LRC) | lrc below it |\n");
 	printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
 	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
@@ -90,7 +97,8 @@ main(int argc, char **argv)
 		uint32_t	n = sizes[i];
 		size_t		pf,
 					lr,
-					qs;
+					qs,
+					qs_front;
 		uint32_t	u,
 					b;
 		double		samples_bits,
@@ -98,12 +106,12 @@ main(int argc, char **argv)
 					ef_exact;
 
 		ref_uniform_sample(&r, n, UNIVERSE, docs);
-		pf = blob_size(GPX_CODEC_PFOR, docs, n, back);
-		lr = blob_size(GPX_CODEC_LRC, docs, n, back);
-		qs = blob_size(GPX_CODEC_QS, docs, n, back);
+		pf = blob_size(GPX_CODEC_PFOR, docs, n, back, NULL);
+		lr = blob_size(GPX_CODEC_LRC, docs, n, back, NULL);
+		qs = blob_size(GPX_CODEC_QS, docs, n, back, &qs_front);
 		u = docs[n - 1] + 1;
 		b = u / n >= 2 ? floor_log2(u / n) : 0;
-		samples_bits = 8.0 * (GPX_HEADER_SIZE + 8.0 * ((n + 255) / 256));
+		samples_bits = 8.0 * (double) qs_front;	/* header and directory */
 		ef_formula = (double) n * (2 + floor_log2((uint64_t) UNIVERSE / n)) + samples_bits;
 		ef_exact = (double) n * b + (docs[n - 1] >> b) + n + samples_bits;
 		printf("| %u | %.3f | %.3f | %.3f | %.3f | %.4f | %.3f | %.4f | %.4f | ",

@@ -122,19 +122,37 @@ fz_check_access(const gpx_list *l, const uint32_t *dec, uint64_t seed)
 }
 
 /*
- * Encode docs[0..n) with codec, validate, open and decode, compare with
- * docs; also the access checks.  Aborts on a mismatch.
+ * The encodings the harnesses try: the current format, version 1, and
+ * version 2 with the block kinds restricted (Elias-Fano blocks in pfor and
+ * lrc lists; no own form; no bitmap).  None forces bitmaps alone, whose
+ * size follows the span, not the count.
+ */
+#define FZ_NENC 5
+static const gpx_encode_opts fz_enc[FZ_NENC] = {
+	{ 0, 0 },
+	{ GPX_FORMAT_V1, 0 },
+	{ 2, 1u << GPX_KIND_EF },
+	{ 2, (1u << GPX_KIND_EF) | (1u << GPX_KIND_BITMAP) },
+	{ 2, (1u << GPX_KIND_EF) | (1u << GPX_KIND_OWN) },
+};
+
+/*
+ * Encode docs[0..n) with codec and options, validate, open and decode,
+ * compare with docs, peek at the header; also the access checks.  Aborts
+ * on a mismatch.
  */
 static inline void
-fz_roundtrip(int codec, const uint32_t *docs, uint32_t n, uint64_t seed)
+fz_roundtrip_opts(int codec, const uint32_t *docs, uint32_t n, uint64_t seed,
+				  const gpx_encode_opts *o)
 {
 	uint32_t last = n ? docs[n - 1] : 0;
-	size_t cap = gpx_encode_bound(codec, n, last);
+	size_t cap = gpx_encode_bound_ex(codec, n, last, o);
 	uint8_t *blob = fz_alloc(cap);
 	size_t len = 0;
-	gpx_status st = gpx_encode(codec, docs, n, blob, cap, &len);
+	gpx_status st = gpx_encode_ex(codec, docs, n, o, blob, cap, &len);
 	if (st != GPX_OK)
-		FZ_FAIL("encode %s n %u: %s", gpx_codec_name(codec), n, gpx_status_str(st));
+		FZ_FAIL("encode %s v%d kinds %x n %u: %s", gpx_codec_name(codec), o->version,
+				o->kinds, n, gpx_status_str(st));
 	FZ_REQUIRE(len <= cap, "len %zu cap %zu", len, cap);
 	/* exact-size copy so ASan catches reads past the blob */
 	uint8_t *exact = fz_alloc(len);
@@ -142,12 +160,17 @@ fz_roundtrip(int codec, const uint32_t *docs, uint32_t n, uint64_t seed)
 	uint32_t scratch[GPX_MAX_BLOCK];
 	st = gpx_validate(exact, len, scratch);
 	if (st != GPX_OK)
-		FZ_FAIL("validate of fresh %s blob n %u: %s", gpx_codec_name(codec), n, gpx_status_str(st));
-	gpx_list l;
+		FZ_FAIL("validate of fresh %s v%d kinds %x blob n %u: %s", gpx_codec_name(codec),
+				o->version, o->kinds, n, gpx_status_str(st));
+	gpx_list l, h;
 	st = gpx_open(&l, exact, len);
 	FZ_REQUIRE(st == GPX_OK, "open: %s", gpx_status_str(st));
 	FZ_REQUIRE(l.n == n && l.codec == codec, "n %u codec %u", l.n, l.codec);
+	FZ_REQUIRE(l.version == (o->version ? o->version : GPX_FORMAT_VERSION), "version %u", l.version);
 	if (n) FZ_REQUIRE(l.first == docs[0] && l.last == docs[n - 1], "first/last");
+	st = gpx_peek_header(&h, exact, len, len);
+	FZ_REQUIRE(st == GPX_OK && h.n == l.n && h.first == l.first && h.last == l.last,
+			   "peek: %s", gpx_status_str(st));
 	uint32_t *dec = fz_alloc((size_t) n * 4);
 	gpx_decode(&l, dec);
 	for (uint32_t i = 0; i < n; i++)
@@ -155,6 +178,14 @@ fz_roundtrip(int codec, const uint32_t *docs, uint32_t n, uint64_t seed)
 			FZ_FAIL("%s decode[%u] = %u, want %u", gpx_codec_name(codec), i, dec[i], docs[i]);
 	fz_check_access(&l, dec, seed);
 	free(dec); free(exact); free(blob);
+}
+
+/* fz_roundtrip_opts with every encoding of fz_enc. */
+static inline void
+fz_roundtrip(int codec, const uint32_t *docs, uint32_t n, uint64_t seed)
+{
+	for (int e = 0; e < FZ_NENC; e++)
+		fz_roundtrip_opts(codec, docs, n, seed + (uint64_t) e, &fz_enc[e]);
 }
 
 #endif

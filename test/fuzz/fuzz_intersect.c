@@ -6,7 +6,8 @@
  *
  * Input: byte 0: k = 2 + (b0 % 3), bit 7: lists share a common base;
  *        byte 1: codec of list j = 1 + ((b1 >> 2j) & 3) % 3;
- *        byte 2: AUTO probe ratio (0: default);
+ *        byte 2: AUTO probe ratio (0: default); list j is encoded with
+ *        fz_enc[((b1 ^ b2) >> 2j) & 3] (format version, block kinds);
  *        then for each list: a 2-byte start offset, a 2-byte length L,
  *        then L gap bytes (the remaining input is split evenly when short):
  *        gap = (b & 15) + 1 for b < 0xE0, else (b & 31) << 10.
@@ -58,10 +59,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		docs[j] = fz_alloc((r.n + 1) * sizeof(uint32_t));
 		n[j] = build_list(&r, share > 4 ? share - 4 : 0, (b0 & 0x80) ? base : (uint32_t) j << 20, docs[j]);
 		int codec = 1 + ((b1 >> (2 * j)) & 3) % 3;
+		const gpx_encode_opts *eo = &fz_enc[((b1 ^ ratio) >> (2 * j)) & 3];
 		uint32_t last = n[j] ? docs[j][n[j] - 1] : 0;
-		size_t cap = gpx_encode_bound(codec, n[j], last), len = 0;
+		size_t cap = gpx_encode_bound_ex(codec, n[j], last, eo), len = 0;
 		uint8_t *tmp = fz_alloc(cap);
-		gpx_status st = gpx_encode(codec, docs[j], n[j], tmp, cap, &len);
+		gpx_status st = gpx_encode_ex(codec, docs[j], n[j], eo, tmp, cap, &len);
 		if (st != GPX_OK) FZ_FAIL("encode: %s", gpx_status_str(st));
 		blob[j] = fz_alloc(len);			/* exact size for ASan */
 		memcpy(blob[j], tmp, len);

@@ -2,8 +2,9 @@
  * fuzz_validate.c - libFuzzer harness: the input is a blob.  gpx_validate()
  * on an exact-size heap copy must never read outside it; when it accepts,
  * the list must decode to a strictly increasing sequence in range that
- * matches the header, random access and lower_bound must agree with the
- * decoded array, and re-encoding it with the same codec must round-trip.
+ * matches the header (and a peek at a prefix), random access and
+ * lower_bound must agree with the decoded array, and re-encoding it with
+ * the same codec must round-trip in both format versions.
  */
 #include "fuzz_common.h"
 
@@ -17,8 +18,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	gpx_list l;
 
 	if (size) memcpy(blob, data, size);
-	/* the header peek must never crash either */
-	(void) gpx_peek_header(&l, blob, size);
+	/* the header peek must never crash either, on any prefix */
+	(void) gpx_peek_header(&l, blob, size, size);
+	(void) gpx_peek_header(&l, blob, size < GPX_PEEK_BYTES ? size : GPX_PEEK_BYTES, size);
 	gpx_status st = gpx_validate(blob, size, scratch);
 	if (st != GPX_OK) {
 		free(blob);
@@ -29,6 +31,22 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FZ_FAIL("validate accepted but open says %s", gpx_status_str(st));
 	FZ_REQUIRE(l.n <= GPX_MAX_N, "n %u", l.n);
 	FZ_REQUIRE(l.codec >= GPX_CODEC_MIN && l.codec <= GPX_CODEC_MAX, "codec %u", l.codec);
+	FZ_REQUIRE(gpx_blob_codec(blob, size) == l.codec, "blob codec");
+	{
+		/* a peek agrees with the open, or (one block, prefix) asks for more */
+		gpx_list h;
+		size_t pre = size < GPX_PEEK_BYTES ? size : GPX_PEEK_BYTES;
+		gpx_status ps = gpx_peek_header(&h, blob, pre, size);
+		FZ_REQUIRE((ps == GPX_OK && h.n == l.n && h.first == l.first && h.last == l.last) ||
+				   (ps == GPX_E_TRUNCATED && l.version == 2 && l.nblocks == 1 && pre < size),
+				   "peek: %s", gpx_status_str(ps));
+		gpx_devview v;
+		FZ_REQUIRE(gpx_dev_view(&l, &v) == GPX_OK, "dev view");
+		FZ_REQUIRE(l.n == 0 || ((uint64_t) v.payload_off + 4ull * v.payload_words >=
+								 (uint64_t) (l.payload - blob) + l.payload_bytes &&
+								 (uint64_t) v.payload_off + 4ull * v.payload_words < size + 4),
+				   "dev view words");
+	}
 
 	uint32_t *dec = fz_alloc((size_t) l.n * 4);
 	gpx_decode(&l, dec);

@@ -51,10 +51,18 @@ make(int which, uint32_t *out, const char **name)
 	case 8: *name = "uniform-narrow"; return unit_make_list(&r, UNIT_UNIFORM, 600, 20000, out);
 	case 9: *name = "clustered"; return unit_make_list(&r, UNIT_CLUSTERED, 500, 1u << 24, out);
 	case 10: *name = "extreme"; return unit_make_list(&r, UNIT_EXTREME, 80, 1ull << 31, out);
+	case 11: *name = "small5"; return unit_make_list(&r, UNIT_UNIFORM, 5, 5000, out);
+	case 12: *name = "small15"; return unit_make_list(&r, UNIT_UNIFORM, 15, 1u << 20, out);
+	case 13: *name = "small16"; return unit_make_list(&r, UNIT_UNIFORM, 16, 1u << 20, out);
+	case 14: *name = "half-dense"; return unit_make_list(&r, UNIT_UNIFORM, 700, 1500, out);
+	case 15: *name = "mixed-density";
+		for (n = 0; n < 256; n++) out[n] = n;			/* a bitmap block */
+		for (; n < 600; n++) out[n] = 300 + 97 * n;	/* sparse blocks */
+		return n;
 	}
 	return 0;
 }
-#define NLISTS 11
+#define NLISTS 16
 
 int
 main(int argc, char **argv)
@@ -67,18 +75,32 @@ main(int argc, char **argv)
 	root = argv[1];
 	if (mkdir(root, 0777) != 0 && errno != EEXIST) { perror(root); return 1; }
 
-	/* fuzz_validate: every list with every codec */
-	for (int w = 0; w < NLISTS; w++) {
-		const char *ln;
-		uint32_t n = make(w, docs, &ln);
-		for (int c = GPX_CODEC_MIN; c <= GPX_CODEC_MAX; c++) {
-			size_t len;
-			gpx_status st = gpx_encode(c, docs, n, buf, sizeof(buf), &len);
-			if (st != GPX_OK) { fprintf(stderr, "encode %s: %s\n", ln, gpx_status_str(st)); return 1; }
-			snprintf(name, sizeof(name), "%s-%s", gpx_codec_name(c), ln);
-			put("fuzz_validate", name, buf, len);
+	/*
+	 * fuzz_validate: every list with every codec, as version 1 ("pfor-..."),
+	 * version 2 ("v2-pfor-..."), and version 2 with Elias-Fano blocks in
+	 * pfor and lrc lists ("v2ef-...") and without the own forms ("v2eb-...")
+	 */
+	static const struct { const char *prefix; gpx_encode_opts o; } enc[] = {
+		{ "", { GPX_FORMAT_V1, 0 } },
+		{ "v2-", { 2, 0 } },
+		{ "v2ef-", { 2, 1u << GPX_KIND_EF } },
+		{ "v2eb-", { 2, (1u << GPX_KIND_EF) | (1u << GPX_KIND_BITMAP) } },
+	};
+	for (size_t e = 0; e < sizeof(enc) / sizeof(enc[0]); e++)
+		for (int w = 0; w < NLISTS; w++) {
+			const char *ln;
+			uint32_t n = make(w, docs, &ln);
+			for (int c = GPX_CODEC_MIN; c <= GPX_CODEC_MAX; c++) {
+				size_t len;
+				gpx_status st;
+				if (e >= 2 && c == GPX_CODEC_QS)
+					continue;		/* the same as v2- for qs */
+				st = gpx_encode_ex(c, docs, n, &enc[e].o, buf, sizeof(buf), &len);
+				if (st != GPX_OK) { fprintf(stderr, "encode %s: %s\n", ln, gpx_status_str(st)); return 1; }
+				snprintf(name, sizeof(name), "%s%s-%s", enc[e].prefix, gpx_codec_name(c), ln);
+				put("fuzz_validate", name, buf, len);
+			}
 		}
-	}
 
 	/* fuzz_encode, mode 0: raw uint32 values */
 	for (int w = 0; w < NLISTS; w++) {

@@ -4,7 +4,10 @@
  *
  *   bench_gpu [--quick] [--no-decode] [--no-isect] [--threads N]
  *             [--queries N] [--codecs pfor,lrc,qs] [--devices a,b,...]
- *             [--decode-size N] [--density sparse|dense]
+ *             [--decode-size N] [--density sparse|dense] [--format 1|2]
+ *
+ * --format: the blob format version of every list (default 2, what the
+ * types write; 1: as gpuidx 0.1 wrote them, for an A/B of the kernels).
  *
  * 1. copy   device-to-device cudaMemcpy of 1 GiB (bytes read + written).
  * 2. decode every codec, lists of 10^6, 10^7, 10^8 docIDs ("sparse":
@@ -129,7 +132,25 @@ sample_sorted(rng &r, uint64_t lo, uint64_t span, uint64_t n, std::vector<uint32
 	}
 }
 
-/* Encode docs into blob with codec, in parallel pieces stitched together. */
+/* The format version the lists are written in (--format). */
+static gpx_encode_opts g_fmt = {2, 0};
+
+/* Append the varint of v. */
+static void
+put_varint(std::vector<uint8_t> &b, uint32_t v)
+{
+	while (v >= 0x80)
+	{
+		b.push_back((uint8_t) (v | 0x80));
+		v >>= 7;
+	}
+	b.push_back((uint8_t) v);
+}
+
+/*
+ * Encode docs into blob with codec in g_fmt's version, in parallel pieces
+ * (whole blocks, each with a directory) stitched together.
+ */
 static void
 encode_par(int codec, const std::vector<uint32_t> &docs, std::vector<uint8_t> &blob)
 {
@@ -142,10 +163,10 @@ encode_par(int codec, const std::vector<uint32_t> &docs, std::vector<uint8_t> &b
 
 	if (codec == GPX_CODEC_QS || np <= 1)
 	{
-		size_t		cap = gpx_encode_bound(codec, n, n ? docs.back() : 0);
+		size_t		cap = gpx_encode_bound_ex(codec, n, n ? docs.back() : 0, &g_fmt);
 
 		blob.assign(cap, 0);
-		if (gpx_encode(codec, docs.data(), n, blob.data(), cap, &len) != GPX_OK)
+		if (gpx_encode_ex(codec, docs.data(), n, &g_fmt, blob.data(), cap, &len) != GPX_OK)
 		{
 			fprintf(stderr, "encode failed\n");
 			exit(1);
@@ -157,11 +178,12 @@ encode_par(int codec, const std::vector<uint32_t> &docs, std::vector<uint8_t> &b
 			{
 				size_t		a = p * piece,
 							m = std::min(piece, (size_t) n - a);
-				size_t		cap = gpx_encode_bound(codec, (uint32_t) m, docs[a + m - 1]);
+				size_t		cap = gpx_encode_bound_ex(codec, (uint32_t) m, docs[a + m - 1], &g_fmt);
 				size_t		l = 0;
 
 				parts[p].assign(cap, 0);
-				if (gpx_encode(codec, docs.data() + a, (uint32_t) m, parts[p].data(), cap, &l) != GPX_OK)
+				if (gpx_encode_ex(codec, docs.data() + a, (uint32_t) m, &g_fmt, parts[p].data(),
+								  cap, &l) != GPX_OK)
 				{
 					fprintf(stderr, "encode failed\n");
 					exit(1);
@@ -183,14 +205,44 @@ encode_par(int codec, const std::vector<uint32_t> &docs, std::vector<uint8_t> &b
 			for (uint32_t k = 0; k < l.nblocks; k++)
 			{
 				dir.push_back(gpx_dir_first(&l, k));
-				dir.push_back((uint32_t) (gpx_dir_offset(&l, k) + pw));
+				/* v1: word offsets; v2: byte offset << 2 | kind */
+				dir.push_back(g_fmt.version == 1 ?
+							  (uint32_t) (gpx_dir_offset(&l, k) + pw) :
+							  (uint32_t) (gpx_dir_offset(&l, k) + (pw << 4)));
 			}
 			payload.insert(payload.end(), l.payload, l.payload + l.payload_bytes);
 			pw += l.payload_bytes / 4;
 			nb += l.nblocks;
 		}
+		if (g_fmt.version != 1)
+		{
+			/* v2: tag, info (blocks), n, first, last - first, pad to 4 */
+			if (dir.size() != 2 * (size_t) nb || nb < 2 ||
+				parts.back().size() < 2 || (parts.back()[0] & 15) != 0)
+			{
+				/* a piece of one block (no directory): encode in one go */
+				size_t		cap = gpx_encode_bound_ex(codec, n, docs.back(), &g_fmt);
+
+				blob.assign(cap, 0);
+				if (gpx_encode_ex(codec, docs.data(), n, &g_fmt, blob.data(), cap, &len) != GPX_OK)
+					exit(1);
+				blob.resize(len);
+				return;
+			}
+			blob.clear();
+			blob.push_back((uint8_t) (0x80 | (codec << 5)));
+			put_varint(blob, 2);
+			put_varint(blob, n);
+			put_varint(blob, docs[0]);
+			put_varint(blob, docs[n - 1] - docs[0]);
+			while (blob.size() & 3)
+				blob.push_back(0);
+			blob.insert(blob.end(), (uint8_t *) dir.data(), (uint8_t *) (dir.data() + dir.size()));
+			blob.insert(blob.end(), payload.begin(), payload.end());
+			return;
+		}
 		blob.assign(32, 0);
-		blob[0] = GPX_FORMAT_VERSION;
+		blob[0] = GPX_FORMAT_V1;
 		blob[1] = (uint8_t) codec;
 		blob[2] = (uint8_t) lg;
 		blob[3] = 0;
@@ -365,19 +417,34 @@ bench_decode(bool quick, const std::vector<int> &codecs, double copy_gbs)
 				CK(cudaMalloc(&d_out, n * 4 + 512));
 				CK(cudaMemcpy(d_blob, blob.data(), blob.size(), cudaMemcpyHostToDevice));
 				CK(cudaMemset(d_out, 0xA5, n * 4));
-				memset(&dl, 0, sizeof(dl));
-				dl.dir = d_blob + 32;
-				dl.payload = dl.dir + (size_t) l.nblocks * 8;
-				dl.n = l.n;
-				dl.nblocks = l.nblocks;
-				dl.first = l.first;
-				dl.last = l.last;
-				dl.payload_words = l.payload_bytes / 4;
-				dl.qs_low_words = codec == GPX_CODEC_QS ?
-					(uint32_t) ((uint64_t) l.n * l.param + 31) / 32 : 0;
-				dl.codec = l.codec;
-				dl.param = l.param;
-				dl.log2_block = l.log2_block;
+				{
+					/* the device view, as the back end makes it */
+					gpx_devview v;
+
+					memset(&dl, 0, sizeof(dl));
+					if (gpx_dev_view(&l, &v) != GPX_OK)
+					{
+						printf("| %s | %llu | - | no device view |\n",
+							   gpx_codec_name(codec), (unsigned long long) n);
+						continue;
+					}
+					dl.dir = v.dir_off ? d_blob + v.dir_off : nullptr;
+					dl.payload = d_blob + v.payload_off;
+					dl.n = l.n;
+					dl.nblocks = l.nblocks;
+					dl.first = l.first;
+					dl.last = l.last;
+					dl.payload_words = v.payload_words;
+					dl.payload_bytes = v.payload_bytes;
+					dl.payload_bit = v.payload_bit;
+					dl.qs_low_words = v.qs_low_words;
+					dl.dir_stride = v.dir_stride;
+					dl.codec = l.codec;
+					dl.param = l.param;
+					dl.log2_block = l.log2_block;
+					dl.version = v.version;
+					dl.kind0 = v.kind0;
+				}
 				CK(cudaEventCreate(&e0));
 				CK(cudaEventCreate(&e1));
 				for (int i = 0; i < 3; i++)
@@ -524,12 +591,12 @@ make_collection(collection &C, int topics, const std::vector<int> &codecs)
 		par_for(terms.size(), [&](size_t i)
 				{
 					const std::vector<uint32_t> &d = C.docs[i];
-					size_t		cap = gpx_encode_bound(codec, (uint32_t) d.size(), d.back());
+					size_t		cap = gpx_encode_bound_ex(codec, (uint32_t) d.size(), d.back(), &g_fmt);
 					size_t		len = 0;
 					std::vector<uint8_t> &b = C.blob[codec][i];
 
 					b.assign(cap, 0);
-					gpx_encode(codec, d.data(), (uint32_t) d.size(), b.data(), cap, &len);
+					gpx_encode_ex(codec, d.data(), (uint32_t) d.size(), &g_fmt, b.data(), cap, &len);
 					b.resize(len);
 					gpx_open(&C.view[codec][i], b.data(), len);
 					C.key[codec][i] = gpx_key_content(&bench_keys, 0, b.data(), len);
@@ -841,6 +908,9 @@ main(int argc, char **argv)
 			g_density = strcmp(argv[++i], "dense") == 0;
 		else if (strcmp(argv[i], "--queries") == 0 && i + 1 < argc)
 			nq = (size_t) atol(argv[++i]);
+		else if (strcmp(argv[i], "--format") == 0 && i + 1 < argc &&
+				 (strcmp(argv[i + 1], "1") == 0 || strcmp(argv[i + 1], "2") == 0))
+			g_fmt.version = atoi(argv[++i]);
 		else if (strcmp(argv[i], "--codecs") == 0 && i + 1 < argc)
 		{
 			std::string s = argv[++i];
@@ -857,7 +927,7 @@ main(int argc, char **argv)
 		{
 			fprintf(stderr, "usage: %s [--quick] [--no-decode] [--no-isect] [--threads N] "
 					"[--queries N] [--codecs pfor,lrc,qs] [--devices a,b] "
-					"[--decode-size N] [--density sparse|dense]\n", argv[0]);
+					"[--decode-size N] [--density sparse|dense] [--format 1|2]\n", argv[0]);
 			return 2;
 		}
 	}
@@ -871,9 +941,9 @@ main(int argc, char **argv)
 		return 77;
 	}
 	gethostname(host, sizeof(host) - 1);
-	printf("# bench_gpu: %s, %s (%d SMs, %.1f GiB, L2 %d MiB), %d CPU threads, %s",
+	printf("# bench_gpu: %s, %s (%d SMs, %.1f GiB, L2 %d MiB), %d CPU threads, format %d, %s",
 		   host, p.name, p.multiProcessorCount, p.totalGlobalMem / (double) (1 << 30),
-		   p.l2CacheSize >> 20, g_threads, ctime(&tnow));
+		   p.l2CacheSize >> 20, g_threads, g_fmt.version, ctime(&tnow));
 	bw = copy_bandwidth();
 	printf("\ndevice-to-device copy: %.0f GB/s (bytes read + written, 1 GiB, median of 20)\n", bw);
 	if (dec)

@@ -2,8 +2,9 @@
  * test_gpu.cu - randomized correctness suites of the CUDA back end against
  * the CPU codecs and the CPU batch back end (bit for bit):
  *
- *   decode   every codec, lengths 0 .. 10^7, uniform / clustered / extreme
- *            lists (0 and 2^31-1 included): gpx_cuda_decode == gpx_decode;
+ *   decode   every codec, lengths 0 .. 10^7, uniform / clustered / extreme /
+ *            dense lists (0 and 2^31-1 included): gpx_cuda_decode ==
+ *            gpx_decode;
  *   batch    batches of 1-8-list queries with skewed lengths, mixed codecs,
  *            correlated lists, empty answers, lists touching 0 and 2^31-1,
  *            empty lists, disjoint ranges, repeated lists, unhashed lists,
@@ -18,7 +19,14 @@
  *            driver, an old driver, no GPU, an old GPU, no kernel image
  *            for it: the status and the plain words of each.
  *
+ * Both blob format versions: the decode and batch suites run once per
+ * format pass (--format): v2 (what the types write: Elias-Fano, bitmap and
+ * the codecs' own blocks), v1 (values written by gpuidx 0.1), and mixed
+ * (v2 with Elias-Fano blocks in pfor and lrc lists for decode; in the
+ * batches every list in v1, v2 or that form, mixed inside queries).
+ *
  *   test_gpu [--quick] [--seed N] [--max-n N] [--devices a,b,...]
+ *            [--format v2|v1|mixed|all]
  *
  * Counts with the unit-test harness (test/unit/unit.h): its closing lines,
  * assertions then "N passed, N failed" of the cases (the suites); exits 1
@@ -49,9 +57,11 @@ enum dist
 {
 	D_UNIFORM,
 	D_CLUSTERED,
-	D_EXTREME
+	D_EXTREME,
+	D_DENSE
 };
-static const char *dist_name[] = {"uniform", "clustered", "extreme"};
+#define NDIST 4
+static const char *dist_name[] = {"uniform", "clustered", "extreme", "dense"};
 
 /* Sort, de-duplicate, drop values above 2^31-1. */
 static void
@@ -139,6 +149,32 @@ make_list(rng &r, dist d, uint32_t n, uint64_t universe = (uint64_t) GPX_MAX_DOC
 			v.push_back((uint32_t) x);
 		}
 	}
+	else if (d == D_DENSE)
+	{
+		/*
+		 * bitmap blocks: stretches at densities 1 .. 1/3, with sparse
+		 * stretches between them (blocks of every form in one list)
+		 */
+		uint64_t	x = r.below(1u << 20);
+
+		while (v.size() < n && x <= GPX_MAX_DOCID)
+		{
+			uint32_t	run = 1 + (uint32_t) r.below(600);
+			uint64_t	step = r.unit() < 0.8 ? 1 + r.below(3) : 1 + r.below(5000);
+
+			for (uint32_t k = 0; k < run && v.size() < n && x <= GPX_MAX_DOCID; k++)
+			{
+				v.push_back((uint32_t) x);
+				x += step == 1 ? 1 : (step <= 3 ? 1 + r.below(step) : step);
+			}
+		}
+		if (v.size() < n)		/* ran into 2^31-1: a dense run below it */
+		{
+			v.clear();
+			for (uint32_t k = 0; k < n; k++)
+				v.push_back(GPX_MAX_DOCID - n + 1 + k);
+		}
+	}
 	else if (n <= 2)
 	{
 		if (n == 2)
@@ -188,18 +224,29 @@ struct blob
 /* Subkeys of list identity for the tests: all zero (any keyset will do). */
 static const gpx_keyset test_keys = {};
 
-/* Encode docs with codec (validated); false on failure. */
+/* The encodings of the format passes: v2, v1, v2 with EF blocks in pfor and lrc. */
+static const gpx_encode_opts g_encs[3] = {
+	{2, 0},
+	{GPX_FORMAT_V1, 0},
+	{2, (1u << GPX_KIND_EF) | (1u << GPX_KIND_BITMAP)},
+};
+static const char *g_enc_name[3] = {"v2", "v1", "v2-ef"};
+/* The encoding encode() uses now. */
+static gpx_encode_opts g_enc = {2, 0};
+
+/* Encode docs with codec in g_enc's format (validated); false on failure. */
 static bool
 encode(int codec, const std::vector<uint32_t> &docs, blob &b)
 {
-	size_t		cap = gpx_encode_bound(codec, (uint32_t) docs.size(),
-									   docs.empty() ? 0 : docs.back());
+	size_t		cap = gpx_encode_bound_ex(codec, (uint32_t) docs.size(),
+										  docs.empty() ? 0 : docs.back(), &g_enc);
 	size_t		len = 0;
 	std::vector<uint32_t> scratch(GPX_MAX_BLOCK);
 	gpx_status	st;
 
 	b.bytes.assign(cap + 16, 0);
-	st = gpx_encode(codec, docs.data(), (uint32_t) docs.size(), b.bytes.data(), cap, &len);
+	st = gpx_encode_ex(codec, docs.data(), (uint32_t) docs.size(), &g_enc, b.bytes.data(),
+					   cap, &len);
 	if (st != GPX_OK)
 	{
 		fprintf(stderr, "encode %s n=%zu: %s\n", gpx_codec_name(codec), docs.size(),
@@ -222,6 +269,9 @@ static bool g_quick;
 static uint64_t g_seed = 12345;
 static uint32_t g_max_n = 10000000;
 static std::vector<int> g_devs;
+/* The format passes to run (bit p: pass p), and whether this pass mixes. */
+static unsigned g_passes = 7;
+static bool g_mixed;
 
 /* ------------------------------------------------------------ decode -- */
 
@@ -237,7 +287,7 @@ suite_decode(gpx_cuda_ctx *ctx)
 
 	for (int codec = GPX_CODEC_MIN; codec <= GPX_CODEC_MAX; codec++)
 		for (uint32_t n : lens)
-			for (int d = 0; d < 3; d++)
+			for (int d = 0; d < NDIST; d++)
 			{
 				std::vector<uint32_t> docs,
 							cpu,
@@ -246,7 +296,7 @@ suite_decode(gpx_cuda_ctx *ctx)
 				gpx_cuda_status st;
 
 				if (n > g_max_n || (n >= 10000000 && d != D_UNIFORM) ||
-					(n >= 1000000 && d == D_EXTREME))
+					(n >= 1000000 && (d == D_EXTREME || d == D_DENSE)))
 					continue;
 				docs = make_list(r, (dist) d, n);
 				if (!encode(codec, docs, b))
@@ -279,7 +329,8 @@ suite_decode(gpx_cuda_ctx *ctx)
 					unit_passed++;
 				cases++;
 			}
-	printf("decode: %ld cases, %s\n", cases, unit_failed == f0 ? "all equal" : "FAILURES");
+	printf("decode %s: %ld cases, %s\n", g_mixed ? "mixed" : g_enc.version == 1 ? "v1" : "v2",
+		   cases, unit_failed == f0 ? "all equal" : "FAILURES");
 }
 
 /* ------------------------------------------------------------- batch -- */
@@ -368,8 +419,21 @@ make_pool(rng &r, pool &P, uint32_t nbig)
 		add(v);
 	}
 	/* independent lists of every distribution, extremes included */
-	for (int i = 0; i < 12; i++)
-		add(make_list(r, (dist) (i % 3), 1 + (uint32_t) r.below(i < 6 ? 2000 : nbig)));
+	for (int i = 0; i < 16; i++)
+		add(make_list(r, (dist) (i % NDIST), 1 + (uint32_t) r.below(i < 8 ? 2000 : nbig)));
+	/* dense subsets of the base's range (bitmap blocks meeting the others) */
+	for (int i = 0; i < 4; i++)
+	{
+		std::vector<uint32_t> v;
+		uint32_t	lo = (uint32_t) r.below(30ull * nbig),
+					len = 1 + (uint32_t) r.below(4 * (uint64_t) nbig);
+
+		for (uint32_t k = 0; k < len; k++)
+			if (r.unit() < 0.6)
+				v.push_back(lo + k);
+		normalize(v);
+		add(v);
+	}
 	/* fixed edge lists */
 	add(std::vector<uint32_t>());	/* empty */
 	add(std::vector<uint32_t> {0});
@@ -400,10 +464,18 @@ make_pool(rng &r, pool &P, uint32_t nbig)
 	}
 	for (int c = GPX_CODEC_MIN; c <= GPX_CODEC_MAX; c++)
 	{
+		gpx_encode_opts keep = g_enc;
+
 		P.enc[c].resize(P.docs.size());
 		for (size_t i = 0; i < P.docs.size(); i++)
+		{
+			/* mixed pass: each list in v2, v1 or v2 with EF blocks */
+			if (g_mixed)
+				g_enc = g_encs[(i + (size_t) c) % 3];
 			if (!encode(c, P.docs[i], P.enc[c][i]))
 				CHECKF(false, "encode pool list %zu", i);
+		}
+		g_enc = keep;
 	}
 }
 
@@ -905,6 +977,18 @@ main(int argc, char **argv)
 			g_quick = true;
 		else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc)
 			g_seed = strtoull(argv[++i], NULL, 10);
+		else if (strcmp(argv[i], "--format") == 0 && i + 1 < argc)
+		{
+			const char *f = argv[++i];
+
+			g_passes = strcmp(f, "v2") == 0 ? 1 : strcmp(f, "v1") == 0 ? 2 :
+				strcmp(f, "mixed") == 0 ? 4 : strcmp(f, "all") == 0 ? 7 : 0;
+			if (g_passes == 0)
+			{
+				fprintf(stderr, "--format v2|v1|mixed|all\n");
+				return 2;
+			}
+		}
 		else if (strcmp(argv[i], "--max-n") == 0 && i + 1 < argc)
 			g_max_n = (uint32_t) strtoul(argv[++i], NULL, 10);
 		else if (strcmp(argv[i], "--devices") == 0 && i + 1 < argc)
@@ -920,8 +1004,8 @@ main(int argc, char **argv)
 		}
 		else
 		{
-			fprintf(stderr, "usage: %s [--quick] [--seed N] [--max-n N] [--devices a,b]\n",
-					argv[0]);
+			fprintf(stderr, "usage: %s [--quick] [--seed N] [--max-n N] [--devices a,b] "
+					"[--format v2|v1|mixed|all]\n", argv[0]);
 			return 2;
 		}
 	}
@@ -975,8 +1059,21 @@ main(int argc, char **argv)
 			CHECKF(false, "open two-device context");
 	}
 
-	UNIT_RUN(suite_decode(ctx));
-	UNIT_RUN(suite_batch(ctx, ctx_small, ctx_multi));
+	for (int pass = 0; pass < 3; pass++)
+	{
+		if (!(g_passes & (1u << pass)))
+			continue;
+		g_mixed = pass == 2;
+		g_enc = g_encs[pass];
+		printf("-- format pass: %s\n", g_mixed ? "mixed (v1, v2, v2 with EF blocks)" : g_enc_name[pass]);
+		unit_case_begin("decode, format %s", g_mixed ? "mixed" : g_enc_name[pass]);
+		suite_decode(ctx);
+		unit_case_begin("batch, format %s", g_mixed ? "mixed" : g_enc_name[pass]);
+		suite_batch(ctx, ctx_small, ctx_multi);
+		unit_case_end();
+	}
+	g_enc = g_encs[0];
+	g_mixed = false;
 	UNIT_RUN(suite_api(ctx));
 	{
 		char		desc[1024];

@@ -2,9 +2,10 @@
  * test_cuda_plan.c - unit tests of the CUDA back end's host-only planning
  * (cuda/gpx_cuda_plan.c), on the CPU with no GPU and no emulator:
  *
- *   list_ok    real blobs of every codec pass; views with a wrong block
- *              size, codec, block count, directory or payload place, or
- *              qs parameter fail;
+ *   list_ok    real blobs of every codec, in format versions 2 and 1,
+ *              pass; views with a wrong block size, codec, block count,
+ *              directory or payload place, length, or v1 qs parameter
+ *              fail;
  *   plan       random batches (1-6 lists, empty lists, disjoint ranges,
  *              repeated lists, equal lengths, bad arguments, a list the
  *              kernels cannot take) against a naive planner: statuses,
@@ -103,49 +104,66 @@ ref_block(const gpx_list *l, uint32_t x)
 	return blk;
 }
 
-/* Views the kernels must refuse, and real blobs they must take. */
+/*
+ * Views the kernels must refuse, and real blobs they must take, in both
+ * format versions (v2 one-block lists have no directory).
+ */
 static void
 test_list_ok(unit_rng *r)
 {
 	static const uint32_t sizes[] = {1, 2, 127, 128, 129, 255, 256, 257, 1000, 5000};
+	static const int versions[] = {2, GPX_FORMAT_V1};
 
-	for (int c = 0; c < 3; c++)
-		for (int k = 0; k < (int) (sizeof(sizes) / sizeof(sizes[0])); k++)
-		{
-			plan_list	pl;
-			gpx_list	v;
-
-			make_list(r, &pl, codecs[c], sizes[k], 0, (uint64_t) GPX_MAX_DOCID + 1);
-			CHECKF(gpx_cuda_list_ok(&pl.bl.list), "codec %d n %u", codecs[c], sizes[k]);
-			v = pl.bl.list;
-			v.log2_block++;
-			CHECK(!gpx_cuda_list_ok(&v));
-			v = pl.bl.list;
-			v.codec = GPX_CODEC_MAX + 1;
-			CHECK(!gpx_cuda_list_ok(&v));
-			v = pl.bl.list;
-			v.nblocks++;
-			CHECK(!gpx_cuda_list_ok(&v));
-			v = pl.bl.list;
-			v.dir += 8;
-			CHECK(!gpx_cuda_list_ok(&v));
-			v = pl.bl.list;
-			v.payload += 4;
-			CHECK(!gpx_cuda_list_ok(&v));
-			v = pl.bl.list;
-			v.len += 4;
-			CHECK(!gpx_cuda_list_ok(&v));
-			v = pl.bl.list;
-			v.base = NULL;
-			CHECK(!gpx_cuda_list_ok(&v));
-			if (codecs[c] == GPX_CODEC_QS)
+	for (int ver = 0; ver < 2; ver++)
+		for (int c = 0; c < 3; c++)
+			for (int k = 0; k < (int) (sizeof(sizes) / sizeof(sizes[0])); k++)
 			{
+				plan_list	pl;
+				gpx_list	v;
+
+				unit_format_version = versions[ver];
+				make_list(r, &pl, codecs[c], sizes[k], 0, (uint64_t) GPX_MAX_DOCID + 1);
+				unit_format_version = 0;
+				CHECKF(gpx_cuda_list_ok(&pl.bl.list), "v%d codec %d n %u",
+					   versions[ver], codecs[c], sizes[k]);
 				v = pl.bl.list;
-				v.param = 32;
+				v.log2_block++;
 				CHECK(!gpx_cuda_list_ok(&v));
+				v = pl.bl.list;
+				v.codec = GPX_CODEC_MAX + 1;
+				CHECK(!gpx_cuda_list_ok(&v));
+				v = pl.bl.list;
+				v.nblocks++;
+				CHECK(!gpx_cuda_list_ok(&v));
+				if (pl.bl.list.dir != NULL)
+				{
+					v = pl.bl.list;
+					v.dir += 8;
+					CHECK(!gpx_cuda_list_ok(&v));
+					v = pl.bl.list;
+					v.dir += 1;
+					CHECK(!gpx_cuda_list_ok(&v));
+				}
+				v = pl.bl.list;
+				v.payload += 4;
+				CHECK(!gpx_cuda_list_ok(&v));
+				v = pl.bl.list;
+				v.len += 4;
+				CHECK(!gpx_cuda_list_ok(&v));
+				v = pl.bl.list;
+				v.len -= 1;
+				CHECK(!gpx_cuda_list_ok(&v));
+				v = pl.bl.list;
+				v.base = NULL;
+				CHECK(!gpx_cuda_list_ok(&v));
+				if (codecs[c] == GPX_CODEC_QS && versions[ver] == GPX_FORMAT_V1)
+				{
+					v = pl.bl.list;
+					v.param = 32;
+					CHECK(!gpx_cuda_list_ok(&v));
+				}
+				free_list(&pl);
 			}
-			free_list(&pl);
-		}
 	{
 		gpx_list	empty;
 

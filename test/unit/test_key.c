@@ -239,7 +239,7 @@ forge_twin(const uint8_t *a, size_t len, uint8_t *b, uint32_t *da, uint32_t *db)
 	if (gpx_open(&la, a, len) != GPX_OK)
 		return -1;
 	gpx_decode(&la, da);
-	for (size_t o = GPX_HEADER_SIZE; o + 64 + 8 <= full; o += 8)
+	for (size_t o = GPX_PEEK_BYTES; o + 64 + 8 <= full; o += 8)
 	{
 		memcpy(b, a, len);
 		b[o + 7] ^= 0x80;

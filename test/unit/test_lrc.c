@@ -19,6 +19,12 @@
 #include "gpx_internal.h"
 #include "unit.h"
 
+/*
+ * This file tests the version 1 format (values written by gpuidx 0.1, read
+ * forever): main() makes unit_encode_exact write version 1.  Version 2 has
+ * test_format2.c; the codec-independent suites run on both.
+ */
+
 #define SEG 256
 #define HDR_WORDS 3
 
@@ -165,7 +171,7 @@ probe(const gpx_list *l, const uint32_t *d, uint32_t n, uint32_t x)
 		uint32_t	cnt = gpx_block_count(l, blk);
 		uint32_t	bw = ref_lb(d + base, cnt, x);
 		uint32_t	bv = 0xDEADBEEF;
-		uint32_t	bg = gpx_lrc_ops.block_lower_bound(l, blk, x, &bv);
+		uint32_t	bg = gpx_blk_lower_bound_at(l, blk, x, &bv);
 
 		CHECKF(bg == bw, "block_lower_bound(blk %u, %u) = %u want %u", blk, x, bg, bw);
 		if (bg == bw && bw < cnt)
@@ -173,7 +179,7 @@ probe(const gpx_list *l, const uint32_t *d, uint32_t n, uint32_t x)
 		/* also probe the preceding block (all elements below x) */
 		if (blk > 0)
 		{
-			bg = gpx_lrc_ops.block_lower_bound(l, blk - 1, x, NULL);
+			bg = gpx_blk_lower_bound_at(l, blk - 1, x, NULL);
 			CHECK(bg == SEG);
 		}
 	}
@@ -1212,6 +1218,7 @@ test_sizes(void)
 int
 main(void)
 {
+	unit_format_version = GPX_FORMAT_V1;
 	UNIT_RUN(test_roundtrips());
 	UNIT_RUN(test_corruptions());
 	UNIT_RUN(test_fuzz());

@@ -16,6 +16,15 @@
 #include "gpx_internal.h"
 #include "unit.h"
 
+/*
+ * This file tests the version 1 format (values written by gpuidx 0.1, read
+ * forever): every encode here writes version 1.  Version 2 has
+ * test_format2.c; the codec-independent suites run on both.
+ */
+static const gpx_encode_opts v1_opts = {GPX_FORMAT_V1, 0};
+#define gpx_encode(c, d, n, o, cap, len) gpx_encode_ex(c, d, n, &v1_opts, o, cap, len)
+#define gpx_encode_bound(c, n, last) gpx_encode_bound_ex(c, n, last, &v1_opts)
+
 static uint32_t scratch[GPX_MAX_BLOCK];
 
 /* Payload layout constants, as documented in gpx_pfor.c. */
@@ -458,14 +467,14 @@ test_crafted(void)
 static void
 set_off(uint8_t *blob, uint32_t k, uint32_t off)
 {
-	gpx_store32(blob + GPX_HEADER_SIZE + (size_t) k * 8 + 4, off);
+	gpx_store32(blob + GPX_V1_HEADER_SIZE + (size_t) k * 8 + 4, off);
 }
 
 /* Directory offset k of a blob. */
 static uint32_t
 get_off(const uint8_t *blob, uint32_t k)
 {
-	return gpx_load32(blob + GPX_HEADER_SIZE + (size_t) k * 8 + 4);
+	return gpx_load32(blob + GPX_V1_HEADER_SIZE + (size_t) k * 8 + 4);
 }
 
 /* Directory / payload size corruptions of a 3-block blob. */
@@ -577,7 +586,7 @@ test_fuzz(void)
 		for (f = 0; f < flips; f++)
 		{
 			/* mostly the directory offsets and payload */
-			size_t		at = GPX_HEADER_SIZE + rnd_below(len - GPX_HEADER_SIZE);
+			size_t		at = GPX_V1_HEADER_SIZE + rnd_below(len - GPX_V1_HEADER_SIZE);
 
 			c[at] ^= (uint8_t) (1u << rnd_below(8));
 		}
@@ -754,7 +763,7 @@ test_encode_api(void)
 	docs[2] = 7;
 	CHECK(gpx_encode(GPX_CODEC_PFOR, docs, 3, buf, 10, &len) == GPX_E_NOSPACE);
 	CHECK(gpx_encode(GPX_CODEC_PFOR, docs, 0, buf, sizeof(buf), &len) == GPX_OK &&
-		  len == GPX_HEADER_SIZE);
+		  len == GPX_V1_HEADER_SIZE);
 	CHECK(unit_validate_exact(buf, len) == GPX_OK);
 	/* the bound covers the worst case: 127 gaps of 31 bits per block */
 	CHECK(gpx_encode_bound(GPX_CODEC_PFOR, 128, GPX_MAX_DOCID) >=
@@ -843,6 +852,7 @@ test_size(void)
 int
 main(void)
 {
+	unit_format_version = GPX_FORMAT_V1;
 	UNIT_RUN(test_encode_api());
 	UNIT_RUN(test_crafted());
 	UNIT_RUN(test_directory());

@@ -16,6 +16,15 @@
 #include "gpx_internal.h"
 #include "unit.h"
 
+/*
+ * This file tests the version 1 format (values written by gpuidx 0.1, read
+ * forever): every encode here writes version 1.  Version 2 has
+ * test_format2.c; the codec-independent suites run on both.
+ */
+static const gpx_encode_opts v1_opts = {GPX_FORMAT_V1, 0};
+#define gpx_encode(c, d, n, o, cap, len) gpx_encode_ex(c, d, n, &v1_opts, o, cap, len)
+#define gpx_encode_bound(c, n, last) gpx_encode_bound_ex(c, n, last, &v1_opts)
+
 /* ---- helpers ---------------------------------------------------------- */
 
 /* splitmix64 state (the shared unit_rng). */
@@ -124,7 +133,7 @@ qt_ref_encode(const uint32_t *d, uint32_t n, uint32_t b, size_t *len)
 	qt_layout_for(&y, n, d[n - 1], b);
 	o = unit_xmalloc(y.len);
 	memset(o, 0, y.len);
-	o[0] = GPX_FORMAT_VERSION;
+	o[0] = GPX_FORMAT_V1;
 	o[1] = GPX_CODEC_QS;
 	o[2] = 8;
 	o[3] = (uint8_t) b;
@@ -326,7 +335,7 @@ qt_roundtrip(const char *name, const uint32_t *d, uint32_t n)
 			x = lo;
 		while (want < cnt && bd[want] < x)
 			want++;
-		got = gpx_qs_ops.block_lower_bound(&l, blk, x, &v);
+		got = gpx_blk_lower_bound_at(&l, blk, x, &v);
 		if (got != want || (got < cnt && v != bd[got]))
 		{
 			if (bad < 3)
@@ -335,7 +344,7 @@ qt_roundtrip(const char *name, const uint32_t *d, uint32_t n)
 			bad++;
 		}
 		/* NULL val must be accepted */
-		if (gpx_qs_ops.block_lower_bound(&l, blk, x, NULL) != want)
+		if (gpx_blk_lower_bound_at(&l, blk, x, NULL) != want)
 			bad++;
 	}
 	CHECKF(bad == 0, "%s n=%u: %ld block_lower_bound wrong", name, n, bad);
@@ -793,9 +802,9 @@ qt_test_corruptions(void)
 	free(blob);
 
 	/* empty list: valid header-only blob */
-	blob = unit_xmalloc(GPX_HEADER_SIZE);
-	CHECKF(gpx_encode(GPX_CODEC_QS, d, 0, blob, GPX_HEADER_SIZE, &len) == GPX_OK &&
-			 len == GPX_HEADER_SIZE, "empty encode");
+	blob = unit_xmalloc(GPX_V1_HEADER_SIZE);
+	CHECKF(gpx_encode(GPX_CODEC_QS, d, 0, blob, GPX_V1_HEADER_SIZE, &len) == GPX_OK &&
+			 len == GPX_V1_HEADER_SIZE, "empty encode");
 	CHECKF(unit_validate_exact(blob, len) == GPX_OK, "empty validate");
 	free(blob);
 
@@ -936,7 +945,7 @@ qt_test_sizes(void)
 		/* achievable acceptance: within 2% of the exact EF size + samples */
 		CHECKF(len <= 1.02 * exact, "n=%u: blob %zu > 1.02 * exact EF %.0f",
 				 n, len, exact);
-		CHECKF(len <= ceil_b + GPX_HEADER_SIZE + 8,
+		CHECKF(len <= ceil_b + GPX_V1_HEADER_SIZE + 8,
 				 "n=%u: blob above the 2+ceil(log2(u/n)) bound", n);
 		free(blob);
 	}
@@ -947,6 +956,7 @@ qt_test_sizes(void)
 int
 main(void)
 {
+	unit_format_version = GPX_FORMAT_V1;
 	UNIT_RUN(qt_test_roundtrips());
 	UNIT_RUN(qt_test_corruptions());
 	UNIT_RUN(qt_test_fuzz());

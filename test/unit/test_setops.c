@@ -1,7 +1,8 @@
 /*
  * test_setops.c - unit tests of the set algebra (gpx_setops.h) and of
  * appends (gpx_append.h) against naive references on random and edge
- * lists, every codec and every pair of codecs.
+ * lists, every codec and every pair of codecs, lists in format 2 and in
+ * format 1 (values written by gpuidx 0.1) mixed.
  */
 #include <string.h>
 
@@ -20,19 +21,62 @@ typedef struct tl
 	gpx_list	l;
 } tl;
 
-/* Encode d[0..n) (copied) with codec into t. */
+/*
+ * The encodings a list of the tests may come in: format 2 as the types
+ * write it, format 1 (values written by gpuidx 0.1), and format 2 with
+ * only Elias-Fano or only bitmap blocks (valid values another writer
+ * could produce).
+ */
+#define NFMT 4
+static const gpx_encode_opts fmts[NFMT] = {
+	{2, 0},
+	{GPX_FORMAT_V1, 0},
+	{2, 1u << GPX_KIND_EF},
+	{2, 1u << GPX_KIND_BITMAP},
+};
+static const char *const fmt_name[NFMT] = {"v2", "v1", "v2-ef", "v2-bitmap"};
+
+/*
+ * Bitmap-only blocks cost a bit per docID of their span: for a list
+ * spread over 2^31 that is hundreds of megabytes, so a list whose span
+ * exceeds BITMAP_SPAN_MAX is made with Elias-Fano blocks only instead.
+ */
+#define BITMAP_SPAN_MAX (1u << 22)
+
+/* Encode d[0..n) (copied) with codec in the encoding fmt into t. */
 static void
-tl_make(tl *t, int codec, const uint32_t *d, uint32_t n)
+tl_make_fmt(tl *t, int codec, const uint32_t *d, uint32_t n, int fmt)
 {
+	const gpx_encode_opts *o;
+
+	if (fmt == 3 && n > 0 && d[n - 1] - d[0] > BITMAP_SPAN_MAX)
+		fmt = 2;
+	o = &fmts[fmt];
+	size_t		cap = gpx_encode_bound_ex(codec, n, n ? d[n - 1] : 0, o);
+	uint8_t    *buf = unit_xmalloc(cap);
 	gpx_status	st;
 
 	t->d = unit_xmalloc((size_t) n * sizeof(uint32_t));
 	memcpy(t->d, d, (size_t) n * sizeof(uint32_t));
 	t->n = n;
 	t->codec = codec;
-	t->blob = unit_encode_exact(codec, d, n, &t->len);
+	t->len = 0;
+	st = gpx_encode_ex(codec, d, n, o, buf, cap, &t->len);
+	CHECKF(st == GPX_OK, "encode %s %s n %u: %s", gpx_codec_name(codec),
+		   fmt_name[fmt], n, gpx_status_str(st));
+	/* an exact-size copy, so that an over-read shows under ASan */
+	t->blob = unit_xmalloc(t->len);
+	memcpy(t->blob, buf, t->len);
+	free(buf);
 	st = gpx_open(&t->l, t->blob, t->len);
 	CHECKF(st == GPX_OK, "open: %s", gpx_status_str(st));
+}
+
+/* Encode d[0..n) (copied) with codec into t, as the types write it. */
+static void
+tl_make(tl *t, int codec, const uint32_t *d, uint32_t n)
+{
+	tl_make_fmt(t, codec, d, n, 0);
 }
 
 /* Free a list. */
@@ -399,6 +443,60 @@ test_cross_codec_identity(unit_rng *r)
 	free(d);
 }
 
+/*
+ * Across format versions: the same docIDs in every codec and encoding
+ * (format 2, format 1, format 2 of Elias-Fano or bitmap blocks only) are
+ * equal, compare 0, hash alike and contain each other; random related
+ * pairs in different encodings pass every two-list operation against the
+ * references (check_pair); test_union_many mixes them in k-way unions.
+ */
+static void
+test_cross_version(unit_rng *r, int rounds)
+{
+	uint32_t   *da = unit_xmalloc(6000 * 4),
+			   *db = unit_xmalloc(12000 * 4);
+
+	for (int it = 0; it < rounds; it++)
+	{
+		uint32_t	n = random_list(r, da, 3000);
+		tl			t[3 * NFMT];
+
+		for (int c = 0; c < 3; c++)
+			for (int f = 0; f < NFMT; f++)
+				tl_make_fmt(&t[c * NFMT + f], GPX_CODEC_MIN + c, da, n, f);
+		for (int i = 0; i < 3 * NFMT; i++)
+			for (int j = 0; j < 3 * NFMT; j++)
+			{
+				CHECKF(gpx_equal(&t[i].l, &t[j].l), "equal %s/%s %s/%s n %u",
+					   gpx_codec_name(t[i].codec), fmt_name[i % NFMT],
+					   gpx_codec_name(t[j].codec), fmt_name[j % NFMT], n);
+				CHECK(gpx_compare(&t[i].l, &t[j].l) == 0);
+				CHECK(gpx_hash(&t[i].l, 42) == gpx_hash(&t[j].l, 42));
+				CHECK(gpx_contains_all(&t[i].l, &t[j].l));
+			}
+		for (int i = 0; i < 3 * NFMT; i++)
+			tl_free(&t[i]);
+	}
+	for (int it = 0; it < rounds; it++)
+	{
+		uint32_t	na = random_list(r, da, 3000);
+		uint32_t	nb = related_list(r, da, na, db, 3000);
+		int			fa = (int) unit_below(r, NFMT);
+		int			fb = (fa + 1 + (int) unit_below(r, NFMT - 1)) % NFMT;
+		tl			a,
+					b;
+
+		tl_make_fmt(&a, GPX_CODEC_MIN + (int) unit_below(r, 3), da, na, fa);
+		tl_make_fmt(&b, GPX_CODEC_MIN + (int) unit_below(r, 3), db, nb, fb);
+		check_pair(&a, &b);
+		check_rank(r, &a);
+		tl_free(&a);
+		tl_free(&b);
+	}
+	free(da);
+	free(db);
+}
+
 /* A fixed set of small lists sorted by gpx_compare agrees with ref_cmp. */
 static void
 test_order_examples(void)
@@ -424,7 +522,10 @@ test_order_examples(void)
 			}
 }
 
-/* k-way union and its count against repeated reference unions. */
+/*
+ * k-way union and its count against repeated reference unions, the lists
+ * in random encodings (format 1 and 2 mixed).
+ */
 static void
 test_union_many(unit_rng *r)
 {
@@ -466,7 +567,8 @@ test_union_many(unit_rng *r)
 				n[i] = random_list(r, d[i], 1200);
 			if (n[i] > 5000)
 				n[i] = 5000;
-			tl_make(&t[i], GPX_CODEC_MIN + (int) unit_below(r, 3), d[i], n[i]);
+			tl_make_fmt(&t[i], GPX_CODEC_MIN + (int) unit_below(r, 3), d[i],
+						n[i], (int) unit_below(r, NFMT));
 			lp[i] = &t[i].l;
 			rn = ref_op(0, ref, rn, d[i], n[i], tmp);
 			memcpy(ref, tmp, (size_t) rn * 4);
@@ -562,13 +664,20 @@ test_array_ops(unit_rng *r)
 	free(out);
 }
 
-/* Append docs to every list: identical to a fresh encode, valid. */
+/*
+ * Append add[0..m) to d[0..n) in the encoding fmt: the docIDs of both, in
+ * a valid format 2 blob (m > 0); byte for byte a fresh gpx_encode's when
+ * the list was one (format 2 as written) or is rewritten whole (format 1);
+ * a list with a directory keeps its blocks but the last as they were.
+ * Then the same with one byte less of output room: refused.
+ */
 static void
-check_append(int codec, const uint32_t *d, uint32_t n, const uint32_t *add,
-			 uint32_t m)
+check_append_fmt(int codec, const uint32_t *d, uint32_t n, const uint32_t *add,
+				 uint32_t m, int fmt)
 {
 	tl			t;
-	uint32_t   *all = unit_xmalloc(((size_t) n + m) * 4);
+	uint32_t   *all = unit_xmalloc(((size_t) n + m + 1) * 4);
+	uint32_t   *back = unit_xmalloc(((size_t) n + m + 1) * 4);
 	size_t		flen = 0,
 				olen = 0,
 				cap;
@@ -577,22 +686,50 @@ check_append(int codec, const uint32_t *d, uint32_t n, const uint32_t *add,
 	uint32_t	newlast = m ? add[m - 1] : (n ? d[n - 1] : 0);
 	uint64_t	sc;
 	uint32_t   *scratch;
+	gpx_list	o;
 	gpx_status	st;
 
 	memcpy(all, d, (size_t) n * 4);
 	memcpy(all + n, add, (size_t) m * 4);
-	tl_make(&t, codec, d, n);
+	tl_make_fmt(&t, codec, d, n, fmt);
 	fresh = unit_encode_exact(codec, all, n + m, &flen);
 	cap = gpx_append_bound(&t.l, m, newlast);
 	sc = gpx_append_scratch(&t.l, m, newlast);
 	scratch = unit_xmalloc((size_t) (sc + 1) * 4);
 	out = unit_xmalloc(cap);
 	st = gpx_append(&t.l, add, m, scratch, sc, out, cap, &olen);
-	CHECKF(st == GPX_OK && olen == flen && memcmp(out, fresh, flen) == 0,
-		   "append %s n %u + %u: st %s len %zu fresh %zu", gpx_codec_name(codec),
-		   n, m, gpx_status_str(st), olen, flen);
+	CHECKF(st == GPX_OK, "append %s %s n %u + %u: %s", gpx_codec_name(codec),
+		   fmt_name[fmt], n, m, gpx_status_str(st));
 	if (st == GPX_OK)
-		CHECK(unit_validate_exact(out, olen) == GPX_OK);
+	{
+		CHECKF(unit_validate_exact(out, olen) == GPX_OK, "append %s %s n %u + %u: invalid",
+			   gpx_codec_name(codec), fmt_name[fmt], n, m);
+		CHECK(gpx_open(&o, out, olen) == GPX_OK && o.n == n + m);
+		gpx_decode(&o, back);
+		CHECKF(memcmp(back, all, ((size_t) n + m) * 4) == 0,
+			   "append %s %s n %u + %u: docIDs differ", gpx_codec_name(codec),
+			   fmt_name[fmt], n, m);
+		if (m == 0)
+			CHECK(olen == t.len && memcmp(out, t.blob, olen) == 0);
+		else
+		{
+			CHECK(o.version == 2);
+			if (fmt <= 1)
+				CHECKF(olen == flen && memcmp(out, fresh, flen) == 0,
+					   "append %s %s n %u + %u: len %zu, a fresh encode %zu",
+					   gpx_codec_name(codec), fmt_name[fmt], n, m, olen, flen);
+			if (t.l.version == 2 && t.l.nblocks >= 2)
+			{
+				/* blocks 0 .. nblocks - 2 kept: entries and payload bytes */
+				uint32_t	kl = t.l.nblocks - 1;
+				uint32_t	pk = gpx_dir_offset(&t.l, kl - 1) >> 2;
+
+				CHECK(o.nblocks >= t.l.nblocks &&
+					  memcmp(o.dir, t.l.dir, (size_t) kl * GPX_DIR_ENTRY_SIZE) == 0 &&
+					  memcmp(o.payload, t.l.payload, pk) == 0);
+			}
+		}
+	}
 	/* one byte short: refused (the bound is exact or generous) */
 	if (st == GPX_OK && m > 0)
 	{
@@ -600,11 +737,103 @@ check_append(int codec, const uint32_t *d, uint32_t n, const uint32_t *add,
 
 		CHECK(gpx_append(&t.l, add, m, scratch, sc, out, olen - 1, &olen2) == GPX_E_NOSPACE);
 	}
+	/* too little scratch: refused */
+	if (st == GPX_OK && sc > 0)
+	{
+		size_t		olen2;
+
+		CHECK(gpx_append(&t.l, add, m, scratch, sc - 1, out, cap, &olen2) == GPX_E_NOSPACE);
+	}
 	free(scratch);
 	free(out);
 	free(fresh);
 	free(all);
+	free(back);
 	tl_free(&t);
+}
+
+/* Append docs to a list in every encoding (check_append_fmt). */
+static void
+check_append(int codec, const uint32_t *d, uint32_t n, const uint32_t *add,
+			 uint32_t m)
+{
+	for (int fmt = 0; fmt < NFMT; fmt++)
+		check_append_fmt(codec, d, n, add, m, fmt);
+}
+
+/*
+ * A list grown one docID at a time from empty past four blocks, each step
+ * appended to the previous result (one block growing into a list with a
+ * directory, and the directory growing): always what gpx_encode writes
+ * for the whole list.  Starting again from a format 1 list of 100.
+ */
+static void
+test_append_grow(unit_rng *r)
+{
+	enum
+	{
+		NGROW = 1100
+	};
+	uint32_t   *d = unit_xmalloc(NGROW * 4);
+	uint32_t   *scratch = unit_xmalloc((NGROW + GPX_MAX_BLOCK + 1) * 4);
+
+	for (int codec = GPX_CODEC_MIN; codec <= GPX_CODEC_MAX; codec++)
+		for (int start = 0; start < 2; start++)
+		{
+			uint32_t	n0 = start == 0 ? 0 : 100;
+			uint64_t	v = unit_below(r, 1000);
+			tl			t;
+			uint8_t    *cur;
+			size_t		len;
+			int			bad = 0;
+
+			/* stretches of different densities: every block form */
+			for (uint32_t i = 0; i < NGROW; i++)
+			{
+				uint32_t	phase = (i / 97) % 3;
+
+				v += phase == 0 ? 1 : phase == 1 ? 1 + unit_below(r, 3) :
+					1 + unit_below(r, 5000);
+				d[i] = (uint32_t) v;
+			}
+			tl_make_fmt(&t, codec, d, n0, start == 0 ? 0 : 1);
+			cur = unit_xmalloc(t.len);
+			memcpy(cur, t.blob, t.len);
+			len = t.len;
+			tl_free(&t);
+			for (uint32_t n = n0; n < NGROW && bad < 3; n++)
+			{
+				gpx_list	l;
+				size_t		cap,
+							olen = 0,
+							flen = 0;
+				uint64_t	sc;
+				uint8_t    *out,
+						   *fresh;
+				bool		ok;
+				gpx_status	st;
+
+				CHECK(gpx_open(&l, cur, len) == GPX_OK);
+				cap = gpx_append_bound(&l, 1, d[n]);
+				sc = gpx_append_scratch(&l, 1, d[n]);
+				out = unit_xmalloc(cap);
+				st = gpx_append(&l, d + n, 1, scratch, sc, out, cap, &olen);
+				fresh = unit_encode_exact(codec, d, n + 1, &flen);
+				ok = st == GPX_OK && olen == flen && memcmp(out, fresh, flen) == 0;
+				CHECKF(ok, "grow %s from %s: n %u + 1: %s, len %zu, a fresh encode %zu",
+					   gpx_codec_name(codec), start ? "v1" : "empty", n,
+					   gpx_status_str(st), olen, flen);
+				bad += !ok;
+				free(fresh);
+				free(cur);
+				cur = out;
+				len = olen;
+			}
+			CHECK(unit_validate_exact(cur, len) == GPX_OK);
+			free(cur);
+		}
+	free(d);
+	free(scratch);
 }
 
 /* Appends of every size at every block edge; the argument checks. */
@@ -654,8 +883,7 @@ test_append(unit_rng *r)
 		CHECK(gpx_append(&t.l, bad2, 2, scratch, GPX_MAX_BLOCK + 4, out, sizeof(out), &olen) == GPX_E_UNSORTED);
 		CHECK(gpx_append(&t.l, bad3, 2, scratch, GPX_MAX_BLOCK + 4, out, sizeof(out), &olen) == GPX_E_RANGE);
 		CHECK(gpx_append(&t.l, bad1, 2, NULL, 0, NULL, 0, &olen) == GPX_E_ARG);
-		if (codec != GPX_CODEC_QS)
-			CHECK(gpx_append(&t.l, bad2 + 1, 1, scratch, 0, out, sizeof(out), &olen) == GPX_E_NOSPACE);
+		CHECK(gpx_append(&t.l, bad2 + 1, 1, scratch, 0, out, sizeof(out), &olen) == GPX_E_NOSPACE);
 		tl_free(&t);
 	}
 	free(d);
@@ -693,7 +921,9 @@ main(int argc, char **argv)
 	UNIT_RUN(test_cross_codec_identity(&r));
 	UNIT_RUN(test_union_many(&r));
 	UNIT_RUN(test_array_ops(&r));
+	UNIT_RUN(test_cross_version(&r, rounds / 2 + 1));
 	UNIT_RUN(test_append(&r));
 	UNIT_RUN(test_append_long(&r));
+	UNIT_RUN(test_append_grow(&r));
 	return unit_finish();
 }

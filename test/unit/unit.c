@@ -11,6 +11,7 @@
 
 long		unit_passed = 0;
 long		unit_failed = 0;
+int			unit_format_version = 0;
 
 static long cases_passed = 0;
 static long cases_failed = 0;
@@ -114,10 +115,11 @@ unit_finish(void)
 uint8_t *
 unit_encode_exact(int codec, const uint32_t *docs, uint32_t n, size_t *len)
 {
-	size_t		cap = gpx_encode_bound(codec, n, n ? docs[n - 1] : 0);
+	gpx_encode_opts o = {unit_format_version, 0};
+	size_t		cap = gpx_encode_bound_ex(codec, n, n ? docs[n - 1] : 0, &o);
 	uint8_t    *buf = ref_xmalloc(cap);
 	uint8_t    *out;
-	gpx_status	st = gpx_encode(codec, docs, n, buf, cap, len);
+	gpx_status	st = gpx_encode_ex(codec, docs, n, &o, buf, cap, len);
 
 	CHECKF(st == GPX_OK, "%s encode n=%u: %s", gpx_codec_name(codec), n,
 		   gpx_status_str(st));

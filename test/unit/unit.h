@@ -70,6 +70,9 @@ void		unit_case_end(void);
 /* End the open case, print the closing lines and return the exit code. */
 int			unit_finish(void);
 
+/* Format version unit_encode_exact writes (0: the current one). */
+extern int	unit_format_version;
+
 /*
  * Encode docs with codec into a fresh exact-size malloc'd blob, so that any
  * over-read shows under ASan; records the encode as a check.  NULL (and

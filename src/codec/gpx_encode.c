@@ -1,0 +1,397 @@
+/*
+ * gpx_encode.c - encoding: the size bounds, the dispatch by format
+ * version, and the version 2 writer (gpx_codec.h), which picks every
+ * block's form by size: the codec's own packed form (pfor, lrc), Elias-
+ * Fano (gpx_ef.c) or a bitmap (gpx_bitmap.c).  Version 1 blobs are
+ * written by the codecs' own encoders (gpx_pfor.c, gpx_lrc.c, gpx_qs.c).
+ */
+#include "gpx_internal.h"
+
+/* Bytes a version 2 header takes at most (tag, info, n, first, last). */
+#define ENC_HDR_MAX		(2 + 3 * GPX_VARINT_MAX)
+/* Slack after the last byte: gpx_put_bits writes whole words. */
+#define ENC_SLACK		8
+
+/* The format version and block kinds an options struct asks for. */
+static void
+enc_opts(int codec, const gpx_encode_opts *o, int *version, unsigned *kinds)
+{
+	*version = (o && o->version) ? o->version : GPX_FORMAT_VERSION;
+
+	/*
+	 * The default: bitmaps where they are smaller, else the codec's own
+	 * form (Elias-Fano for qs): pfor and lrc lists keep their codec, its
+	 * speed and its GPU path in every block of a directory; one-block
+	 * lists, which have no own form, are Elias-Fano (encode_v2).
+	 */
+	*kinds = (o && o->kinds) ? o->kinds :
+		(1u << GPX_KIND_BITMAP) |
+		(codec == GPX_CODEC_QS ? 1u << GPX_KIND_EF : 1u << GPX_KIND_OWN);
+	if (codec == GPX_CODEC_QS)
+		*kinds &= ~(1u << GPX_KIND_OWN);	/* qs's own form is EF */
+	if ((*kinds & ((1u << GPX_KIND_EF) | (1u << GPX_KIND_BITMAP) |
+				   (1u << GPX_KIND_OWN))) == 0)
+		*kinds = 1u << GPX_KIND_EF;
+}
+
+/*
+ * The kinds a one-block list may take: Elias-Fano or bitmap, Elias-Fano
+ * standing in for the codec's own form (one-block lists have none).
+ */
+static unsigned
+enc_one_block_kinds(unsigned kinds)
+{
+	unsigned	k1 = kinds & ((1u << GPX_KIND_EF) | (1u << GPX_KIND_BITMAP));
+
+	if (kinds & (1u << GPX_KIND_OWN))
+		k1 |= 1u << GPX_KIND_EF;
+	return k1 ? k1 : 1u << GPX_KIND_EF;
+}
+
+/*
+ * Upper bound of the payload of n docIDs ending at last in blocks of a
+ * directory list, from any starting byte, with the final padding to a
+ * word and the writer's slack.  Every block is at most as large as one
+ * allowed kind: Elias-Fano with b = w = bitwidth(last) takes <= 5 +
+ * m (w + 1) bits, the own forms <= their v1 sizes (b or the deviation
+ * width <= w), a bitmap <= its span; plus padding to words per block.
+ */
+static uint64_t
+bound_v2_payload(int codec, uint32_t n, uint32_t last, unsigned kinds)
+{
+	uint64_t	nb = gpx_nblocks_for(n, gpx_ops(codec)->log2_block);
+	uint64_t	w = gpx_bitwidth(last);
+
+	if (kinds & ((1u << GPX_KIND_EF) | (1u << GPX_KIND_OWN)))
+		return ((uint64_t) n * (w + 1) + 7) / 8 + nb * 24 + ENC_SLACK;
+	return ((uint64_t) last + 7) / 8 + nb * 12 + ENC_SLACK;
+}
+
+/* Upper bound of a v2 blob: header, directory, payload. */
+static size_t
+bound_v2(int codec, uint32_t n, uint32_t last, unsigned kinds)
+{
+	uint32_t	lg = gpx_ops(codec)->log2_block;
+	uint64_t	nb = gpx_nblocks_for(n, lg);
+
+	if (n == 0)
+		return 2;
+	if (n <= (1u << lg))
+		kinds = enc_one_block_kinds(kinds);
+	return (size_t) (ENC_HDR_MAX + 4 + nb * GPX_DIR_ENTRY_SIZE +
+					 bound_v2_payload(codec, n, last, kinds));
+}
+
+/* Upper bound on the blob size in the current format. */
+size_t
+gpx_encode_bound(int codec, uint32_t n, uint32_t last)
+{
+	return gpx_encode_bound_ex(codec, n, last, NULL);
+}
+
+/* Upper bound on the blob size for these options (0: unknown codec). */
+size_t
+gpx_encode_bound_ex(int codec, uint32_t n, uint32_t last,
+					const gpx_encode_opts *opts)
+{
+	const gpx_codec_ops *ops = gpx_ops(codec);
+	int			version;
+	unsigned	kinds;
+
+	if (ops == NULL)
+		return 0;
+	enc_opts(codec, opts, &version, &kinds);
+	if (version == GPX_FORMAT_V1)
+		return n == 0 ? GPX_V1_HEADER_SIZE : ops->encode_bound(n, last);
+	if (version != 2)
+		return 0;
+	return bound_v2(codec, n, last, kinds);
+}
+
+/*
+ * The smallest allowed form of block d[0..cnt) starting at byte `off` of
+ * the payload (own forms need a word boundary: their padding counts);
+ * sets *kind and the form's plan; returns the bytes it takes from off.
+ */
+static uint64_t
+enc_choose(int codec, const uint32_t *d, uint32_t cnt, uint64_t off,
+		   unsigned kinds, bool one_block, uint32_t *kind, uint32_t *pfor_hdr,
+		   gpx_lrc_plan *lrc, uint32_t *ef_b)
+{
+	uint64_t	best = UINT64_MAX;
+
+	if (!one_block && (kinds & (1u << GPX_KIND_OWN)))
+	{
+		uint64_t	pad = (4 - (off & 3)) & 3,
+					bytes;
+
+		if (codec == GPX_CODEC_PFOR)
+			bytes = 4 * gpx_pfor_blk_plan(d, cnt, pfor_hdr);
+		else
+		{
+			gpx_lrc_blk_plan(d, cnt, lrc);
+			bytes = 4 * lrc->words;
+		}
+		best = pad + bytes;
+		*kind = GPX_KIND_OWN;
+	}
+	if (kinds & (1u << GPX_KIND_EF))
+	{
+		uint64_t	bytes = (gpx_ef_blk_plan(d, cnt, ef_b) + 7) / 8;
+
+		if (bytes < best)
+		{
+			best = bytes;
+			*kind = GPX_KIND_EF;
+		}
+	}
+	if (kinds & (1u << GPX_KIND_BITMAP))
+	{
+		uint64_t	bits = gpx_bm_blk_plan(d, cnt);
+		uint64_t	bytes = (bits + 7) / 8;
+
+		/*
+		 * Against the codec's own form a bitmap must also be dense enough:
+		 * its docIDs span at most twice their count.  Sparser, a PFor or
+		 * LRC block decodes faster than the bitmap's words (measured: an
+		 * LRC segment 1.4x at density 0.3, the bitmap faster from 0.5).
+		 */
+		if (bytes < best &&
+			(best == UINT64_MAX || *kind != GPX_KIND_OWN || bits <= 2 * (uint64_t) cnt))
+		{
+			best = bytes;
+			*kind = GPX_KIND_BITMAP;
+		}
+	}
+	return best;
+}
+
+/* Write block d[0..cnt) of a chosen kind at byte off of the zeroed payload. */
+static void
+enc_write(int codec, uint8_t *payload, uint64_t off, const uint32_t *d,
+		  uint32_t cnt, uint32_t kind, uint32_t pfor_hdr,
+		  const gpx_lrc_plan *lrc, uint32_t ef_b)
+{
+	if (kind == GPX_KIND_OWN)
+	{
+		if (codec == GPX_CODEC_PFOR)
+			gpx_pfor_blk_write(payload, off / 4, d, cnt, pfor_hdr);
+		else
+			gpx_lrc_blk_write(payload, off / 4, d, cnt, lrc);
+	}
+	else if (kind == GPX_KIND_EF)
+		gpx_ef_blk_write(payload, off * 8, d, cnt, ef_b);
+	else
+		gpx_bm_blk_write(payload, off * 8, d, cnt);
+}
+
+/*
+ * Write the header of a v2 list with a directory (n docIDs from first to
+ * last) at out, and zero bytes up to the directory's offset (the header
+ * rounded up to a word), which it returns.
+ */
+size_t
+gpx_enc_v2_dir_header(uint8_t *out, int codec, uint32_t n, uint32_t first,
+					  uint32_t last)
+{
+	size_t		pos = 0;
+
+	out[pos++] = (uint8_t) (GPX_TAG_V2 | ((unsigned) codec << 5));
+	pos += gpx_varint_put(out + pos, GPX_SHAPE_BLOCKS);
+	pos += gpx_varint_put(out + pos, n);
+	pos += gpx_varint_put(out + pos, first);
+	pos += gpx_varint_put(out + pos, last - first);
+	while (pos & 3)
+		out[pos++] = 0;
+	return pos;
+}
+
+/*
+ * Blocks k0, k0 + 1, ... of a directory list: docs[0..n) are the docIDs
+ * from block k0's first on (block k0 starts at byte *off of the payload,
+ * zeroed from there on); each block's form chosen by size among kinds,
+ * its entry written at dir (entry 0 of the list).  room: payload bytes
+ * writable.  On success *off is the payload's end, padded to a word.
+ */
+static gpx_status
+enc_v2_blocks(int codec, const uint32_t *docs, uint32_t n, uint32_t k0,
+			  unsigned kinds, uint8_t *dir, uint8_t *payload, size_t room,
+			  uint64_t *off)
+{
+	uint32_t	lg = gpx_ops(codec)->log2_block;
+	uint32_t	bs = 1u << lg;
+	uint32_t	nb = gpx_nblocks_for(n, lg);
+	uint32_t	kind = 0,
+				pfor_hdr = 0,
+				ef_b = 0;
+	gpx_lrc_plan lrc;
+	uint64_t	o = *off;
+
+	memset(&lrc, 0, sizeof(lrc));
+	for (uint32_t k = 0; k < nb; k++)
+	{
+		const uint32_t *d = docs + ((size_t) k << lg);
+		uint32_t	cnt = k + 1 < nb ? bs : n - (k << lg);
+		uint64_t	bytes = enc_choose(codec, d, cnt, o, kinds, false, &kind,
+									   &pfor_hdr, &lrc, &ef_b);
+		uint8_t    *e = dir + (size_t) (k0 + k) * GPX_DIR_ENTRY_SIZE;
+
+		if (kind == GPX_KIND_OWN)
+		{
+			uint64_t	pad = (4 - (o & 3)) & 3;
+
+			o += pad;
+			bytes -= pad;
+		}
+		if (o + bytes + 3 >= ((uint64_t) 1 << 30))
+			return GPX_E_TOOBIG;
+		if (o + bytes + ENC_SLACK > room)
+			return GPX_E_NOSPACE;
+		gpx_store32(e, d[0]);
+		gpx_store32(e + 4, (uint32_t) (o << 2) | kind);
+		enc_write(codec, payload, o, d, cnt, kind, pfor_hdr, &lrc, ef_b);
+		o += bytes;
+	}
+	*off = (o + 3) & ~(uint64_t) 3;
+	return GPX_OK;
+}
+
+/* Encode docs[0..n) (checked, n >= 1) as a v2 blob into the zeroed out. */
+static gpx_status
+encode_v2(int codec, const uint32_t *docs, uint32_t n, unsigned kinds,
+		  uint8_t *out, size_t cap, size_t *outlen)
+{
+	uint32_t	lg = gpx_ops(codec)->log2_block;
+	uint32_t	bs = 1u << lg;
+	uint8_t		tag = (uint8_t) (GPX_TAG_V2 | ((unsigned) codec << 5));
+	size_t		pos = 0;
+	uint32_t	kind = 0,
+				pfor_hdr = 0,
+				ef_b = 0;
+	gpx_lrc_plan lrc;
+	uint64_t	bytes;
+
+	memset(&lrc, 0, sizeof(lrc));
+	if (n <= bs)
+	{
+		/* one block, Elias-Fano or bitmap, no directory, no padding */
+		bytes = enc_choose(codec, docs, n, 0, enc_one_block_kinds(kinds),
+						   true, &kind, &pfor_hdr, &lrc, &ef_b);
+		if (n == 1)
+			kind = GPX_KIND_EF;
+		if (n <= GPX_SMALL_MAX)
+			out[pos++] = (uint8_t) (tag | (kind << 4) | n);
+		else
+		{
+			out[pos++] = tag;
+			pos += gpx_varint_put(out + pos, GPX_SHAPE_ONE | (kind << 2));
+			pos += gpx_varint_put(out + pos, n);
+		}
+		pos += gpx_varint_put(out + pos, docs[0]);
+		if (pos + bytes + ENC_SLACK > cap)
+			return GPX_E_NOSPACE;
+		enc_write(codec, out + pos, 0, docs, n, kind, pfor_hdr, &lrc, ef_b);
+		*outlen = pos + bytes;
+		return GPX_OK;
+	}
+	else
+	{
+		uint32_t	nb = gpx_nblocks_for(n, lg);
+		size_t		dir_off = gpx_enc_v2_dir_header(out, codec, n, docs[0],
+													docs[n - 1]);
+		uint8_t    *dir = out + dir_off,
+				   *payload = dir + (size_t) nb * GPX_DIR_ENTRY_SIZE;
+		uint64_t	off = 0;
+		gpx_status	st;
+
+		if ((size_t) (payload - out) > cap)
+			return GPX_E_NOSPACE;
+		st = enc_v2_blocks(codec, docs, n, 0, kinds, dir, payload,
+						   cap - (size_t) (payload - out), &off);
+		if (st != GPX_OK)
+			return st;
+		*outlen = (size_t) (payload - out) + (size_t) off;
+		return GPX_OK;
+	}
+}
+
+/* Payload bytes (with slack) gpx_enc_v2_tail may use from its start. */
+uint64_t
+gpx_enc_v2_tail_bound(int codec, uint32_t n, uint32_t last)
+{
+	unsigned	kinds;
+	int			version;
+
+	enc_opts(codec, NULL, &version, &kinds);
+	return bound_v2_payload(codec, n, last, kinds) + 4;
+}
+
+/*
+ * The default encoder's blocks k0, ... of a directory list (see
+ * enc_v2_blocks): what gpx_encode writes for them when the blocks before
+ * end at byte *off.
+ */
+gpx_status
+gpx_enc_v2_tail(int codec, const uint32_t *docs, uint32_t n, uint32_t k0,
+				uint8_t *dir, uint8_t *payload, size_t room, uint64_t *off)
+{
+	unsigned	kinds;
+	int			version;
+
+	enc_opts(codec, NULL, &version, &kinds);
+	return enc_v2_blocks(codec, docs, n, k0, kinds, dir, payload, room, off);
+}
+
+/* Encode docs with a codec into out[0..cap), current format. */
+gpx_status
+gpx_encode(int codec, const uint32_t *docs, uint32_t n,
+		   uint8_t *out, size_t cap, size_t *outlen)
+{
+	return gpx_encode_ex(codec, docs, n, NULL, out, cap, outlen);
+}
+
+/* Encode with options: format version, allowed block kinds. */
+gpx_status
+gpx_encode_ex(int codec, const uint32_t *docs, uint32_t n,
+			  const gpx_encode_opts *opts, uint8_t *out, size_t cap,
+			  size_t *outlen)
+{
+	const gpx_codec_ops *ops = gpx_ops(codec);
+	gpx_status	st;
+	size_t		bound;
+	int			version;
+	unsigned	kinds;
+
+	if (ops == NULL)
+		return GPX_E_CODEC;
+	if (out == NULL || outlen == NULL || (n > 0 && docs == NULL))
+		return GPX_E_ARG;
+	enc_opts(codec, opts, &version, &kinds);
+	if (version != GPX_FORMAT_V1 && version != 2)
+		return GPX_E_VERSION;
+	st = gpx_check_sorted(docs, n);
+	if (st != GPX_OK)
+		return st;
+	bound = gpx_encode_bound_ex(codec, n, n ? docs[n - 1] : 0, opts);
+	if (cap < bound)
+		return GPX_E_NOSPACE;
+	memset(out, 0, bound);
+	if (version == GPX_FORMAT_V1)
+	{
+		if (n == 0)
+		{
+			gpx_write_header(out, codec, ops->log2_block, 0, 0, 0, 0, 0, 0);
+			*outlen = GPX_V1_HEADER_SIZE;
+			return GPX_OK;
+		}
+		return ops->encode(docs, n, out, bound, outlen);
+	}
+	if (n == 0)
+	{
+		out[0] = (uint8_t) (GPX_TAG_V2 | ((unsigned) codec << 5));
+		out[1] = GPX_SHAPE_EMPTY;
+		*outlen = 2;
+		return GPX_OK;
+	}
+	return encode_v2(codec, docs, n, kinds, out, bound, outlen);
+}
