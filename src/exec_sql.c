@@ -142,6 +142,8 @@ gpuidx_stats(PG_FUNCTION_ARGS)
 	F8("mean_batch_queries", batches ? (double) queries / batches : 0.0);
 	I8("multi_backend_batches", STAT(multi_backend_batches));
 	I8("max_batch_backends", STAT(max_batch_backends));
+	I8("batches_overlapped", STAT(overlapped_batches));
+	I8("max_batches_in_flight", STAT(max_in_flight));
 	F8("executor_time_ms", STAT(executor_us) / 1000.0);
 	I8("gpu_batches", STAT(gpu_batches));
 	I8("gpu_failures", STAT(gpu_failures));

@@ -80,8 +80,9 @@ sub poll_for
 	my $t0 = time;
 	while (time - $t0 < $max)
 	{
-		my ($rc, $out) = $node->psql('postgres', $sql);
-		return 1 if $rc == 0 && $out eq 't';
+		# psql may exit before taking its input while the server restarts
+		my ($rc, $out) = eval { $node->psql('postgres', $sql) };
+		return 1 if defined $rc && $rc == 0 && $out eq 't';
 		sleep 0.1;
 	}
 	return 0;
