@@ -254,6 +254,7 @@ typedef struct GpxExecShared
 	char		device_desc[GPX_DEVICE_DESC_LEN];	/* what runs batches */
 	char		device_note[256];	/* why not a GPU, when not */
 	uint64		batches_total;	/* batch ids (the last one given) */
+	int			exec_in_flight;	/* batches in flight now (unlocked writes) */
 	int			fault;			/* GpxFault */
 	int			fault_ms;
 	TimestampTz gpu_oom_until;	/* fault gpu_oom armed until (0: off) */
@@ -305,6 +306,11 @@ typedef struct GpxExecShared
 	pg_atomic_uint64 cost_backend_ps;	/* in-backend SvS, one thread */
 	pg_atomic_uint64 cost_exec_ps;	/* executor, per thread (GPU: whole) */
 	pg_atomic_uint64 cost_overhead_ns;	/* round trip besides batching */
+	pg_atomic_uint64 cost_batch_ns;	/* fixed cost of a batch (fitted) */
+	pg_atomic_uint64 cost_wait_ns;	/* requests' wait to be taken */
+	pg_atomic_uint64 cost_fit[4];	/* the fit's weighted sums (doubles):
+									 * x, y, x^2, x*y of batches' (work per
+									 * thread, run ns) */
 
 	/*
 	 * Backends with requests in flight, and how many of them are blocked

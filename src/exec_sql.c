@@ -211,15 +211,14 @@ gpuidx_info(PG_FUNCTION_ARGS)
 	int			n = 0;
 	GpxExecShared *ctl = gpuidx_exec_shm != NULL ? gpuidx_exec_shm->ctl : NULL;
 	bool		no = ctl == NULL;
-	double		c_b = 0,
-				c_e = 0,
-				o_us = 0;
+	GpxCostShow cs;
 
 #define COL(name, type, val, isnull) sql_col(c, &n, name, type, (val), (isnull))
+	memset(&cs, 0, sizeof(cs));
 	if (ctl != NULL)
 	{
 		LWLockAcquire(ctl->lock, LW_SHARED);
-		gpuidx_exec_cost_show(&c_b, &c_e, &o_us);
+		gpuidx_exec_cost_show(&cs);
 	}
 	COL("preloaded", BOOLOID, BoolGetDatum(!no), false);
 	COL("executor_state", TEXTOID,
@@ -245,9 +244,13 @@ gpuidx_info(PG_FUNCTION_ARGS)
 	COL("cache_size", INT8OID, Int64GetDatum(no ? 0 : (int64) ctl->cache_budget), no);
 	COL("batch_threshold", INT4OID, Int32GetDatum(gpuidx_exec_batch_threshold), no);
 	COL("batch_max_wait_us", INT4OID, Int32GetDatum(gpuidx_exec_batch_max_wait), no);
-	COL("cost_backend_ns", FLOAT8OID, Float8GetDatum(c_b), no);
-	COL("cost_executor_ns", FLOAT8OID, Float8GetDatum(c_e), no);
-	COL("overhead_us", FLOAT8OID, Float8GetDatum(o_us), no);
+	COL("cost_backend_ns", FLOAT8OID, Float8GetDatum(cs.backend_ns), no);
+	COL("cost_executor_ns", FLOAT8OID, Float8GetDatum(cs.exec_ns), no);
+	COL("overhead_us", FLOAT8OID, Float8GetDatum(cs.overhead_us), no);
+	COL("cost_batch_us", FLOAT8OID, Float8GetDatum(cs.batch_us), no);
+	COL("wait_us", FLOAT8OID, Float8GetDatum(cs.wait_us), no);
+	COL("pipeline_depth", INT4OID, Int32GetDatum(gpuidx_exec_pipeline_depth), no);
+	COL("batches_in_flight", INT4OID, Int32GetDatum(no ? 0 : ctl->exec_in_flight), no);
 #undef COL
 	if (ctl != NULL)
 		LWLockRelease(ctl->lock);

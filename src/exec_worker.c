@@ -81,6 +81,7 @@ typedef struct ExecFlight
 	uint64		postings;		/* shortest-list postings of its requests */
 	uint64		work;			/* the cost model's work W */
 	uint64		nqueries;
+	int64		wait_us;		/* its requests' waits to be taken, summed */
 	ExecWhere	where;
 	instr_time	t0;				/* handed to the device */
 	MemoryContext cxt;			/* its descriptors */
@@ -104,6 +105,8 @@ static struct
 	int			nflight;		/* batches in flight */
 	WaitEventSet *wes;			/* latch, postmaster death, pool's notify */
 	int			wes_fd;			/* the notify descriptor in wes */
+	int			cost_dev;		/* the cost model's device: 1 GPU, 0 CPU,
+								 * -1 none yet */
 	TimestampTz hold_until;		/* fault 'hold': take no batch before */
 	TimestampTz last_reap;
 } ex;
@@ -244,7 +247,6 @@ exec_open_device(void)
 		{
 			(void) gpx_cuda_pin(ex.cuda, gpuidx_exec_shm->arena,
 								gpuidx_exec_shm->ctl->arena_size);
-			gpuidx_exec_cost_gpu_opened();
 		}
 	}
 	ex.device = gpuidx_exec_device;
@@ -260,6 +262,12 @@ exec_open_device(void)
 		snprintf(desc, sizeof(desc), "cpu: %d thread%s", ex.pool_threads,
 				 ex.pool_threads == 1 ? "" : "s");
 	exec_publish_device(desc, note);
+	/* the batch-time fit is per device: a new one starts from its guesses */
+	if (ex.cost_dev != (ex.cuda != NULL))
+	{
+		ex.cost_dev = ex.cuda != NULL;
+		gpuidx_exec_cost_device_opened(ex.cuda != NULL);
+	}
 }
 
 /* Release the device and the threads (exit path). */
@@ -343,6 +351,7 @@ exec_on_exit(int code, Datum arg)
 		ctl->exec_pid = 0;
 		ctl->exec_procno = -1;
 		ctl->exec_gpu = false;
+		ctl->exec_in_flight = 0;
 		strlcpy(ctl->device_desc, "none", sizeof(ctl->device_desc));
 	}
 	gpuidx_exec_cache_clear();
@@ -377,6 +386,7 @@ exec_startup(void)
 		ex.flights[f].cxt = AllocSetContextCreate(TopMemoryContext, "gpuidx executor batch",
 												  ALLOCSET_DEFAULT_SIZES);
 	ex.wes_fd = -1;
+	ex.cost_dev = -1;
 }
 
 /* Free the slots of backends that exited without doing so (backstop). */
@@ -472,6 +482,7 @@ exec_take_batch(ExecFlight *fl, int64 *sleep_us, int *fault, int *fault_ms)
 	}
 	fl->id = ++ctl->batches_total;
 	fl->head = -1;
+	fl->wait_us = 0;
 	while (ctl->queue_head >= 0 && (ntaken == 0 || work < threshold))
 	{
 		int			i = ctl->queue_head;
@@ -483,6 +494,7 @@ exec_take_batch(ExecFlight *fl, int64 *sleep_us, int *fault, int *fault_ms)
 		gpuidx_exec_slot_set_state(i, GPX_SLOT_RUNNING);
 		sl->exec_gen = ex.gen;
 		sl->wait_us = now - sl->queued_at;
+		fl->wait_us += sl->wait_us;
 		t->generation = sl->generation;
 		t->batch_id = fl->id;
 		t->status = GPX_REQ_OK;
@@ -844,6 +856,7 @@ exec_launch_batch(int64 *sleep_us)
 	if (exec_take_batch(fl, sleep_us, &fault, &fault_ms) == 0)
 		return false;
 	fl->used = true;
+	ctl->exec_in_flight = ex.nflight + 1;
 	if (ex.nflight++ == 0)
 		pgstat_report_activity(STATE_RUNNING, "gpuidx batch");
 	else
@@ -903,11 +916,13 @@ exec_flight_done(ExecFlight *fl)
 	gpuidx_exec_count_max(&ctl->stats.max_batch_backends, nowners);
 	/* per-thread cost: the pool spreads queries over its threads */
 	gpuidx_exec_cost_note_executor(fl->work, run_us, on_gpu ? 1 :
-								   Min((uint64) ex.pool_threads, fl->nqueries));
+								   Min((uint64) ex.pool_threads, fl->nqueries),
+								   fl->wait_us / Max(fl->ntaken, 1));
 
 	MemoryContextReset(fl->cxt);
 	fl->used = false;
 	fl->head = -1;
+	ctl->exec_in_flight = ex.nflight - 1;
 	if (--ex.nflight == 0)
 		pgstat_report_activity(STATE_IDLE, NULL);
 }
