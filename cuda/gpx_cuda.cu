@@ -653,8 +653,14 @@ gpx_issue(gpx_cuda_ctx *ctx, gpx_dev *d, gpx_slot *s, gpx_run *run)
 	if (graph)
 		st = gpx_issue_graph(ctx, d, s, at, o_dl, o_pc, o_ol, o_up, o_tb);
 	else
+	{
+		/* only a chunk that uploads can have dependents (or timings) */
+		bool		uploads = !s->ups.empty() || !s->directs.empty() || !s->tbls.empty();
+
 		st = gpx_issue_ops(ctx, s, s->st, at, o_dl, o_pc, o_ol, o_up, o_tb,
-						   s->ev_in, ctx->timing ? s->ev_c0 : nullptr, gpx_chunk_shape(s));
+						   uploads || ctx->timing ? s->ev_in : nullptr,
+						   ctx->timing ? s->ev_c0 : nullptr, gpx_chunk_shape(s));
+	}
 	if (st != GPX_CUDA_OK)
 		return st;
 	run->bytes_in += at - s->blob_used;
