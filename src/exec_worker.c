@@ -795,12 +795,23 @@ exec_gpu_failed(gpx_cuda_status rc, const char *why)
 			 errdetail("%s", why)));
 }
 
-/* Hand fl to the CPU pool (its queries start as threads come free). */
+/*
+ * Hand fl to the CPU pool (its queries start as threads come free).  A
+ * lone query with nothing else in flight runs here at once, as before
+ * batches were kept in flight: waking a helper and being woken by it would
+ * only add to its round trip.
+ */
 static void
 exec_submit_cpu(ExecFlight *fl)
 {
+	gpx_status	st;
+
 	fl->where = EXEC_ON_CPU;
-	if (gpx_batch_pool_submit(ex.pool, &fl->b, &fl->cpu_job) != GPX_OK)
+	if (ex.nflight == 1 && fl->b.nqueries <= 1)
+		st = gpx_batch_pool_submit_wait(ex.pool, &fl->b, &fl->cpu_job);
+	else
+		st = gpx_batch_pool_submit(ex.pool, &fl->b, &fl->cpu_job);
+	if (st != GPX_OK)
 		elog(ERROR, "gpuidx executor: could not queue a batch on its cpu threads");
 }
 

@@ -232,6 +232,14 @@ gpx_status	gpx_batch_pool_run(gpx_batch_pool *pool, gpx_batch *b,
 gpx_status	gpx_batch_pool_submit(gpx_batch_pool *pool, gpx_batch *b,
 								  gpx_batch_job *job);
 
+/*
+ * Queue b as job and run it to its end now, the calling thread taking part
+ * (as gpx_batch_pool_run: helpers are woken only for its other queries);
+ * the job is done on return.
+ */
+gpx_status	gpx_batch_pool_submit_wait(gpx_batch_pool *pool, gpx_batch *b,
+									   gpx_batch_job *job);
+
 /* Whether job has finished (every query has its status); never blocks. */
 bool		gpx_batch_pool_done(const gpx_batch_job *job);
 

@@ -492,6 +492,19 @@ gpx_batch_pool_cancel(gpx_batch_pool *p)
 	pthread_mutex_unlock(&p->mu);
 }
 
+/* Queue b as job and run it to its end, the calling thread working too. */
+gpx_status
+gpx_batch_pool_submit_wait(gpx_batch_pool *p, gpx_batch *b, gpx_batch_job *job)
+{
+	/* helpers only pay off with more than one query: the caller runs one */
+	gpx_status	s = pool_submit(p, b, job, b != NULL && b->nqueries > 1 ? b->nqueries - 1 : 0);
+
+	if (s != GPX_OK)
+		return s;
+	gpx_batch_pool_wait(p, job);
+	return GPX_OK;
+}
+
 /* Run every query of b on the pool; the calling thread works too. */
 gpx_status
 gpx_batch_pool_run(gpx_batch_pool *p, gpx_batch *b, gpx_batch_stats *stats)
@@ -501,11 +514,9 @@ gpx_batch_pool_run(gpx_batch_pool *p, gpx_batch *b, gpx_batch_stats *stats)
 
 	if (stats != NULL)
 		memset(stats, 0, sizeof(*stats));
-	/* helpers only pay off with more than one query: the caller runs one */
-	s = pool_submit(p, b, &job, b != NULL && b->nqueries > 1 ? b->nqueries - 1 : 0);
+	s = gpx_batch_pool_submit_wait(p, b, &job);
 	if (s != GPX_OK)
 		return s;
-	gpx_batch_pool_wait(p, &job);
 	if (stats != NULL)
 		*stats = job.stats;
 	return GPX_OK;
