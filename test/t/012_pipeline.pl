@@ -77,19 +77,11 @@ END $$;
 });
 PostgreSQL::Test::Utils::append_to_file("$s->{dir}/big.sql", "SELECT pipe_check_big();\n");
 
-# Poll $sql until it returns 't', at most $max seconds (a psql that exits
-# before taking its input while the server restarts counts as not yet).
+# Poll $sql until it returns 't', at most $max seconds.
 sub poll_for
 {
 	my ($sql, $max) = @_;
-	my $t0 = time;
-	while (time - $t0 < $max)
-	{
-		my ($rc, $out) = eval { $node->psql('postgres', $sql) };
-		return 1 if defined $rc && $rc == 0 && $out eq 't';
-		sleep 0.1;
-	}
-	return 0;
+	return gpx_poll($node, $sql, $max);
 }
 
 sub fault
