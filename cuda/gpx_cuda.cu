@@ -1016,7 +1016,7 @@ gpx_pop_done(gpx_cuda_ctx *ctx, gpx_cuda_job *want)
 void
 gpx_cancel_all(gpx_cuda_ctx *ctx)
 {
-	/* collect what is in flight (its results land), then issue nothing */
+	/* wait for what is in flight, then issue nothing */
 	for (gpx_run *run : ctx->runs)
 		gpx_run_fail(run, GPX_CUDA_ERROR, "cancelled");
 	for (gpx_dev *d : ctx->devs)

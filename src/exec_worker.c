@@ -83,6 +83,7 @@ typedef struct ExecFlight
 	uint64		nqueries;
 	int64		wait_us;		/* its requests' waits to be taken, summed */
 	ExecWhere	where;
+	bool		rerun;			/* on the CPU threads after the GPU failed */
 	instr_time	t0;				/* handed to the device */
 	MemoryContext cxt;			/* its descriptors */
 	gpx_batch	b;
@@ -831,7 +832,10 @@ exec_submit(ExecFlight *fl)
 		bool		injected = exec_gpu_oom_injected();
 
 		if (injected)
+		{
 			exec_gpu_failed(GPX_CUDA_OOM, "injected fault gpu_oom: out of gpu or pinned memory");
+			fl->rerun = true;
+		}
 		else if (ex.cuda != NULL)
 		{
 			gpx_cuda_status rc;
@@ -844,6 +848,7 @@ exec_submit(ExecFlight *fl)
 				return;
 			}
 			exec_gpu_failed(rc, gpx_cuda_last_error(ex.cuda));
+			fl->rerun = true;
 		}
 	}
 	exec_submit_cpu(fl);
@@ -867,6 +872,7 @@ exec_launch_batch(int64 *sleep_us)
 	if (exec_take_batch(fl, sleep_us, &fault, &fault_ms) == 0)
 		return false;
 	fl->used = true;
+	fl->rerun = false;
 	ctl->exec_in_flight = ex.nflight + 1;
 	if (ex.nflight++ == 0)
 		pgstat_report_activity(STATE_RUNNING, "gpuidx batch");
@@ -904,6 +910,7 @@ exec_flight_done(ExecFlight *fl)
 	if (on_gpu && fl->gpu_job.status != GPX_CUDA_OK)
 	{
 		exec_gpu_failed(fl->gpu_job.status, fl->gpu_job.err);
+		fl->rerun = true;
 		exec_submit_cpu(fl);
 		return;
 	}
@@ -925,10 +932,12 @@ exec_flight_done(ExecFlight *fl)
 	if (nowners >= 2)
 		gpuidx_exec_count(&ctl->stats.multi_backend_batches, 1);
 	gpuidx_exec_count_max(&ctl->stats.max_batch_backends, nowners);
-	/* per-thread cost: the pool spreads queries over its threads */
-	gpuidx_exec_cost_note_executor(fl->work, run_us, on_gpu ? 1 :
-								   Min((uint64) ex.pool_threads, fl->nqueries),
-								   fl->wait_us / Max(fl->ntaken, 1));
+	/* per-thread cost: the pool spreads queries over its threads (a rerun
+	 * after a GPU failure says nothing about either device) */
+	if (!fl->rerun)
+		gpuidx_exec_cost_note_executor(fl->work, run_us, on_gpu ? 1 :
+									   Min((uint64) ex.pool_threads, fl->nqueries),
+									   fl->wait_us / Max(fl->ntaken, 1));
 
 	MemoryContextReset(fl->cxt);
 	fl->used = false;
