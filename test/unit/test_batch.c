@@ -380,7 +380,9 @@ main(void)
 	gpx_batch_pool_destroy(NULL);
 	for (int nt = 1; nt <= 4; nt++)
 	{
+		unit_case_begin("jobs in flight on a pool of %d threads", nt);
 		test_async_jobs(&r, nt);
+		unit_case_begin("cancel with jobs in flight on a pool of %d threads", nt);
 		test_async_cancel(&r, nt);
 	}
 	return unit_finish();
