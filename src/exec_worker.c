@@ -981,12 +981,12 @@ exec_reap(void)
 	return n;
 }
 
-/* Whether a batch in flight runs on the GPU. */
+/* Whether a batch in flight runs on the GPU (where), or on CPU threads. */
 static bool
-exec_any_on_gpu(void)
+exec_any_on(ExecWhere where)
 {
 	for (int f = 0; f < GPX_EXEC_MAX_DEPTH; f++)
-		if (ex.flights[f].used && ex.flights[f].where == EXEC_ON_GPU)
+		if (ex.flights[f].used && ex.flights[f].where == where)
 			return true;
 	return false;
 }
@@ -999,7 +999,7 @@ exec_drain(void)
 	{
 		if (exec_reap() > 0)
 			continue;
-		if (exec_any_on_gpu())
+		if (exec_any_on(EXEC_ON_GPU))
 		{
 			gpx_cuda_job *job = gpx_cuda_reap(ex.cuda, true);
 
@@ -1128,8 +1128,11 @@ exec_wait_flights(int64 sleep_us, bool may_take)
 	instr_time	start,
 				now;
 
-	if (exec_any_on_gpu())
+	if (exec_any_on(EXEC_ON_GPU))
 	{
+		/* a batch rerun on the CPU threads beside them gets a hand too */
+		if (exec_any_on(EXEC_ON_CPU) && gpx_batch_pool_help(ex.pool))
+			return;
 		INSTR_TIME_SET_CURRENT(start);
 		for (uint32 iter = 0;; iter++)
 		{
