@@ -40,9 +40,10 @@
 # cluster running and print how to connect, and how to remove it after).
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-cd "$ROOT"
+cd "$ROOT" || exit 1
 BL_TAG=demo
-export BL_T0=$(date +%s.%N)
+BL_T0=$(date +%s.%N)
+export BL_T0
 . test/bench/pgcluster.sh
 . test/bench/benchlib.sh
 QUERIES=${DEMO_QUERIES:-index scan;vacuum freeze;foreign key constraint;write-ahead log archive;logical replication slot;full text search ranking}
