@@ -16,12 +16,14 @@
  * one over the same input, less the sort that only served the grouping (a
  * Gather Merge becomes a Gather).
  *
- * It leaves the plan alone, so that each group goes to the executor alone,
- * when the session does not use the executor (gpuidx.use_executor off),
- * hashing is disabled (enable_hashagg = off: the way to ask for the sorted
- * plan), or the grouping cannot be hashed (GROUPING SETS, ROLLUP, CUBE, an
+ * It leaves the plan alone, so that each group of a sorted plan goes to the
+ * executor alone, when the session does not use the executor
+ * (gpuidx.use_executor off), hashing is disabled (enable_hashagg = off: the
+ * way to ask for the sorted plan), the grouping cannot be hashed (an
  * aggregate with ORDER BY or DISTINCT inside, a key type without a hash
- * operator class).  A hash aggregate that outgrows work_mem *
+ * operator class), or the query has GROUPING SETS, ROLLUP or CUBE (their
+ * GroupingSetsPaths mix strategies; PostgreSQL's choice stands).  A hash
+ * aggregate that outgrows work_mem *
  * hash_mem_multiplier spills, and each part read back from disk is a batch
  * of its own.  posting_intersect_batch() is one batch in every case.
  */
