@@ -4,8 +4,10 @@
 # in qid order through an index; the finalize step of a parallel plan) are
 # hashed, each statement one request and one batch, with the backend's
 # answers; enable_hashagg = off keeps the sorted plan, one batch per group
-# (the exception the README names); a session without the executor keeps
-# the planner's choice.  Then the README's examples, taken out of README.md
+# (the exception the README names), and a hash table that spills sends a
+# batch per part; a session without the executor keeps the planner's
+# choice; an aggregate with ORDER BY inside and grouping sets keep theirs
+# and answer right.  Then the README's examples, taken out of README.md
 # (sql/readme_examples.awk), run with the library preloaded, and its
 # executor examples print what the README says, counters included.
 use strict;
@@ -110,6 +112,15 @@ is(batch_of($sorted, 'SET enable_hashagg = off'), "$nsent $nsent $nsent",
 is(plan_of($sorted, "$presorted; SET gpuidx.use_executor = off"),
 	plan_of($sorted, "$presorted; SET gpuidx.use_executor = off; SET enable_hashagg = off"),
 	'gpuidx.use_executor = off: the planner\'s own choice');
+# an aggregate with ORDER BY inside cannot be hashed; grouping sets keep
+# PostgreSQL's plan; both still answer right
+my $ordered = q{SELECT q.qid, posting_intersect(p.docs ORDER BY p.term) AS res
+	FROM queries q JOIN p_pfor p USING (term) GROUP BY q.qid};
+like(plan_of($ordered), qr/GroupAggregate/, 'ORDER BY inside the aggregate: sorted plan');
+is(gpx_check_queries($node, $ordered), '0', 'ORDER BY inside the aggregate: right answers');
+my $sets = q{SELECT coalesce(q.qid, 0) AS qid, posting_intersect_count(p.docs) AS res
+	FROM queries q JOIN p_pfor p USING (term) GROUP BY GROUPING SETS ((q.qid), ())};
+is(gpx_check_queries($node, $sets, $presorted), '0', 'grouping sets: right answers');
 
 # --- the README's examples, with the library preloaded --------------------
 my $awk = "$FindBin::RealBin/../../sql/readme_examples.awk";
