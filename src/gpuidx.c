@@ -13,6 +13,7 @@
 #include "postmaster/bgworker.h"
 #include "utils/guc.h"
 
+#include "exec_plan.h"
 #include "exec_shmem.h"
 #include "gpuidx.h"
 
@@ -203,7 +204,8 @@ gpuidx_register_worker(void)
 
 /*
  * Module load hook: define the settings; when preloaded, reserve the
- * executor's shared memory and register its worker.
+ * executor's shared memory, register its worker and install the planner
+ * hook that keeps a GROUP BY of intersections one batch (exec_plan.c).
  */
 void
 _PG_init(void)
@@ -215,4 +217,5 @@ _PG_init(void)
 		return;
 	gpuidx_exec_shmem_init();
 	gpuidx_register_worker();
+	gpuidx_plan_init();
 }
