@@ -4,7 +4,7 @@
 -- an example that fails, or whose output changes, fails this test.  The
 -- blocks the README marks "<!-- test: executor -->" run with their output
 -- discarded, since it depends on whether the library is preloaded (the
--- regression suite runs with and without); test/t/011_group_batch.pl runs
+-- regression suite runs with and without); test/t/013_group_batch.pl runs
 -- them with the executor and checks what they print.
 \set ECHO none
 SET client_min_messages = warning;

@@ -1,4 +1,4 @@
-# 011_group_batch.pl - a GROUP BY of many intersection queries reaches the
+# 013_group_batch.pl - a GROUP BY of many intersection queries reaches the
 # executor as one batch whatever plan PostgreSQL would have picked (the
 # planner hook of src/exec_plan.c): groupings it would sort (queries read
 # in qid order through an index; the finalize step of a parallel plan) are
