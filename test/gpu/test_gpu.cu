@@ -960,7 +960,8 @@ static void
 suite_pipeline(void)
 {
 	rng			r = {g_seed ^ 0x919E11ull};
-	pool		P;
+	pool		P,
+				Pt;				/* for the 1 MiB caches: every query's lists fit */
 	gpx_cuda_ctx *c3 = open_pipe_ctx(0, (size_t) 8 << 20, g_devs, 3, false),
 			   *tiny = open_pipe_ctx((size_t) 1 << 20, (size_t) 128 << 10, g_devs, 4, false),
 			   *graphs = open_pipe_ctx(0, (size_t) 8 << 20, g_devs, 3, true),
@@ -976,6 +977,7 @@ suite_pipeline(void)
 		twodev.push_back(twodev[0]);
 	two = open_pipe_ctx((size_t) 64 << 20, (size_t) 4 << 20, twodev, 2, false);
 	make_pool(r, P, g_quick ? 20000 : 200000);
+	make_pool(r, Pt, 20000);
 	if (c3 != nullptr)
 	{
 		CHECKF(gpx_cuda_pin(c3, arena, words * 4) == GPX_CUDA_OK, "pin the output arena");
@@ -985,8 +987,8 @@ suite_pipeline(void)
 	}
 	if (tiny != nullptr)
 	{
-		pipeline_run(tiny, P, r, nb, 4, "tiny cache and staging", nullptr, 0);
-		pipeline_run(tiny, P, r, nb, 4, "tiny cache and staging again", nullptr, 0);
+		pipeline_run(tiny, Pt, r, nb, 4, "tiny cache and staging", nullptr, 0);
+		pipeline_run(tiny, Pt, r, nb, 4, "tiny cache and staging again", nullptr, 0);
 	}
 	if (two != nullptr)
 		pipeline_run(two, P, r, nb, 3, "two device contexts", nullptr, 0);
@@ -999,7 +1001,7 @@ suite_pipeline(void)
 			   "graphs launched: %s", desc);
 	}
 	if (tiny_graphs != nullptr)
-		pipeline_run(tiny_graphs, P, r, nb, 3, "graphs, tiny cache and staging", nullptr, 0);
+		pipeline_run(tiny_graphs, Pt, r, nb, 3, "graphs, tiny cache and staging", nullptr, 0);
 
 	/* one batch fails (a list larger than the cache), the others do not */
 	if (tiny != nullptr)
@@ -1031,12 +1033,12 @@ suite_pipeline(void)
 		b.out_words = out.size();
 		for (pbatch *p : {&ok1, &ok2})
 		{
-			p->qs = make_queries(r, P, 20);
+			p->qs = make_queries(r, Pt, 20);
 			for (tquery &tq : p->qs)
 				tq.small_out = false;
-			build_batch(P, p->qs, p->C, nullptr, 0);
+			build_batch(Pt, p->qs, p->C, nullptr, 0);
 			gpx_batch_run_cpu(&p->C.b, 2, NULL);
-			build_batch(P, p->qs, p->G, nullptr, 0);
+			build_batch(Pt, p->qs, p->G, nullptr, 0);
 		}
 		CHECKF(gpx_cuda_submit(tiny, &ok1.G.b, &ok1.job) == GPX_CUDA_OK &&
 			   gpx_cuda_submit(tiny, &b, &jbig) == GPX_CUDA_OK &&
