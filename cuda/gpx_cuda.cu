@@ -42,6 +42,7 @@
 #include "gpx_cuda_plan.h"
 
 #include <algorithm>
+#include <cassert>
 #include <new>
 #include <vector>
 #include <stdio.h>
@@ -141,12 +142,14 @@ gpx_place_list(gpx_cuda_ctx *ctx, gpx_dev *d, gpx_slot *s,
 	else
 	{
 		gpx_cuda_footprint fp;
-		size_t		len16 = gpx_al(l->len, 16);
+		size_t		len16 = gpx_blob_span(l->len);
 		const gpx_pin *pin = gpx_find_pin(ctx, l->base, l->len);
 		bool		direct = (pin != nullptr && l->len >= GPX_DIRECT_MIN) ||
 			len16 > s->blob_cap / 2;
 
 		gpx_cuda_plan_footprint(l, &fp);
+		/* the blob's padding (GPX_BLOB_PAD) lies in its cache slot */
+		assert(l->len > 0 && fp.tbl_off >= len16);
 		if (fp.bytes > d->cache.pool.cap)
 			return GPX_NEVER;
 		if (!direct && s->blob_used + len16 > s->blob_cap)
@@ -452,7 +455,12 @@ gpx_issue_inputs(gpx_cuda_ctx *ctx, gpx_slot *s, cudaStream_t cs, size_t at,
 
 	GPX_TRY(cudaMemcpyAsync(ds, s->h_stage, at, cudaMemcpyHostToDevice, cs));
 	for (const gpx_direct &c : s->directs)
+	{
+		/* the unit holding the blob's end zeroed first: its padding */
+		GPX_TRY(cudaMemsetAsync((uint8_t *) c.dst + gpx_blob_pad_unit(c.len), 0,
+								GPX_BLOB_PAD, cs));
 		GPX_TRY(cudaMemcpyAsync(c.dst, c.src, c.len, cudaMemcpyHostToDevice, cs));
+	}
 	GPX_TRY(gpx_cuda_k_upload((const gpx_dupload *) (ds + o_up), (uint32_t) s->ups.size(),
 							  ds, cs));
 	for (size_t i = 0; i < s->tbls.size(); i += 65535)
@@ -1367,10 +1375,12 @@ gpx_cuda_decode(gpx_cuda_ctx *ctx, const gpx_list *l, uint32_t *out)
 		return GPX_CUDA_OK;
 	d = ctx->devs[0];
 	GPX_TRY(cudaSetDevice(d->ord));
-	if ((st = gpx_scratch(ctx, (void **) &d->d_scr_in, &d->scr_in_cap, gpx_al(l->len, 16))) != GPX_CUDA_OK ||
+	if ((st = gpx_scratch(ctx, (void **) &d->d_scr_in, &d->scr_in_cap, gpx_blob_span(l->len))) != GPX_CUDA_OK ||
 		(st = gpx_scratch(ctx, (void **) &d->d_scr_out, &d->scr_out_cap,
 						  (size_t) l->n * 4 + 512)) != GPX_CUDA_OK)
 		return st;
+	/* the blob's padding (GPX_BLOB_PAD): its last unit zeroed first */
+	GPX_TRY(cudaMemset(d->d_scr_in + gpx_blob_pad_unit(l->len), 0, GPX_BLOB_PAD));
 	GPX_TRY(cudaMemcpy(d->d_scr_in, l->base, l->len, cudaMemcpyHostToDevice));
 	gpx_make_dl(l, d->d_scr_in, &dl);
 	e = gpx_cuda_k_decode_list(&dl, d->d_scr_out, d->s_comp);

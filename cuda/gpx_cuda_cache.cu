@@ -227,8 +227,9 @@ gpx_cache_has(const gpx_cache *c, const gpx_ckey &key)
 }
 
 /*
- * Fill the device view of list l's blob copied to dev_blob, a 4-byte
- * aligned address (no tables), from gpx_dev_view.
+ * Fill the device view of list l's blob copied to dev_blob, a 16-byte
+ * aligned address followed by the blob's zero padding (GPX_BLOB_PAD in
+ * gpx_cuda_host.cuh), no tables, from gpx_dev_view.
  */
 void
 gpx_make_dl(const gpx_list *l, const uint8_t *dev_blob, gpx_dl *dl)

@@ -36,6 +36,38 @@ gpx_al(size_t x, size_t a)
 	return (x + a - 1) / a * a;
 }
 
+/*
+ * The padding every blob has on a device: its bytes are followed by zero
+ * bytes up to the next multiple of GPX_BLOB_PAD from its start.  The
+ * kernels read a payload by whole aligned 32-bit words, and a version 2
+ * list of one block ends at any byte (it has no padding), so the word
+ * holding its last byte reaches up to 3 bytes past the blob.  Those bytes
+ * lie inside the blob's span (gpx_blob_span: cache footprints, staging
+ * and scratch are at least that large) and are written before a kernel
+ * runs (staged as zeros; zeroed before a direct or scratch copy, see
+ * gpx_blob_pad_unit), so that compute-sanitizer's memcheck and initcheck
+ * see no read of memory that was not allocated or not written.
+ */
+constexpr size_t GPX_BLOB_PAD = 16;
+
+/* Device bytes a blob of len bytes spans: len rounded up to GPX_BLOB_PAD. */
+inline size_t
+gpx_blob_span(size_t len)
+{
+	return gpx_al(len, GPX_BLOB_PAD);
+}
+
+/*
+ * Offset of the GPX_BLOB_PAD-byte unit holding a blob's last byte (len >=
+ * 1: every blob has its tag): zeroing that unit before copying the blob
+ * leaves its padding zero and writes nothing past its span.
+ */
+inline size_t
+gpx_blob_pad_unit(size_t len)
+{
+	return (len - 1) & ~(GPX_BLOB_PAD - 1);
+}
+
 /* Host bookkeeping of one piece of a chunk. */
 struct gpx_hpiece
 {

@@ -413,8 +413,13 @@ bench_decode(bool quick, const std::vector<int> &codecs, double copy_gbs)
 						   gpx_codec_name(codec), (unsigned long long) n);
 					continue;
 				}
-				CK(cudaMalloc(&d_blob, blob.size()));
+				/*
+				 * the blob with its zero padding to 16 bytes, as the back end
+				 * keeps it (GPX_BLOB_PAD in cuda/gpx_cuda_host.cuh)
+				 */
+				CK(cudaMalloc(&d_blob, (blob.size() + 15) / 16 * 16));
 				CK(cudaMalloc(&d_out, n * 4 + 512));
+				CK(cudaMemset(d_blob, 0, (blob.size() + 15) / 16 * 16));
 				CK(cudaMemcpy(d_blob, blob.data(), blob.size(), cudaMemcpyHostToDevice));
 				CK(cudaMemset(d_out, 0xA5, n * 4));
 				{
