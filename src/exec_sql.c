@@ -159,6 +159,7 @@ gpuidx_stats(PG_FUNCTION_ARGS)
 	I8("cache_hits", STAT(cache_hits));
 	I8("cache_misses", STAT(cache_misses));
 	I8("lists_not_read", STAT(lists_not_read));
+	I8("lists_read_shared", STAT(lists_read_shared));
 	I8("cache_evictions", STAT(cache_evictions));
 	I8("bytes_copied", STAT(bytes_copied));
 	sql_col(c, &n, "stats_reset", TIMESTAMPTZOID,
@@ -233,8 +234,8 @@ gpuidx_info(PG_FUNCTION_ARGS)
 		no || ctl->device_note[0] == '\0');
 	COL("cpu_threads", INT4OID, Int32GetDatum(no ? 0 : ctl->exec_threads), no);
 	COL("arena_size", INT8OID, Int64GetDatum(no ? 0 : (int64) ctl->arena_size), no);
-	COL("arena_used", INT8OID, Int64GetDatum(no ? 0 : (int64) ctl->arena_used), no);
-	COL("arena_peak", INT8OID, Int64GetDatum(no ? 0 : (int64) ctl->arena_peak), no);
+	COL("arena_used", INT8OID, Int64GetDatum(no ? 0 : (int64) ctl->arena.used), no);
+	COL("arena_peak", INT8OID, Int64GetDatum(no ? 0 : (int64) ctl->arena.peak), no);
 	COL("slots", INT4OID, Int32GetDatum(no ? 0 : ctl->nslots), no);
 	COL("slots_used", INT4OID, Int32GetDatum(no ? 0 : ctl->nused), no);
 	COL("queued", INT4OID, Int32GetDatum(no ? 0 : ctl->nqueued), no);
