@@ -687,6 +687,17 @@ gpuidx_exec_cache_read_pin(GpxExecStored *const *s, int n, const uint8 **blobs)
 	return pinned;
 }
 
+/* Read pins held by all backends now; lock held. */
+int
+gpuidx_exec_cache_read_pins(void)
+{
+	int			pins = 0;
+
+	for (int b = 0; b < gpuidx_exec_shm->ctl->cache_readers; b++)
+		pins += gpuidx_exec_shm->cache_readers[b].nrefs;
+	return pins;
+}
+
 /* Release every read pin of this backend; takes the lock. */
 void
 gpuidx_exec_cache_read_unpin(void)

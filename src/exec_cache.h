@@ -93,6 +93,9 @@ extern uint64 gpuidx_exec_oid_position(uint32 *epoch);
 extern int	gpuidx_exec_cache_read_pin(GpxExecStored *const *s, int n,
 									   const uint8 **blobs);
 
+/* Read pins held by all backends now (lock held). */
+extern int	gpuidx_exec_cache_read_pins(void);
+
 /* Release every read pin of this backend (takes the lock). */
 extern void gpuidx_exec_cache_read_unpin(void);
 

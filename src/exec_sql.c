@@ -21,6 +21,7 @@
 #include "utils/builtins.h"
 #include "utils/timestamp.h"
 
+#include "exec_cache.h"
 #include "exec_cost.h"
 #include "exec_shmem.h"
 
@@ -243,6 +244,7 @@ gpuidx_info(PG_FUNCTION_ARGS)
 	COL("cache_entries", INT4OID, Int32GetDatum(no ? 0 : ctl->cache_count), no);
 	COL("cache_bytes", INT8OID, Int64GetDatum(no ? 0 : (int64) ctl->cache_bytes), no);
 	COL("cache_size", INT8OID, Int64GetDatum(no ? 0 : (int64) ctl->cache_budget), no);
+	COL("cache_read_pins", INT4OID, Int32GetDatum(no ? 0 : gpuidx_exec_cache_read_pins()), no);
 	COL("batch_threshold", INT4OID, Int32GetDatum(gpuidx_exec_batch_threshold), no);
 	COL("batch_max_wait_us", INT4OID, Int32GetDatum(gpuidx_exec_batch_max_wait), no);
 	COL("cost_backend_ns", FLOAT8OID, Float8GetDatum(cs.backend_ns), no);
