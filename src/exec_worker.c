@@ -389,7 +389,10 @@ exec_startup(void)
 	ex.cost_dev = -1;
 }
 
-/* Free the slots of backends that exited without doing so (backstop). */
+/*
+ * Free the slots of backends that exited without doing so, and release
+ * their read pins of cached lists (backstop).
+ */
 static void
 exec_reap_orphans(void)
 {
