@@ -34,11 +34,9 @@
 #   SHM_TIME       seconds of timed rounds per path (4)
 #   SHM_CACHE      gpuidx.cache_size (1GB: every list of the set fits)
 #   SHM_SCALE, SHM_QUERIES, SHM_MIN_SHORTEST   the collection (0.3, 10000, 10000)
-#   SHM_PERF       1: profile the read-in-place runs (as root: the server
-#                  runs as a temporary user of its own; perf records the
-#                  whole machine, and the report keeps the processes of
-#                  that user seen during the run, whatever else the
-#                  machine runs; OUTDIR/perf-T.txt, by object and symbol)
+#   SHM_PERF       1: profile the read-in-place runs, the whole machine
+#                  (perf record -a -g; OUTDIR/perf-T.txt, the report of
+#                  the postgres processes by object and symbol)
 # Writes OUTDIR/shmread.md (queries/s, p50, p99, x intarray, % of the
 # stored-answer floor, % of the read-lists floor of the codec),
 # OUTDIR/results.tsv (bench_query's rows), OUTDIR/stats.txt, OUTDIR/meta.txt;
@@ -58,11 +56,7 @@ CMDLINE="$0 $*"
 BL_TAG=shm; export BL_T0=$(date +%s.%N)
 . test/bench/pgcluster.sh; . test/bench/benchlib.sh
 BL_WORK=$(mktemp -d /tmp/shm.XXXXXX); chmod 755 "$BL_WORK"
-trap 'pgc_stop; pgc_drop_temp_user; rm -rf "$BL_WORK"' EXIT
-if [ "${SHM_PERF:-0}" = 1 ]; then
-	[ "$(id -u)" = 0 ] || { echo "SHM_PERF=1 needs root (a user of its own for the server)"; exit 1; }
-	pgc_temp_user || exit 1
-fi
+trap 'pgc_stop; rm -rf "$BL_WORK"' EXIT
 TSV=$OUTD/results.tsv
 STATS=$OUTD/stats.txt
 : >"$TSV"
@@ -135,16 +129,12 @@ for nc in $CLIENTS; do
 		if [ "${SHM_PERF:-0}" = 1 ]; then
 			perf record -F 999 -a -g -o "$BL_WORK/perf-$t.data" >/dev/null 2>&1 &
 			perf_pid=$!
-			# the server's processes (bench_query holds its connections for the run)
-			(while :; do pgrep -u "$PGC_RUNAS" >>"$BL_WORK/pids-$t"; sleep 0.5; done) &
-			pids_pid=$!
 		fi
 		bq "$nc" "$t read in place|SET gpuidx.device = 'auto'|$q"
 		if [ -n "$perf_pid" ]; then
 			kill -INT "$perf_pid"; wait "$perf_pid"
-			kill "$pids_pid"; wait "$pids_pid" 2>/dev/null
-			perf report -i "$BL_WORK/perf-$t.data" --no-children \
-				--pid "$(sort -un "$BL_WORK/pids-$t" | paste -sd, -)" \
+			# the server's processes only (the machine may run other jobs)
+			perf report -i "$BL_WORK/perf-$t.data" --no-children --comms postgres \
 				--percentage relative --sort dso,symbol --stdio --percent-limit 0.3 \
 				-g none 2>/dev/null | grep -v -e '^$' -e '^# *$' >"$OUTD/perf-$t.txt"
 		fi
