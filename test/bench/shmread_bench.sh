@@ -35,8 +35,10 @@
 #   SHM_CACHE      gpuidx.cache_size (1GB: every list of the set fits)
 #   SHM_SCALE, SHM_QUERIES, SHM_MIN_SHORTEST   the collection (0.3, 10000, 10000)
 #   SHM_PERF       1: profile the read-in-place runs, the whole machine
-#                  (perf record -a -g; OUTDIR/perf-T.txt, the report of
-#                  the postgres processes by object and symbol)
+#                  (perf record -a -g, as root; OUTDIR/perf-T.txt, the
+#                  report of the processes named postgres by object and
+#                  symbol: on a machine that runs other servers too, theirs
+#                  are in it)
 # Writes OUTDIR/shmread.md (queries/s, p50, p99, x intarray, % of the
 # stored-answer floor, % of the read-lists floor of the codec),
 # OUTDIR/results.tsv (bench_query's rows), OUTDIR/stats.txt, OUTDIR/meta.txt;
