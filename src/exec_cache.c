@@ -17,15 +17,31 @@
  * price of caching equal lists once per role.
  *
  * The directory (GpxCacheEntry[cache_cap], a power of two, at most half
- * full) is probed linearly by the key's low bits; it lives in shared
- * memory, under the executor's lock.  Only the executor inserts and
- * evicts; backends look up and pin.  The copies themselves are malloc'd
- * in the executor process, in cache_copies[] parallel to the directory.
+ * full) is probed linearly by the key's low bits.  It and the copies
+ * themselves (the cache's data, gpuidx.cache_size bytes, first fit) live
+ * in shared memory under the executor's lock, so that a backend can read
+ * a cached list in place (gpuidx_exec_cache_read_pin) instead of reading
+ * it from TOAST or sending its query to the executor.  The executor keeps
+ * lists that come inline in requests; a backend keeps stored lists it had
+ * to read (gpuidx_exec_cache_offer); both only the second time a list
+ * comes (the admission filter).  Whoever inserts evicts (CLOCK), never an
+ * entry pinned by a queued request (pins) or read in place (readers).
+ *
+ * Why a backend may trust the bytes it reads in place: they are a copy,
+ * made by a PostgreSQL process of this server, of a blob that was read
+ * from a table (and checked when it was stored, as every value of the
+ * types is) or sent in a request; the key names that content (PRF), the
+ * entry's length and header fields are checked against the reference,
+ * and gpx_open checks that the blob's own header and directory agree with
+ * its length, as the executor checks every list it is sent.  Shared
+ * memory is as trusted as shared buffers: only server processes map it.
  */
 #include "postgres.h"
 
 #include "access/transam.h"
 #include "miscadmin.h"
+#include "storage/backendid.h"
+#include "storage/proc.h"
 #include "portability/instr_time.h"
 #include "utils/memutils.h"
 
@@ -39,14 +55,6 @@
  */
 #define CACHE_SEEN_SETS 4096
 #define CACHE_SEEN_WAYS 4
-
-/* State of the executor process (unused in backends). */
-static struct
-{
-	void	  **copies;			/* cached blobs, parallel to the directory */
-	gpx_key    *seen;			/* admission: keys seen once */
-	uint32		clock_hand;
-}			cache_local;
 
 /* ------------------------------------------------------------ set-up -- */
 
@@ -66,6 +74,27 @@ gpuidx_exec_cache_capacity(void)
 	return cap;
 }
 
+/* Free-extent records of the cache's data: one per entry, plus two. */
+int
+gpuidx_exec_cache_extents(int cap)
+{
+	return cap > 0 ? cap / 2 + 2 : 0;
+}
+
+/* Keys of the admission filter (0 without a cache). */
+int
+gpuidx_exec_cache_seen(int cap)
+{
+	return cap > 0 ? CACHE_SEEN_SETS * CACHE_SEEN_WAYS : 0;
+}
+
+/* Read-pin records: one per backend id (0 without a cache). */
+int
+gpuidx_exec_cache_nreaders(int cap)
+{
+	return cap > 0 ? MaxBackends : 0;
+}
+
 /*
  * Set up the cache's fields of a fresh control block.  Without a strong
  * random secret, list identity could be forged: keys_ok stays false and
@@ -77,12 +106,34 @@ gpuidx_exec_cache_init_shared(GpxExecShared *ctl)
 	uint8		secret[16];
 
 	ctl->cache_cap = gpuidx_exec_cache_capacity();
-	ctl->cache_budget = (uint64) Max(gpuidx_exec_cache_kb, 0) * 1024;
+	ctl->cache_budget = ctl->cache_cap > 0 ?
+		(uint64) gpuidx_exec_cache_kb * 1024 : 0;
+	ctl->cache_pool.size = ctl->cache_budget;
+	ctl->cache_pool.max = gpuidx_exec_cache_extents(ctl->cache_cap);
+	ctl->cache_readers = gpuidx_exec_cache_nreaders(ctl->cache_cap);
 	ctl->cache_epoch = 1;
 	ctl->keys_ok = pg_strong_random(secret, sizeof(secret));
 	if (ctl->keys_ok)
 		gpx_keyset_init(&ctl->keys, secret);
 	explicit_bzero(secret, sizeof(secret));
+}
+
+/* Set up the cache's parts of a fresh region: empty, the data one extent. */
+void
+gpuidx_exec_cache_init_parts(void)
+{
+	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
+
+	if (ctl->cache_cap == 0)
+		return;
+	memset(gpuidx_exec_shm->cache, 0, sizeof(GpxCacheEntry) * ctl->cache_cap);
+	memset(gpuidx_exec_shm->cache_seen, 0,
+		   sizeof(gpx_key) * gpuidx_exec_cache_seen(ctl->cache_cap));
+	memset(gpuidx_exec_shm->cache_readers, 0,
+		   sizeof(GpxCacheReader) * ctl->cache_readers);
+	gpuidx_exec_shm->cache_extents[0].off = 0;
+	gpuidx_exec_shm->cache_extents[0].len = ctl->cache_pool.size;
+	ctl->cache_pool.n = 1;
 }
 
 /* -------------------------------------------------------------- keys -- */
@@ -186,10 +237,11 @@ gpuidx_exec_oid_position(uint32 *epoch)
 /*
  * Directory index of the entry with this key and blob length, and when
  * hdr is given also these header fields (n, first, last); -1 if none.
- * Linear probing; lock held.
+ * Entries being filled or gone are found only with all.  Linear probing;
+ * lock held.
  */
 static int
-cache_probe(gpx_key key, uint32 len, const uint32 *hdr)
+cache_probe(gpx_key key, uint32 len, const uint32 *hdr, bool all)
 {
 	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
 	GpxCacheEntry *c = gpuidx_exec_shm->cache;
@@ -204,6 +256,7 @@ cache_probe(gpx_key key, uint32 len, const uint32 *hdr)
 		if (!c[i].used)
 			return -1;
 		if (gpx_key_eq(c[i].key, key) && c[i].len == len &&
+			(all || (!c[i].filling && !c[i].gone)) &&
 			(hdr == NULL ||
 			 (c[i].n == hdr[0] && c[i].first == hdr[1] && c[i].last == hdr[2])))
 			return (int) i;
@@ -218,7 +271,7 @@ gpuidx_exec_cache_find(gpx_key key, uint32 len, uint32 n, uint32 first,
 {
 	uint32		hdr[3] = {n, first, last};
 
-	return cache_probe(key, len, hdr);
+	return cache_probe(key, len, hdr, false);
 }
 
 /* Pin entry e: a queued request sends it by key (lock held exclusively). */
@@ -280,7 +333,7 @@ gpuidx_exec_cache_resolve_stored(GpxExecStored *const *s, int n)
 			continue;
 		st->key = cache_stored_key(st, epoch, pos);
 		st->keyed = true;
-		e = cache_probe(st->key, st->len, NULL);
+		e = cache_probe(st->key, st->len, NULL, false);
 		if (e < 0)
 			continue;
 		st->l.len = st->len;
@@ -292,59 +345,17 @@ gpuidx_exec_cache_resolve_stored(GpxExecStored *const *s, int n)
 	LWLockRelease(ctl->lock);
 }
 
-/* ---------------------------------------------------------- executor -- */
+/* ------------------------------------------------ entries and data -- */
 
-/* Executor: the table of copies and the admission filter, for its life. */
-void
-gpuidx_exec_cache_start(void)
+/* The bytes of directory entry e, in the cache's data. */
+static inline const uint8 *
+cache_bytes(int e)
 {
-	int			cap = gpuidx_exec_shm->ctl->cache_cap;
-
-	if (cap == 0)
-		return;
-	cache_local.copies = MemoryContextAllocZero(TopMemoryContext,
-												sizeof(void *) * cap);
-	cache_local.seen = MemoryContextAllocZero(TopMemoryContext,
-											  sizeof(gpx_key) * CACHE_SEEN_SETS * CACHE_SEEN_WAYS);
+	return (const uint8 *) gpuidx_exec_shm->cache_data +
+		gpuidx_exec_shm->cache[e].off;
 }
 
-/* Forget every cached list and start a new epoch; lock held. */
-void
-gpuidx_exec_cache_clear(void)
-{
-	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
-
-	if (ctl->cache_cap > 0)
-		memset(gpuidx_exec_shm->cache, 0, sizeof(GpxCacheEntry) * ctl->cache_cap);
-	if (cache_local.copies != NULL)
-	{
-		for (int i = 0; i < ctl->cache_cap; i++)
-		{
-			free(cache_local.copies[i]);
-			cache_local.copies[i] = NULL;
-		}
-	}
-	ctl->cache_count = 0;
-	ctl->cache_bytes = 0;
-	ctl->cache_epoch++;
-}
-
-/* The cached copy of a list sent by key with pins of epoch; lock held. */
-const uint8 *
-gpuidx_exec_cache_get(const GpxReqList *rl, uint64 epoch)
-{
-	int			e;
-
-	if (epoch != gpuidx_exec_shm->ctl->cache_epoch || cache_local.copies == NULL)
-		return NULL;
-	e = gpuidx_exec_cache_find(rl->key, rl->len, rl->n, rl->first, rl->last);
-	if (e < 0)
-		return NULL;
-	gpuidx_exec_shm->cache[e].ref = 1;
-	return (const uint8 *) cache_local.copies[e];
-}
-
-/* Remove directory entry i (backward-shift deletion); lock held. */
+/* Remove directory entry i (backward-shift deletion), freeing its bytes; lock held. */
 static void
 cache_remove(uint32 i)
 {
@@ -353,10 +364,11 @@ cache_remove(uint32 i)
 	uint32		mask = (uint32) ctl->cache_cap - 1;
 	uint32		j = i;
 
+	Assert(c[i].used && c[i].pins == 0 && c[i].readers == 0 && !c[i].filling);
 	ctl->cache_bytes -= c[i].len;
 	ctl->cache_count--;
-	free(cache_local.copies[i]);
-	cache_local.copies[i] = NULL;
+	gpuidx_exec_extent_free(&ctl->cache_pool, gpuidx_exec_shm->cache_extents,
+							c[i].off, c[i].len);
 	c[i].used = 0;
 	for (;;)
 	{
@@ -370,32 +382,39 @@ cache_remove(uint32 i)
 		if (((j - home) & mask) >= ((j - i) & mask))
 		{
 			c[i] = c[j];
-			cache_local.copies[i] = cache_local.copies[j];
 			c[j].used = 0;
-			cache_local.copies[j] = NULL;
 			i = j;
 		}
 	}
 }
 
-/* Evict unpinned lists (CLOCK) until len more bytes fit; lock held. */
+/*
+ * Make room for a list of len bytes: evict unpinned, unread lists (CLOCK)
+ * until the directory has room for one more and the data an extent of
+ * len bytes; sets *off.  False when everything left is in use.  Lock
+ * held exclusively.
+ */
 static bool
-cache_make_room(uint64 len)
+cache_make_room(uint64 len, uint64 *off)
 {
 	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
 	GpxCacheEntry *c = gpuidx_exec_shm->cache;
 	uint32		mask = (uint32) ctl->cache_cap - 1;
 	uint32		steps = 0;
 
-	while (ctl->cache_bytes + len > ctl->cache_budget ||
-		   (uint64) (ctl->cache_count + 1) * 2 > (uint64) ctl->cache_cap)
+	for (;;)
 	{
-		uint32		i = cache_local.clock_hand & mask;
+		uint32		i;
 
+		if ((uint64) (ctl->cache_count + 1) * 2 <= (uint64) ctl->cache_cap &&
+			gpuidx_exec_extent_alloc(&ctl->cache_pool,
+									 gpuidx_exec_shm->cache_extents, len, off))
+			return true;
+		i = ctl->cache_hand & mask;
 		if (steps++ > 3 * (uint32) ctl->cache_cap)
-			return false;		/* everything is pinned */
-		cache_local.clock_hand++;
-		if (!c[i].used || c[i].pins > 0)
+			return false;		/* everything is pinned, read or filled */
+		ctl->cache_hand++;
+		if (!c[i].used || c[i].pins > 0 || c[i].readers > 0 || c[i].filling)
 			continue;
 		if (c[i].ref)
 		{
@@ -405,51 +424,20 @@ cache_make_room(uint64 len)
 		cache_remove(i);
 		gpuidx_exec_count(&ctl->stats.cache_evictions, 1);
 		/* the shift may have moved an unvisited entry into i: look again */
-		cache_local.clock_hand--;
+		ctl->cache_hand--;
 	}
-	return true;
-}
-
-/* Insert a copy of a list (malloc'd blob, owned by the cache); lock held. */
-static bool
-cache_insert(const GpxReqList *rl, void *blob)
-{
-	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
-	GpxCacheEntry *c = gpuidx_exec_shm->cache;
-	uint32		mask = (uint32) ctl->cache_cap - 1;
-	uint32		i;
-
-	if (gpx_key_is_none(rl->key) ||
-		gpuidx_exec_cache_find(rl->key, rl->len, rl->n, rl->first, rl->last) >= 0)
-		return false;
-	if (!cache_make_room(rl->len))
-		return false;
-	for (i = (uint32) rl->key.lo & mask; c[i].used; i = (i + 1) & mask)
-		;
-	c[i].key = rl->key;
-	c[i].len = rl->len;
-	c[i].n = rl->n;
-	c[i].first = rl->first;
-	c[i].last = rl->last;
-	c[i].pins = 0;
-	c[i].ref = 1;
-	c[i].used = 1;
-	cache_local.copies[i] = blob;
-	ctl->cache_bytes += rl->len;
-	ctl->cache_count++;
-	gpuidx_exec_count(&ctl->stats.cache_inserts, 1);
-	return true;
 }
 
 /*
- * Admission: a list is kept the second time it comes inline (a list used
- * once would only push out useful ones).  Returns true when key was seen
- * before; records it otherwise.
+ * Admission: a list is kept the second time it comes (a list used once
+ * would only push out useful ones).  Returns true when key was seen
+ * before; records it otherwise.  Lock held exclusively.
  */
 static bool
 cache_admit(gpx_key key)
 {
-	gpx_key    *set = &cache_local.seen[(key.lo & (CACHE_SEEN_SETS - 1)) * CACHE_SEEN_WAYS];
+	gpx_key    *set = &gpuidx_exec_shm->cache_seen[(key.lo & (CACHE_SEEN_SETS - 1)) *
+												  CACHE_SEEN_WAYS];
 
 	for (int w = 0; w < CACHE_SEEN_WAYS; w++)
 		if (gpx_key_eq(set[w], key))
@@ -460,9 +448,117 @@ cache_admit(gpx_key key)
 }
 
 /*
+ * Keep a copy of the list rl describes, whose bytes are at blob: admitted
+ * the second time, unless cached already.  The entry is reserved under
+ * the lock (filling: found by nobody, evicted by nobody), the bytes are
+ * copied without it, and the entry is published under it again.  Nothing
+ * between can raise an error.  Takes the lock.
+ */
+static void
+cache_add(const GpxReqList *rl, const void *blob)
+{
+	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
+	GpxCacheEntry *c = gpuidx_exec_shm->cache;
+	uint32		mask = (uint32) ctl->cache_cap - 1;
+	uint32		hdr[3] = {rl->n, rl->first, rl->last};
+	uint64		off;
+	uint32		i;
+	int			e;
+
+	if (ctl->cache_cap == 0 || gpx_key_is_none(rl->key) || rl->len == 0 ||
+		rl->len > ctl->cache_budget / 4)
+		return;
+	LWLockAcquire(ctl->lock, LW_EXCLUSIVE);
+	if (!cache_admit(rl->key) || cache_probe(rl->key, rl->len, hdr, true) >= 0 ||
+		!cache_make_room(rl->len, &off))
+	{
+		LWLockRelease(ctl->lock);
+		return;
+	}
+	for (i = (uint32) rl->key.lo & mask; c[i].used; i = (i + 1) & mask)
+		;
+	memset(&c[i], 0, sizeof(GpxCacheEntry));
+	c[i].key = rl->key;
+	c[i].off = off;
+	c[i].len = rl->len;
+	c[i].n = rl->n;
+	c[i].first = rl->first;
+	c[i].last = rl->last;
+	c[i].filling = 1;
+	c[i].used = 1;
+	ctl->cache_bytes += rl->len;
+	ctl->cache_count++;
+	LWLockRelease(ctl->lock);
+
+	memcpy(gpuidx_exec_shm->cache_data + off, blob, rl->len);
+
+	LWLockAcquire(ctl->lock, LW_EXCLUSIVE);
+	/* the bytes are in before anyone can find the entry (the lock orders them) */
+	e = cache_probe(rl->key, rl->len, hdr, true);
+	Assert(e >= 0 && c[e].filling);
+	c[e].filling = 0;
+	c[e].ref = 1;
+	if (c[e].gone && c[e].readers == 0)
+		cache_remove((uint32) e);	/* a clear came meanwhile */
+	else if (!c[e].gone)
+		gpuidx_exec_count(&ctl->stats.cache_inserts, 1);
+	LWLockRelease(ctl->lock);
+}
+
+/*
+ * Forget every cached list and start a new epoch; lock held.  Lists being
+ * read in place or filled stay where they are, gone (found only by their
+ * readers and filler), until those are done with them.
+ */
+void
+gpuidx_exec_cache_clear(void)
+{
+	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
+	GpxCacheEntry *c = gpuidx_exec_shm->cache;
+
+	/* removal shifts later entries into i: look at i again */
+	for (int i = 0; i < ctl->cache_cap;)
+	{
+		c[i].pins = 0;			/* pins of the old epoch are not released */
+		if (c[i].used && !c[i].gone && c[i].readers == 0 && !c[i].filling)
+		{
+			cache_remove((uint32) i);
+			continue;
+		}
+		if (c[i].used)
+		{
+			c[i].gone = 1;
+			c[i].ref = 0;
+		}
+		i++;
+	}
+	if (ctl->cache_cap > 0)
+		memset(gpuidx_exec_shm->cache_seen, 0,
+			   sizeof(gpx_key) * gpuidx_exec_cache_seen(ctl->cache_cap));
+	ctl->cache_epoch++;
+}
+
+/* ---------------------------------------------------------- executor -- */
+
+/* The cached copy of a list sent by key with pins of epoch; lock held. */
+const uint8 *
+gpuidx_exec_cache_get(const GpxReqList *rl, uint64 epoch)
+{
+	int			e;
+
+	if (epoch != gpuidx_exec_shm->ctl->cache_epoch)
+		return NULL;
+	e = gpuidx_exec_cache_find(rl->key, rl->len, rl->n, rl->first, rl->last);
+	if (e < 0)
+		return NULL;
+	gpuidx_exec_shm->cache[e].ref = 1;
+	return cache_bytes(e);
+}
+
+/*
  * Keep copies of the cacheable lists that came inline in the request of
  * a slot the executor holds (RUNNING or ABANDONED, so nobody else writes
- * its chunk).  Takes the lock for each list it looks up or inserts.
+ * its chunk).  Takes the lock for each list it looks at.
  */
 void
 gpuidx_exec_cache_keep(int slot)
@@ -472,35 +568,171 @@ gpuidx_exec_cache_keep(int slot)
 	char	   *chunk = gpuidx_exec_chunk(slot);
 	GpxReqList *rl = (GpxReqList *) (chunk + sl->lists_off);
 
-	if (ctl->cache_cap == 0 || cache_local.copies == NULL)
+	if (ctl->cache_cap == 0)
 		return;
 	for (uint32 j = 0; j < sl->nlists; j++)
 	{
-		void	   *copy;
-		bool		have;
-
 		if ((rl[j].flags & (GPX_REQ_INLINE | GPX_REQ_CACHEABLE)) !=
 			(GPX_REQ_INLINE | GPX_REQ_CACHEABLE) ||
-			rl[j].len > ctl->cache_budget / 4 ||
-			/* only bytes of this request (as exec_build_batch checks) */
+		/* only bytes of this request (as exec_build_batch checks) */
 			rl[j].off < sl->lists_off + sizeof(GpxReqList) * sl->nlists ||
-			rl[j].off + rl[j].len > sl->out_off ||
-			!cache_admit(rl[j].key))
+			rl[j].off + rl[j].len > sl->out_off)
 			continue;
-		LWLockAcquire(ctl->lock, LW_SHARED);
-		have = gpuidx_exec_cache_find(rl[j].key, rl[j].len, rl[j].n,
-									  rl[j].first, rl[j].last) >= 0;
-		LWLockRelease(ctl->lock);
-		if (have)
-			continue;
-		/* plain malloc: the cache outlives batches and frees per entry */
-		copy = malloc(rl[j].len);
-		if (copy == NULL)
-			return;
-		memcpy(copy, chunk + rl[j].off, rl[j].len);
-		LWLockAcquire(ctl->lock, LW_EXCLUSIVE);
-		if (!cache_insert(&rl[j], copy))
-			free(copy);
-		LWLockRelease(ctl->lock);
+		cache_add(&rl[j], chunk + rl[j].off);
 	}
+}
+
+/* Release the read pins of record r (its owner is done or gone); lock held. */
+static void
+cache_reader_release(GpxCacheReader *r)
+{
+	GpxCacheEntry *c = gpuidx_exec_shm->cache;
+
+	for (int k = 0; k < r->nrefs; k++)
+	{
+		GpxCacheReadRef *f = &r->refs[k];
+		uint32		hdr[3] = {f->n, f->first, f->last};
+		int			e = cache_probe(f->key, f->len, hdr, true);
+
+		/* the one entry that can hold a read pin: found as it was pinned */
+		if (e < 0 || c[e].readers <= 0)
+			continue;
+		c[e].readers--;
+		if (c[e].gone && c[e].readers == 0 && !c[e].filling)
+			cache_remove((uint32) e);
+	}
+	r->nrefs = 0;
+}
+
+/* Executor: release the read pins of backends that are gone; lock held. */
+void
+gpuidx_exec_cache_reap_readers(void)
+{
+	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
+
+	for (int b = 0; b < ctl->cache_readers; b++)
+	{
+		GpxCacheReader *r = &gpuidx_exec_shm->cache_readers[b];
+
+		if (r->nrefs == 0)
+			continue;
+		if (r->procno < 0 || (uint32) r->procno >= ProcGlobal->allProcCount ||
+			ProcGlobal->allProcs[r->procno].pid != r->pid)
+			cache_reader_release(r);
+	}
+}
+
+/* ---------------------------------------------------------- backends -- */
+
+/* This backend's read-pin record, or NULL (no cache, no backend id). */
+static GpxCacheReader *
+cache_my_reader(void)
+{
+	if (MyBackendId == InvalidBackendId || MyBackendId < 1 ||
+		MyBackendId > gpuidx_exec_shm->ctl->cache_readers)
+		return NULL;
+	return &gpuidx_exec_shm->cache_readers[MyBackendId - 1];
+}
+
+/*
+ * Pin the cached copies of the stored lists of s[0..n) known from the
+ * directory and not read (keyed, header fields known, no bytes): blobs[i]
+ * their bytes, NULL for the others and for those evicted since they were
+ * resolved.  Each pin is recorded in this backend's record, so that
+ * gpuidx_exec_cache_read_unpin (or, should this backend vanish, the
+ * executor) finds it again.  Returns how many were pinned.  Takes the
+ * lock.
+ */
+int
+gpuidx_exec_cache_read_pin(GpxExecStored *const *s, int n, const uint8 **blobs)
+{
+	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
+	GpxCacheReader *r = cache_my_reader();
+	int			pinned = 0;
+
+	for (int i = 0; i < n; i++)
+		blobs[i] = NULL;
+	if (r == NULL)
+		return 0;
+	LWLockAcquire(ctl->lock, LW_EXCLUSIVE);
+	if (r->nrefs > 0 && r->pid != MyProcPid)
+		cache_reader_release(r);	/* left by an earlier owner of the id */
+	r->pid = MyProcPid;
+	r->procno = MyProc->pgprocno;
+	for (int i = 0; i < n; i++)
+	{
+		GpxExecStored *st = s[i];
+		GpxCacheReadRef *f;
+		int			e;
+
+		if (st == NULL || st->l.base != NULL || !st->known || !st->keyed ||
+			r->nrefs >= GPX_CACHE_READ_REFS)
+			continue;
+		e = gpuidx_exec_cache_find(st->key, st->len, st->l.n, st->l.first,
+								   st->l.last);
+		if (e < 0)
+			continue;
+		gpuidx_exec_shm->cache[e].readers++;
+		gpuidx_exec_shm->cache[e].ref = 1;
+		f = &r->refs[r->nrefs++];
+		f->key = st->key;
+		f->len = st->len;
+		f->n = st->l.n;
+		f->first = st->l.first;
+		f->last = st->l.last;
+		blobs[i] = cache_bytes(e);
+		pinned++;
+	}
+	LWLockRelease(ctl->lock);
+	return pinned;
+}
+
+/* Read pins held by all backends now; lock held. */
+int
+gpuidx_exec_cache_read_pins(void)
+{
+	int			pins = 0;
+
+	for (int b = 0; b < gpuidx_exec_shm->ctl->cache_readers; b++)
+		pins += gpuidx_exec_shm->cache_readers[b].nrefs;
+	return pins;
+}
+
+/* Release every read pin of this backend; takes the lock. */
+void
+gpuidx_exec_cache_read_unpin(void)
+{
+	GpxCacheReader *r;
+
+	if (gpuidx_exec_shm == NULL || (r = cache_my_reader()) == NULL ||
+		r->nrefs == 0)
+		return;
+	LWLockAcquire(gpuidx_exec_shm->ctl->lock, LW_EXCLUSIVE);
+	if (r->pid == MyProcPid)
+		cache_reader_release(r);
+	LWLockRelease(gpuidx_exec_shm->ctl->lock);
+}
+
+/*
+ * A stored list the backend had to read (its key names it: keyed): keep
+ * a copy, the second time one is offered or sent, so that later queries
+ * read it in place.  Once per stored value of a statement.  Takes the
+ * lock.
+ */
+void
+gpuidx_exec_cache_offer(GpxExecStored *s)
+{
+	GpxReqList	rl;
+
+	if (s->offered || !s->keyed || s->l.base == NULL ||
+		!gpuidx_exec_cache_wants((uint32) s->l.len, s->key))
+		return;
+	s->offered = true;
+	memset(&rl, 0, sizeof(rl));
+	rl.key = s->key;
+	rl.len = (uint32) s->l.len;
+	rl.n = s->l.n;
+	rl.first = s->l.first;
+	rl.last = s->l.last;
+	cache_add(&rl, s->l.base);
 }

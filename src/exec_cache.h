@@ -8,12 +8,15 @@
  *
  * Who calls what:
  *
- *   shared memory set-up    gpuidx_exec_cache_capacity, _init_shared
+ *   shared memory set-up    gpuidx_exec_cache_capacity, _extents, _seen,
+ *                           _nreaders, _init_shared, _init_parts
  *   backends                gpuidx_exec_cache_key, _wants, _find, _pin,
- *                           _resolve_stored (lock: see each function)
+ *                           _resolve_stored (lock: see each function);
+ *                           reading in place: _read_pin, _read_unpin,
+ *                           _offer
  *   slot release (both)     gpuidx_exec_cache_unpin
- *   the executor            gpuidx_exec_cache_start, _clear, _get, _keep,
- *                           gpuidx_exec_oid_position
+ *   the executor            gpuidx_exec_cache_clear, _get, _keep,
+ *                           _reap_readers, gpuidx_exec_oid_position
  */
 #ifndef EXEC_CACHE_H
 #define EXEC_CACHE_H
@@ -41,8 +44,20 @@
 /* Directory entries for gpuidx.cache_size (0: no cache). */
 extern int	gpuidx_exec_cache_capacity(void);
 
+/* Free-extent records of the cache's data for a directory of cap entries. */
+extern int	gpuidx_exec_cache_extents(int cap);
+
+/* Keys of the admission filter (0 without a cache). */
+extern int	gpuidx_exec_cache_seen(int cap);
+
+/* Read-pin records, one per backend (0 without a cache). */
+extern int	gpuidx_exec_cache_nreaders(int cap);
+
 /* Set up the cache's fields of a fresh control block, the secret included. */
 extern void gpuidx_exec_cache_init_shared(GpxExecShared *ctl);
+
+/* Set up the cache's parts of a fresh region (once located). */
+extern void gpuidx_exec_cache_init_parts(void);
 
 /* The key of a list in memory, in this session's scope (database, role). */
 extern gpx_key gpuidx_exec_cache_key(const gpx_list *l);
@@ -69,8 +84,26 @@ extern void gpuidx_exec_cache_resolve_stored(GpxExecStored *const *s, int n);
 /* The OID counter's position in the current key epoch (lock held). */
 extern uint64 gpuidx_exec_oid_position(uint32 *epoch);
 
-/* Executor: set up its copies of cached lists and its admission filter. */
-extern void gpuidx_exec_cache_start(void);
+/*
+ * Pin the cached copies of the stored lists of s[0..n) that are known
+ * from the directory and not read, to read them in place: blobs[i] the
+ * copy's bytes, or NULL (not cached any more, or no room for the pin).
+ * Returns how many were pinned.  Takes the lock.
+ */
+extern int	gpuidx_exec_cache_read_pin(GpxExecStored *const *s, int n,
+									   const uint8 **blobs);
+
+/* Read pins held by all backends now (lock held). */
+extern int	gpuidx_exec_cache_read_pins(void);
+
+/* Release every read pin of this backend (takes the lock). */
+extern void gpuidx_exec_cache_read_unpin(void);
+
+/*
+ * A stored list read by the backend: keep a copy in the cache (the second
+ * time it is offered or sent, as for lists sent inline).  Takes the lock.
+ */
+extern void gpuidx_exec_cache_offer(GpxExecStored *s);
 
 /* Executor: forget every cached list and start a new epoch (lock held). */
 extern void gpuidx_exec_cache_clear(void);
@@ -83,5 +116,8 @@ extern const uint8 *gpuidx_exec_cache_get(const GpxReqList *rl, uint64 epoch);
 
 /* Executor: keep copies of a finished request's cacheable inline lists. */
 extern void gpuidx_exec_cache_keep(int slot);
+
+/* Executor: release the read pins of backends that are gone (lock held). */
+extern void gpuidx_exec_cache_reap_readers(void);
 
 #endif							/* EXEC_CACHE_H */

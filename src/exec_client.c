@@ -199,6 +199,7 @@ client_on_exit(int code, Datum arg)
 {
 	LWLockReleaseAll();
 	client_release_all();
+	gpuidx_exec_cache_read_unpin();
 }
 
 /* ---------------------------------------------------------- routing -- */
@@ -1283,22 +1284,106 @@ gpuidx_exec_intersect(const gpx_list *const *lists, int k, uint32 *out,
 	return false;
 }
 
+/*
+ * Compute query q in the backend.  With in_place, its stored lists that
+ * the shared cache holds (known from the directory, not read) are read
+ * there: pinned, opened and checked against the directory's header
+ * fields, intersected, unpinned, with nothing in between that can raise
+ * an error.  A list evicted since it was resolved, or one whose copy does
+ * not open as the directory says, is read from its table (the pins are
+ * let go first: reading may raise an error), and so is every stored list
+ * without in_place.  Lists it had to read are then offered to the cache,
+ * so that later queries read them in place.  Returns the lists read in
+ * place.
+ */
+static int
+client_backend_query(GpxExecQuery *q, bool in_place)
+{
+	const gpx_list *const *lists = q->lists;
+	int			pinned = 0;
+	uint32		outn = 0;
+	gpx_status	st;
+
+	if (q->stored != NULL && in_place)
+	{
+		const uint8 **blobs = palloc(sizeof(uint8 *) * q->k);
+		gpx_list   *opened = palloc(sizeof(gpx_list) * q->k);
+		const gpx_list **use = palloc(sizeof(gpx_list *) * q->k);
+		bool	   *must_read = palloc(sizeof(bool) * q->k);
+
+		for (;;)
+		{
+			bool		reads = false;
+
+			pinned = gpuidx_exec_cache_read_pin(q->stored, q->k, blobs);
+			for (int j = 0; j < q->k; j++)
+			{
+				GpxExecStored *s = q->stored[j];
+
+				use[j] = q->lists[j];
+				must_read[j] = false;
+				if (s == NULL || s->l.base != NULL)
+					continue;
+				if (blobs[j] != NULL &&
+					gpx_open(&opened[j], blobs[j], s->len) == GPX_OK &&
+					opened[j].n == s->l.n && opened[j].first == s->l.first &&
+					opened[j].last == s->l.last)
+				{
+					use[j] = &opened[j];
+					continue;
+				}
+				must_read[j] = reads = true;
+			}
+			if (!reads)
+				break;
+			if (pinned > 0)
+				gpuidx_exec_cache_read_unpin();
+			pinned = 0;
+			for (int j = 0; j < q->k; j++)
+				if (must_read[j])
+					gpuidx_exec_read_stored(q->stored[j]);
+		}
+		lists = use;
+	}
+	else
+	{
+		for (int j = 0; q->stored != NULL && j < q->k; j++)
+			if (q->stored[j] != NULL)
+				gpuidx_exec_read_stored(q->stored[j]);
+	}
+
+	st = gpx_intersect(lists, q->k, q->out, &outn, NULL);
+	if (pinned > 0)
+		gpuidx_exec_cache_read_unpin();
+	if (st != GPX_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("could not intersect posting lists"),
+				 errdetail("The intersection failed: %s.", gpx_status_str(st))));
+	q->outn = outn;
+	q->done = true;
+	for (int j = 0; in_place && q->stored != NULL && j < q->k; j++)
+		if (q->stored[j] != NULL && q->stored[j]->l.base != NULL)
+			gpuidx_exec_cache_offer(q->stored[j]);
+	return pinned;
+}
+
 /* Answer every query: on the executor where routed, here for the rest. */
 void
 gpuidx_exec_intersect_all(GpxExecQuery *qs, int nq)
 {
 	instr_time	t0,
 				t1;
-	uint64		work = 0;
+	uint64		work = 0,
+				in_place = 0;
+	bool		shared = gpuidx_exec_shm != NULL && gpuidx_exec_use &&
+		gpuidx_exec_shm->ctl->cache_cap > 0;
 
 	gpuidx_exec_intersect_many(qs, nq);
 
 	INSTR_TIME_SET_CURRENT(t0);
 	for (int q = 0; q < nq; q++)
 	{
-		gpx_status	st;
-		uint32		outn = 0;
-
 		if (qs[q].done)
 			continue;
 		CHECK_FOR_INTERRUPTS();
@@ -1308,23 +1393,15 @@ gpuidx_exec_intersect_all(GpxExecQuery *qs, int nq)
 			qs[q].done = true;
 			continue;
 		}
-		for (int j = 0; qs[q].stored != NULL && j < qs[q].k; j++)
-			if (qs[q].stored[j] != NULL)
-				gpuidx_exec_read_stored(qs[q].stored[j]);
-		st = gpx_intersect(qs[q].lists, qs[q].k, qs[q].out, &outn, NULL);
-		if (st != GPX_OK)
-			ereport(ERROR,
-					(errcode(ERRCODE_DATA_CORRUPTED),
-					 errmsg("could not intersect posting lists"),
-					 errdetail("The intersection failed: %s.", gpx_status_str(st))));
-		qs[q].outn = outn;
-		qs[q].done = true;
+		in_place += client_backend_query(&qs[q], shared);
 		work += gpuidx_exec_query_work(gpx_intersect_bound(qs[q].lists, qs[q].k),
 									   qs[q].k);
 	}
 	INSTR_TIME_SET_CURRENT(t1);
 	INSTR_TIME_SUBTRACT(t1, t0);
 
+	if (in_place > 0)
+		gpuidx_exec_count(&gpuidx_exec_shm->ctl->stats.lists_read_shared, in_place);
 	/* the backend side of the cost model */
 	gpuidx_exec_cost_note_backend(work, INSTR_TIME_GET_DOUBLE(t1));
 }

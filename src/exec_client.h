@@ -44,6 +44,7 @@ typedef struct GpxExecStored
 	uint32		len;			/* blob bytes (raw size less the header) */
 	bool		known;			/* l.len, n, first, last are set */
 	bool		keyed;			/* key is set */
+	bool		offered;		/* offered to the cache once read */
 	gpx_key		key;			/* the executor's cache key of the list */
 	void		(*read) (struct GpxExecStored *s);
 } GpxExecStored;

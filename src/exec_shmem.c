@@ -28,20 +28,30 @@ static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
 static Size
 exec_shmem_size(void)
 {
+	int			cap = gpuidx_exec_cache_capacity();
 	Size		sz = MAXALIGN(sizeof(GpxExecShared));
 
 	sz = add_size(sz, mul_size(gpuidx_exec_max_requests, sizeof(GpxExecSlot)));
 	sz = add_size(sz, mul_size(gpuidx_exec_max_requests + 2,
 							   sizeof(GpxArenaExtent)));
-	sz = add_size(sz, mul_size(gpuidx_exec_cache_capacity(), sizeof(GpxCacheEntry)));
+	sz = add_size(sz, mul_size(cap, sizeof(GpxCacheEntry)));
+	sz = add_size(sz, mul_size(gpuidx_exec_cache_extents(cap), sizeof(GpxArenaExtent)));
+	sz = add_size(sz, mul_size(gpuidx_exec_cache_seen(cap), sizeof(gpx_key)));
+	sz = add_size(sz, mul_size(gpuidx_exec_cache_nreaders(cap), sizeof(GpxCacheReader)));
 	sz = add_size(sz, 4096);	/* page alignment of the arena */
 	sz = add_size(sz, mul_size((Size) gpuidx_exec_arena_kb, 1024));
+	if (cap > 0)
+	{
+		sz = add_size(sz, 4096);	/* page alignment of the cache's data */
+		sz = add_size(sz, mul_size((Size) gpuidx_exec_cache_kb, 1024));
+	}
 	return sz;
 }
 
 /* Point the per-process view at the parts of the region. */
 static void
-exec_shmem_locate(char *base, int nslots, int cache_cap)
+exec_shmem_locate(char *base, int nslots, int cache_cap, int nreaders,
+				  uint64 arena_size)
 {
 	char	   *p = base + MAXALIGN(sizeof(GpxExecShared));
 
@@ -52,7 +62,15 @@ exec_shmem_locate(char *base, int nslots, int cache_cap)
 	p += sizeof(GpxArenaExtent) * (nslots + 2);
 	exec_shm_local.cache = (GpxCacheEntry *) p;
 	p += sizeof(GpxCacheEntry) * cache_cap;
+	exec_shm_local.cache_extents = (GpxArenaExtent *) p;
+	p += sizeof(GpxArenaExtent) * gpuidx_exec_cache_extents(cache_cap);
+	exec_shm_local.cache_seen = (gpx_key *) p;
+	p += sizeof(gpx_key) * gpuidx_exec_cache_seen(cache_cap);
+	exec_shm_local.cache_readers = (GpxCacheReader *) p;
+	p += sizeof(GpxCacheReader) * nreaders;
 	exec_shm_local.arena = (char *) TYPEALIGN(4096, p);
+	exec_shm_local.cache_data = cache_cap > 0 ?
+		(char *) TYPEALIGN(4096, exec_shm_local.arena + arena_size) : NULL;
 	gpuidx_exec_shm = &exec_shm_local;
 }
 
@@ -64,14 +82,17 @@ exec_shmem_init_region(GpxExecShared *ctl)
 
 	memset(ctl, 0, sizeof(*ctl));
 	ctl->nslots = nslots;
-	ctl->arena_size = (uint64) gpuidx_exec_arena_kb * 1024;
 	ctl->exec_state = GPX_EXEC_STOPPED;
 	ctl->exec_procno = -1;
 	ctl->queue_head = ctl->queue_tail = -1;
 	strlcpy(ctl->device_desc, "none", sizeof(ctl->device_desc));
 	gpuidx_exec_cache_init_shared(ctl);
+	ctl->arena_size = (uint64) gpuidx_exec_arena_kb * 1024;
+	ctl->arena.size = ctl->arena_size;
+	ctl->arena.max = nslots + 2;
 
-	exec_shmem_locate((char *) ctl, nslots, ctl->cache_cap);
+	exec_shmem_locate((char *) ctl, nslots, ctl->cache_cap, ctl->cache_readers,
+					  ctl->arena.size);
 	for (int i = 0; i < nslots; i++)
 	{
 		GpxExecSlot *sl = &gpuidx_exec_shm->slots[i];
@@ -84,9 +105,9 @@ exec_shmem_init_region(GpxExecShared *ctl)
 	}
 	ctl->free_head = 0;
 	gpuidx_exec_shm->extents[0].off = 0;
-	gpuidx_exec_shm->extents[0].len = ctl->arena_size;
-	ctl->nextents = 1;
-	memset(gpuidx_exec_shm->cache, 0, sizeof(GpxCacheEntry) * ctl->cache_cap);
+	gpuidx_exec_shm->extents[0].len = ctl->arena.size;
+	ctl->arena.n = 1;
+	gpuidx_exec_cache_init_parts();
 
 	gpuidx_exec_cost_init(ctl);
 	pg_atomic_init_u32(&ctl->clients_inflight, 0);
@@ -141,7 +162,8 @@ exec_shmem_startup(void)
 	if (!found)
 		exec_shmem_init_region(ctl);
 	else
-		exec_shmem_locate((char *) ctl, ctl->nslots, ctl->cache_cap);
+		exec_shmem_locate((char *) ctl, ctl->nslots, ctl->cache_cap,
+						  ctl->cache_readers, ctl->arena.size);
 	ctl->lock = &(GetNamedLWLockTranche(GPX_EXEC_TRANCHE))->lock;
 	LWLockRelease(AddinShmemInitLock);
 }
@@ -165,17 +187,15 @@ gpuidx_exec_shmem_init(void)
 
 /* ------------------------------------------------------------ arena -- */
 
-/* First-fit allocation of len bytes; lock held exclusively. */
+/* First-fit allocation of len bytes (rounded up) from pool p; lock held. */
 bool
-gpuidx_exec_arena_alloc(uint64 len, uint64 *off)
+gpuidx_exec_extent_alloc(GpxExtentPool *p, GpxArenaExtent *ext, uint64 len,
+						 uint64 *off)
 {
-	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
-	GpxArenaExtent *ext = gpuidx_exec_shm->extents;
-
 	len = TYPEALIGN(GPX_EXEC_CHUNK_ALIGN, len);
-	if (len == 0 || len > ctl->arena_size)
+	if (len == 0 || len > p->size)
 		return false;
-	for (int i = 0; i < ctl->nextents; i++)
+	for (int i = 0; i < p->n; i++)
 	{
 		if (ext[i].len < len)
 			continue;
@@ -184,26 +204,24 @@ gpuidx_exec_arena_alloc(uint64 len, uint64 *off)
 		ext[i].len -= len;
 		if (ext[i].len == 0)
 		{
-			memmove(&ext[i], &ext[i + 1],
-					sizeof(GpxArenaExtent) * (ctl->nextents - i - 1));
-			ctl->nextents--;
+			memmove(&ext[i], &ext[i + 1], sizeof(GpxArenaExtent) * (p->n - i - 1));
+			p->n--;
 		}
-		ctl->arena_used += len;
-		if (ctl->arena_used > ctl->arena_peak)
-			ctl->arena_peak = ctl->arena_used;
+		p->used += len;
+		if (p->used > p->peak)
+			p->peak = p->used;
 		return true;
 	}
 	return false;
 }
 
-/* Give a chunk back, merging with its neighbours; lock held exclusively. */
+/* Give a range back to pool p, merging with its neighbours; lock held. */
 void
-gpuidx_exec_arena_free(uint64 off, uint64 len)
+gpuidx_exec_extent_free(GpxExtentPool *p, GpxArenaExtent *ext, uint64 off,
+						uint64 len)
 {
-	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
-	GpxArenaExtent *ext = gpuidx_exec_shm->extents;
 	int			lo = 0,
-				hi = ctl->nextents;
+				hi = p->n;
 	bool		merge_prev,
 				merge_next;
 
@@ -221,13 +239,12 @@ gpuidx_exec_arena_free(uint64 off, uint64 len)
 			hi = mid;
 	}
 	merge_prev = lo > 0 && ext[lo - 1].off + ext[lo - 1].len == off;
-	merge_next = lo < ctl->nextents && off + len == ext[lo].off;
+	merge_next = lo < p->n && off + len == ext[lo].off;
 	if (merge_prev && merge_next)
 	{
 		ext[lo - 1].len += len + ext[lo].len;
-		memmove(&ext[lo], &ext[lo + 1],
-				sizeof(GpxArenaExtent) * (ctl->nextents - lo - 1));
-		ctl->nextents--;
+		memmove(&ext[lo], &ext[lo + 1], sizeof(GpxArenaExtent) * (p->n - lo - 1));
+		p->n--;
 	}
 	else if (merge_prev)
 		ext[lo - 1].len += len;
@@ -238,16 +255,31 @@ gpuidx_exec_arena_free(uint64 off, uint64 len)
 	}
 	else
 	{
-		/* at most one extent per allocated chunk plus one: always room */
-		Assert(ctl->nextents < ctl->nslots + 2);
-		memmove(&ext[lo + 1], &ext[lo],
-				sizeof(GpxArenaExtent) * (ctl->nextents - lo));
+		/* at most one extent per range handed out plus one: always room */
+		Assert(p->n < p->max);
+		memmove(&ext[lo + 1], &ext[lo], sizeof(GpxArenaExtent) * (p->n - lo));
 		ext[lo].off = off;
 		ext[lo].len = len;
-		ctl->nextents++;
+		p->n++;
 	}
-	Assert(ctl->arena_used >= len);
-	ctl->arena_used -= len;
+	Assert(p->used >= len);
+	p->used -= len;
+}
+
+/* First-fit allocation of len bytes of arena; lock held exclusively. */
+bool
+gpuidx_exec_arena_alloc(uint64 len, uint64 *off)
+{
+	return gpuidx_exec_extent_alloc(&gpuidx_exec_shm->ctl->arena,
+									gpuidx_exec_shm->extents, len, off);
+}
+
+/* Give an arena chunk back; lock held exclusively. */
+void
+gpuidx_exec_arena_free(uint64 off, uint64 len)
+{
+	gpuidx_exec_extent_free(&gpuidx_exec_shm->ctl->arena,
+							gpuidx_exec_shm->extents, off, len);
 }
 
 /* ------------------------------------------------------------ slots -- */

@@ -10,11 +10,18 @@
  *                                  allocator, cost model, statistics
  *   GpxExecSlot[nslots]            one per request (gpuidx.max_requests)
  *   GpxArenaExtent[nslots + 2]     free extents of the arena, by offset
- *   GpxCacheEntry[cache_cap]       directory of the lists the executor
- *                                  caches (key -> entry), linear probing;
+ *   GpxCacheEntry[cache_cap]       directory of the cached lists
+ *                                  (key -> entry), linear probing;
  *                                  see exec_cache.c
+ *   GpxArenaExtent[cache_cap/2+2]  free extents of the cache's data
+ *   gpx_key[seen sets * ways]      the cache's admission filter
+ *   GpxCacheReader[nreaders]       per backend (MyBackendId - 1): the
+ *                                  cached lists it reads in place
  *   arena[arena_size]              request data (gpuidx.arena_size),
  *                                  page aligned
+ *   cache data[cache_size]         the cached lists' bytes, page aligned
+ *
+ * (the cache's parts are empty when gpuidx.cache_size = 0)
  *
  * Everything except the statistics counters (atomics) is protected by
  * the single LWLock of the "gpuidx" tranche, held only for short list and
@@ -182,19 +189,66 @@ typedef struct GpxArenaExtent
 	uint64		len;
 } GpxArenaExtent;
 
-/* A directory entry of the executor's list cache. */
+/*
+ * Free extents of a region handed out in GPX_EXEC_CHUNK_ALIGN multiples,
+ * first fit, merged on free (the arena, the cache's data); under lock.
+ */
+typedef struct GpxExtentPool
+{
+	uint64		size;			/* bytes of the region */
+	uint64		used;			/* bytes handed out */
+	uint64		peak;
+	int			n;				/* free extents now, sorted by offset */
+	int			max;			/* room in the extent array */
+} GpxExtentPool;
+
+/* A directory entry of the list cache. */
 typedef struct GpxCacheEntry
+{
+	gpx_key		key;
+	uint64		off;			/* its bytes, in the cache's data */
+	uint32		len;
+	uint32		n;
+	uint32		first;
+	uint32		last;
+	int32		pins;			/* queued requests that send it by key */
+	int32		readers;		/* backends reading it in place */
+	uint8		used;			/* entry holds a list */
+	uint8		ref;			/* CLOCK reference bit */
+	uint8		filling;		/* bytes being copied in: not found yet */
+	uint8		gone;			/* dropped by a clear while read or
+								 * filled: found only by its readers and
+								 * filler, removed when they are done */
+} GpxCacheEntry;
+
+/* Lists one backend may read in place at once. */
+#define GPX_CACHE_READ_REFS 32
+
+/* What a backend pinned to read in place (found again by key to unpin). */
+typedef struct GpxCacheReadRef
 {
 	gpx_key		key;
 	uint32		len;
 	uint32		n;
 	uint32		first;
 	uint32		last;
-	int32		pins;			/* queued requests that send it by key */
-	uint8		used;			/* entry holds a list */
-	uint8		ref;			/* CLOCK reference bit */
-	uint16		pad;
-} GpxCacheEntry;
+} GpxCacheReadRef;
+
+/*
+ * The read pins of one backend (index MyBackendId - 1), under lock.  A
+ * backend pins, computes and unpins without raising an error in between,
+ * and unpins on exit; should one vanish with pins all the same, the next
+ * owner of its index or the executor (pid no longer at procno) releases
+ * them.
+ */
+typedef struct GpxCacheReader
+{
+	int			pid;
+	int			procno;
+	int			nrefs;
+	int			pad;
+	GpxCacheReadRef refs[GPX_CACHE_READ_REFS];
+} GpxCacheReader;
 
 /* ----------------------------------------------------- statistics -- */
 
@@ -226,6 +280,8 @@ typedef struct GpxExecStats
 	pg_atomic_uint64 cache_hits;	/* lists sent by key */
 	pg_atomic_uint64 cache_misses;	/* cacheable lists copied */
 	pg_atomic_uint64 lists_not_read;	/* stored lists sent unread */
+	pg_atomic_uint64 lists_read_shared;	/* stored lists a backend read in
+										 * place from the cache, unread */
 	pg_atomic_uint64 cache_inserts;
 	pg_atomic_uint64 cache_evictions;
 	pg_atomic_uint64 bytes_copied;	/* list bytes copied into the arena */
@@ -269,14 +325,15 @@ typedef struct GpxExecShared
 	int			nused;
 
 	/* arena allocator (under lock) */
-	int			nextents;
-	uint64		arena_used;
-	uint64		arena_peak;
+	GpxExtentPool arena;
 
-	/* cache directory (under lock) */
+	/* cache directory and data (under lock) */
 	uint64		cache_epoch;
 	int			cache_count;
 	uint64		cache_bytes;
+	GpxExtentPool cache_pool;	/* the data's free extents */
+	uint32		cache_hand;		/* CLOCK hand */
+	int			cache_readers;	/* GpxCacheReader records */
 
 	/*
 	 * The subkeys of list identity, derived from a secret drawn at server
@@ -333,7 +390,11 @@ typedef struct GpxExecShmem
 	GpxExecSlot *slots;
 	GpxArenaExtent *extents;
 	GpxCacheEntry *cache;
+	GpxArenaExtent *cache_extents;
+	gpx_key    *cache_seen;
+	GpxCacheReader *cache_readers;
 	char	   *arena;
+	char	   *cache_data;
 } GpxExecShmem;
 
 /* The attached shared memory, or NULL when the library was not preloaded. */
@@ -355,6 +416,14 @@ extern bool gpuidx_exec_arena_alloc(uint64 len, uint64 *off);
 
 /* Return an arena chunk to the free extents. */
 extern void gpuidx_exec_arena_free(uint64 off, uint64 len);
+
+/* First-fit allocation of len bytes (rounded up) from a pool (lock held). */
+extern bool gpuidx_exec_extent_alloc(GpxExtentPool *p, GpxArenaExtent *ext,
+									 uint64 len, uint64 *off);
+
+/* Give a range back to a pool, merging with its neighbours (lock held). */
+extern void gpuidx_exec_extent_free(GpxExtentPool *p, GpxArenaExtent *ext,
+									uint64 off, uint64 len);
 
 /* Take a free slot (lock held); -1 if none.  Bumps its generation. */
 extern int	gpuidx_exec_slot_take(void);

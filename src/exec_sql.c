@@ -21,6 +21,7 @@
 #include "utils/builtins.h"
 #include "utils/timestamp.h"
 
+#include "exec_cache.h"
 #include "exec_cost.h"
 #include "exec_shmem.h"
 
@@ -159,6 +160,7 @@ gpuidx_stats(PG_FUNCTION_ARGS)
 	I8("cache_hits", STAT(cache_hits));
 	I8("cache_misses", STAT(cache_misses));
 	I8("lists_not_read", STAT(lists_not_read));
+	I8("lists_read_shared", STAT(lists_read_shared));
 	I8("cache_evictions", STAT(cache_evictions));
 	I8("bytes_copied", STAT(bytes_copied));
 	sql_col(c, &n, "stats_reset", TIMESTAMPTZOID,
@@ -233,8 +235,8 @@ gpuidx_info(PG_FUNCTION_ARGS)
 		no || ctl->device_note[0] == '\0');
 	COL("cpu_threads", INT4OID, Int32GetDatum(no ? 0 : ctl->exec_threads), no);
 	COL("arena_size", INT8OID, Int64GetDatum(no ? 0 : (int64) ctl->arena_size), no);
-	COL("arena_used", INT8OID, Int64GetDatum(no ? 0 : (int64) ctl->arena_used), no);
-	COL("arena_peak", INT8OID, Int64GetDatum(no ? 0 : (int64) ctl->arena_peak), no);
+	COL("arena_used", INT8OID, Int64GetDatum(no ? 0 : (int64) ctl->arena.used), no);
+	COL("arena_peak", INT8OID, Int64GetDatum(no ? 0 : (int64) ctl->arena.peak), no);
 	COL("slots", INT4OID, Int32GetDatum(no ? 0 : ctl->nslots), no);
 	COL("slots_used", INT4OID, Int32GetDatum(no ? 0 : ctl->nused), no);
 	COL("queued", INT4OID, Int32GetDatum(no ? 0 : ctl->nqueued), no);
@@ -242,6 +244,7 @@ gpuidx_info(PG_FUNCTION_ARGS)
 	COL("cache_entries", INT4OID, Int32GetDatum(no ? 0 : ctl->cache_count), no);
 	COL("cache_bytes", INT8OID, Int64GetDatum(no ? 0 : (int64) ctl->cache_bytes), no);
 	COL("cache_size", INT8OID, Int64GetDatum(no ? 0 : (int64) ctl->cache_budget), no);
+	COL("cache_read_pins", INT4OID, Int32GetDatum(no ? 0 : gpuidx_exec_cache_read_pins()), no);
 	COL("batch_threshold", INT4OID, Int32GetDatum(gpuidx_exec_batch_threshold), no);
 	COL("batch_max_wait_us", INT4OID, Int32GetDatum(gpuidx_exec_batch_max_wait), no);
 	COL("cost_backend_ns", FLOAT8OID, Float8GetDatum(cs.backend_ns), no);

@@ -382,7 +382,6 @@ exec_startup(void)
 	LWLockRelease(ctl->lock);
 
 	ex.tk = MemoryContextAllocZero(TopMemoryContext, sizeof(ExecTaken) * ctl->nslots);
-	gpuidx_exec_cache_start();
 	for (int f = 0; f < GPX_EXEC_MAX_DEPTH; f++)
 		ex.flights[f].cxt = AllocSetContextCreate(TopMemoryContext, "gpuidx executor batch",
 												  ALLOCSET_DEFAULT_SIZES);
@@ -390,7 +389,10 @@ exec_startup(void)
 	ex.cost_dev = -1;
 }
 
-/* Free the slots of backends that exited without doing so (backstop). */
+/*
+ * Free the slots of backends that exited without doing so, and release
+ * their read pins of cached lists (backstop).
+ */
 static void
 exec_reap_orphans(void)
 {
@@ -409,6 +411,7 @@ exec_reap_orphans(void)
 			ProcGlobal->allProcs[procno].pid != sl->owner_pid)
 			gpuidx_exec_slot_free(i);
 	}
+	gpuidx_exec_cache_reap_readers();
 	LWLockRelease(ctl->lock);
 }
 
