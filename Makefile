@@ -28,8 +28,10 @@ REGRESS_OPTS = --load-extension=$(EXTENSION)
 
 PG_CONFIG ?= pg_config
 PG_CPPFLAGS = -I$(srcdir)/src -I$(srcdir)/src/codec -I$(srcdir)/cuda
+# -ffp-contract=off: BM25 scores must be the same bits on every path
+# (src/codec/gpx_bm25.h), so no multiply-add may be fused
 PG_CFLAGS = -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare \
-	-Wno-missing-field-initializers
+	-Wno-missing-field-initializers -ffp-contract=off
 
 # ---- CUDA (optional) ------------------------------------------------------
 NVCC ?= $(shell command -v nvcc 2>/dev/null || { test -x /usr/local/cuda/bin/nvcc && echo /usr/local/cuda/bin/nvcc; })
@@ -82,7 +84,7 @@ $(OBJS): $(wildcard src/*.h) $(wildcard src/codec/*.h) $(wildcard cuda/*.h)
 
 # ---- C unit tests of the codec core (no PostgreSQL needed) ------------------
 UNIT_CC ?= $(CC)
-UNIT_CFLAGS ?= -O2 -g -std=gnu11 -Wall -Wextra -Isrc/codec -Itest/unit
+UNIT_CFLAGS ?= -O2 -g -std=gnu11 -Wall -Wextra -ffp-contract=off -Isrc/codec -Itest/unit
 UNIT_TESTS = $(patsubst test/unit/%.c,test/unit/bin/%,$(filter-out test/unit/gpx_ref.c,$(wildcard test/unit/test_*.c)))
 UNIT_LIB_SRCS = $(CODEC_SRCS) $(wildcard test/unit/gpx_ref.c)
 
