@@ -160,6 +160,74 @@ gpx_doclen_encode(const uint32_t *entries, uint32_t span, uint8_t *out,
 	return GPX_OK;
 }
 
+/* Exact blob size for sorted pairs, 0 if invalid or too large. */
+size_t
+gpx_doclen_pairs_size(const uint32_t *docs, const uint32_t *lens, uint32_t n)
+{
+	uint32_t	max_len = 0;
+
+	if (n > 0 && (docs == NULL || lens == NULL))
+		return 0;
+	for (uint32_t i = 0; i < n; i++)
+	{
+		if ((i > 0 && docs[i] <= docs[i - 1]) || docs[i] > GPX_MAX_DOCID ||
+			lens[i] > GPX_DOCLEN_MAX_LEN)
+			return 0;
+		if (lens[i] > max_len)
+			max_len = lens[i];
+	}
+	return gpx_doclen_size(n > 0 ? docs[n - 1] + 1 : 0, max_len);
+}
+
+/* Encode sorted (docID, length) pairs. */
+gpx_status
+gpx_doclen_encode_pairs(const uint32_t *docs, const uint32_t *lens,
+						uint32_t n, uint8_t *out, size_t cap, size_t *outlen)
+{
+	uint64_t	total = 0;
+	uint32_t	min_len = 0,
+				max_len = 0,
+				span,
+				width;
+	size_t		size;
+
+	if (out == NULL || outlen == NULL || (n > 0 && (docs == NULL || lens == NULL)))
+		return GPX_E_ARG;
+	for (uint32_t i = 0; i < n; i++)
+	{
+		if (i > 0 && docs[i] <= docs[i - 1])
+			return GPX_E_UNSORTED;
+		if (docs[i] > GPX_MAX_DOCID || lens[i] > GPX_DOCLEN_MAX_LEN)
+			return GPX_E_RANGE;
+		if (i == 0 || lens[i] < min_len)
+			min_len = lens[i];
+		if (lens[i] > max_len)
+			max_len = lens[i];
+		total += lens[i];
+	}
+	span = n > 0 ? docs[n - 1] + 1 : 0;
+	size = gpx_doclen_size(span, max_len);
+	if (size == 0)
+		return GPX_E_TOOBIG;
+	if (cap < size)
+		return GPX_E_NOSPACE;
+	width = gpx_doclen_width(max_len);
+	memset(out, 0, size);
+	out[0] = GPX_DOCLEN_VERSION;
+	out[1] = (uint8_t) width;
+	dl_put32(out + 4, span);
+	dl_put64(out + 8, n);
+	dl_put64(out + 16, total);
+	dl_put32(out + 24, min_len);
+	dl_put32(out + 28, max_len);
+	for (uint32_t i = 0; i < n; i++)
+		dl_put_entry(out + GPX_DOCLEN_HEADER + (size_t) docs[i] * width, width,
+					 lens[i] + 1);
+	dl_put64(out + 32, gpx_doclen_checksum(out, size));
+	*outlen = size;
+	return GPX_OK;
+}
+
 /* Parse and check the header; sizes must match exactly. */
 gpx_status
 gpx_doclen_open(gpx_doclen *dl, const uint8_t *buf, size_t len)

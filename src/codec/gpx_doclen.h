@@ -115,6 +115,17 @@ gpx_status	gpx_doclen_encode(const uint32_t *entries, uint32_t span,
 							  uint8_t *out, size_t cap, size_t *outlen);
 
 /*
+ * The same from (docID, length) pairs: docs[0..n) strictly increasing,
+ * every lens[i] <= GPX_DOCLEN_MAX_LEN.  gpx_doclen_pairs_size gives the
+ * exact blob size (0 when too large or the input is not as required).
+ */
+size_t		gpx_doclen_pairs_size(const uint32_t *docs, const uint32_t *lens,
+								  uint32_t n);
+gpx_status	gpx_doclen_encode_pairs(const uint32_t *docs, const uint32_t *lens,
+									uint32_t n, uint8_t *out, size_t cap,
+									size_t *outlen);
+
+/*
  * Parse the header of a blob of len bytes (only its first
  * GPX_DOCLEN_HEADER bytes are read; len must be the whole size): version,
  * width, reserved bytes, and len == GPX_DOCLEN_HEADER + span * width.

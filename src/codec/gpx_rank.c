@@ -480,13 +480,18 @@ rank_and_shortest(const gpx_rank_query *q)
 size_t
 gpx_rank_and_work_size(const gpx_rank_query *q)
 {
-	size_t		m,
-				c;
-
 	if (q == NULL || q->nterms < 1 || q->nterms > GPX_RANK_MAX_TERMS)
 		return 0;
-	m = (size_t) q->nterms;
-	c = rank_and_shortest(q);
+	return gpx_rank_and_work_size_n(q->nterms, rank_and_shortest(q));
+}
+
+/* Workspace of an AND query from its shape. */
+size_t
+gpx_rank_and_work_size_n(int nterms, uint32_t shortest)
+{
+	size_t		m = nterms > 0 ? (size_t) nterms : 1,
+				c = shortest;
+
 	return rank_align(m * sizeof(gpx_pcursor)) +
 		rank_align(m * sizeof(gpx_list *)) +
 		rank_align((c > 0 ? c : 1) * sizeof(uint32_t)) +	/* candidates */

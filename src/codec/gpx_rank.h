@@ -130,6 +130,9 @@ gpx_status	gpx_rank_or(const gpx_rank_query *q, gpx_rank_algo algo,
  */
 size_t		gpx_rank_and_work_size(const gpx_rank_query *q);
 
+/* The same from the term count and the shortest list's length. */
+size_t		gpx_rank_and_work_size_n(int nterms, uint32_t shortest);
+
 /* Ranked AND, as gpx_rank_or for documents holding every term. */
 gpx_status	gpx_rank_and(const gpx_rank_query *q, void *work, size_t worklen,
 						 uint32_t *docs, double *scores, uint32_t *outn,
