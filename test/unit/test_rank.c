@@ -174,6 +174,33 @@ test_doclen(void)
 		CHECK(memcmp(back, e, sizeof(uint32_t) * span) == 0);
 		CHECK(back[span] == 0 && back[span + 7] == 0);
 		CHECK(gpx_doclen_get(&dl, 0xFFFFFFFFu) == 0);
+		{
+			/* the pairs encoder writes the same bytes */
+			uint32_t   *pd = unit_xmalloc(sizeof(uint32_t) * (span + 1)),
+					   *pl = unit_xmalloc(sizeof(uint32_t) * (span + 1));
+			uint32_t	np = 0;
+			uint8_t    *b2 = unit_xmalloc(len + 1);
+			size_t		len2 = 0;
+
+			for (uint32_t i = 0; i < span; i++)
+				if (e[i])
+				{
+					pd[np] = i;
+					pl[np++] = e[i] - 1;
+				}
+			CHECK(gpx_doclen_pairs_size(pd, pl, np) == len);
+			CHECK(gpx_doclen_encode_pairs(pd, pl, np, b2, len + 1, &len2) == GPX_OK &&
+				  len2 == len && memcmp(b, b2, len) == 0);
+			if (np >= 2)
+			{
+				pd[1] = pd[0];
+				CHECK(gpx_doclen_encode_pairs(pd, pl, np, b2, len + 1, &len2) == GPX_E_UNSORTED);
+				CHECK(gpx_doclen_pairs_size(pd, pl, np) == 0);
+			}
+			free(pd);
+			free(pl);
+			free(b2);
+		}
 		/* every single-byte change and every truncation is rejected */
 		if (it % 20 == 0)
 		{
