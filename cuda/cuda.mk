@@ -35,26 +35,31 @@ GPU_EMU_OBJS := $(patsubst cuda/%.cu,$(GPU_OBJDIR)/emu/%.o,$(GPU_CUDA_SRCS))
 GPU_TEST_BIN := test/gpu/bin/test_gpu$(GPU_VARIANT)
 GPU_BENCH_BIN := test/gpu/bin/bench_gpu$(GPU_VARIANT)
 GPU_EMU_BIN := test/gpu/bin/test_gpu_emu
+# Simple-8b frequency blocks: device decode (cuda/gpx_s8b_dev.cuh) = CPU decode
+GPU_S8B_BIN := test/gpu/bin/test_s8b$(GPU_VARIANT)
+GPU_S8B_EMU_BIN := test/gpu/bin/test_s8b_emu
 
 .PHONY: gpucheck gpucheck-lib gpucheck-sql gpubench emucheck gpu-build gpu-clean
 
-gpu-build: $(GPU_TEST_BIN) $(GPU_BENCH_BIN)
+gpu-build: $(GPU_TEST_BIN) $(GPU_BENCH_BIN) $(GPU_S8B_BIN)
 
 # gpucheck: GPU-versus-CPU library suites, then the whole pg_regress suite
 # through the GPU executor (needs the extension installed; run as root or
 # as a user that may start PostgreSQL)
 gpucheck: gpucheck-lib gpucheck-sql
 
-gpucheck-lib: $(GPU_TEST_BIN)
+gpucheck-lib: $(GPU_TEST_BIN) $(GPU_S8B_BIN)
 	$(GPU_TEST_BIN) $(GPU_TEST_ARGS)
+	$(GPU_S8B_BIN)
 
 gpucheck-sql:
 	test/gpu/sqlcheck.sh
 
 gpubench: $(GPU_BENCH_BIN)
 
-emucheck: $(GPU_EMU_BIN)
+emucheck: $(GPU_EMU_BIN) $(GPU_S8B_EMU_BIN)
 	$(GPU_EMU_BIN) --quick $(GPU_TEST_ARGS)
+	$(GPU_S8B_EMU_BIN) --quick
 
 $(GPU_OBJDIR)/codec/%.o: src/codec/%.c $(wildcard src/codec/*.h)
 	@mkdir -p $(dir $@)
@@ -79,6 +84,14 @@ $(GPU_BENCH_BIN): test/gpu/bench_gpu.cu $(GPU_CUDA_OBJS) $(GPU_CODEC_OBJS) $(GPU
 $(GPU_EMU_BIN): test/gpu/test_gpu.cu $(GPU_EMU_OBJS) $(GPU_CODEC_OBJS)
 	@mkdir -p $(dir $@)
 	$(GPU_CXX) $(GPU_EMUFLAGS) -x c++ -o $@ $< -x none $(GPU_EMU_OBJS) $(GPU_CODEC_OBJS) -lpthread
+
+$(GPU_S8B_BIN): test/gpu/test_s8b.cu $(GPU_CODEC_OBJS) $(GPU_CUDA_HDRS)
+	@mkdir -p $(dir $@)
+	$(GPU_NVCC) $(GPU_NVCCFLAGS) -o $@ $< $(GPU_CODEC_OBJS)
+
+$(GPU_S8B_EMU_BIN): test/gpu/test_s8b.cu $(GPU_CODEC_OBJS) $(GPU_CUDA_HDRS) test/gpu/gpx_emu.h
+	@mkdir -p $(dir $@)
+	$(GPU_CXX) $(GPU_EMUFLAGS) -x c++ -o $@ $< -x none $(GPU_CODEC_OBJS) -lpthread
 
 gpu-clean:
 	rm -rf test/gpu/bin test/gpu/obj*

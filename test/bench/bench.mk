@@ -9,6 +9,8 @@
 #   make gentest          generator and loader tests (test/gen/run-suite.sh)
 #   make demo             scripts/demo.sh (root on a fresh Debian 12)
 #   make bench-scaleout   1 server vs coordinator + 1 / 2 postgres_fdw shards
+#   make bench-tf         Simple-8b frequency coding: greedy vs optimal packing
+#                         (test/bench/bench_tf.sh -> test/bench/out/tf.md)
 #   make bench-tools      just build the programs below
 #
 # Knobs go to the scripts through the environment, e.g.
@@ -32,7 +34,7 @@ BENCH_CUDA_LINK = $(if $(strip $(CUDA_OBJS)),$(CUDA_OBJS) -L$(CUDA_HOME)/lib64 \
 
 BENCH_PROGS = test/gen/bin/gpx_gen test/gen/bin/gpx_gencheck \
 	test/bench/bin/bench_codec test/bench/bin/bench_query test/bench/bin/gpx_corpus \
-	test/bench/bin/bench_size
+	test/bench/bin/bench_size test/bench/bin/bench_tf
 
 # the codec size table of docs/bench/size.md (uniform lists in [0, 2^24))
 test/bench/bin/bench_size: test/bench/bench_size.c $(BENCH_CODEC_SRCS) $(wildcard src/codec/*.h)
@@ -47,7 +49,17 @@ bench-size: test/bench/bin/bench_size
 	  test/bench/bin/bench_size; } > docs/bench/size.md
 	@cat docs/bench/size.md
 
-test/gen/bin/%: test/gen/%.c test/gen/gen_common.h
+# bits per frequency and decode speed of the Simple-8b packings
+test/bench/bin/bench_tf: test/bench/bench_tf.c test/bench/bench_util.h test/gen/gen_common.h \
+		$(BENCH_CODEC_SRCS) $(wildcard src/codec/*.h)
+	@mkdir -p test/bench/bin
+	$(BENCH_CC) $(BENCH_CFLAGS) -Isrc/codec -Itest/gen -o $@ $< $(BENCH_CODEC_SRCS) -lm -lpthread
+
+.PHONY: bench-tf
+bench-tf: test/bench/bin/bench_tf test/bench/bin/gpx_corpus test/gen/bin/gpx_gen
+	test/bench/bench_tf.sh
+
+test/gen/bin/%: test/gen/%.c test/gen/gen_common.h test/gen/gen_tf.h
 	@mkdir -p test/gen/bin
 	$(BENCH_CC) $(BENCH_CFLAGS) -o $@ $< -lm
 

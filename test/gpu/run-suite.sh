@@ -7,7 +7,9 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 out=$(make -s -f cuda/cuda.mk emucheck 2>&1); rc=$?
 echo "$out" | tail -n 15
-line=$(echo "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed' | tail -n 1)
+# every program of emucheck prints its own count line: sum them
+line=$(echo "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed' |
+	awk '{ p += $1; f += $3 } END { if (NR) print p " passed, " f " failed" }')
 [ -n "$line" ] || { echo "0 passed, 1 failed"; exit 1; }
 p=$(echo "$line" | sed -E 's/ passed.*//'); f=$(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')
 # a non-zero exit is a failure even if the counts say otherwise
