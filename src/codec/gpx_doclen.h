@@ -97,6 +97,22 @@ gpx_doclen_get(const gpx_doclen *dl, uint32_t d)
 	return gpx_doclen_entry(dl->entries, dl->width, dl->span, d);
 }
 
+/*
+ * Hint that docID d's entry will be read soon (its cache line is fetched
+ * while other work goes on); no effect beyond the span or without GCC.
+ */
+static inline void
+gpx_doclen_prefetch(const gpx_doclen *dl, uint32_t d)
+{
+#if defined(__GNUC__) && !defined(__CUDA_ARCH__)
+	if (d < dl->span)
+		__builtin_prefetch(dl->entries + (size_t) d * dl->width);
+#else
+	(void) dl;
+	(void) d;
+#endif
+}
+
 /* Width (1, 2, 4) of the entries of a blob whose largest length is max_len. */
 uint32_t	gpx_doclen_width(uint32_t max_len);
 

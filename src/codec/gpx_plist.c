@@ -264,7 +264,7 @@ gpx_pcursor_next_geq(gpx_pcursor *c, uint32_t x)
 
 /* Move the shallow pointer to the block that may hold x. */
 bool
-gpx_pcursor_shallow(gpx_pcursor *c, uint32_t x)
+gpx_pcursor_shallow_move(gpx_pcursor *c, uint32_t x)
 {
 	const gpx_plist *p = c->p;
 	uint32_t	b;

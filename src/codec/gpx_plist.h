@@ -132,7 +132,16 @@ gpx_pcursor_tf(gpx_pcursor *c)
  * sets send and smax_tf.  Returns false when x is past the list's last
  * docID (no block can hold it).
  */
-bool		gpx_pcursor_shallow(gpx_pcursor *c, uint32_t x);
+bool		gpx_pcursor_shallow_move(gpx_pcursor *c, uint32_t x);
+
+/* gpx_pcursor_shallow_move, with the common case (x in sblk) inline. */
+static inline bool
+gpx_pcursor_shallow(gpx_pcursor *c, uint32_t x)
+{
+	if (x <= c->send && c->p->nblocks > 0)
+		return true;
+	return gpx_pcursor_shallow_move(c, x);
+}
 
 #ifdef __cplusplus
 }

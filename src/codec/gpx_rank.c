@@ -14,12 +14,17 @@
 #include "gpx_rank.h"
 #include "gpx_intersect.h"
 
+/* Postings ahead of a cursor whose document length is prefetched. */
+#define RANK_PREFETCH 8
+
 /* One term of an OR query (a cursor over a non-empty list). */
 typedef struct rank_term
 {
 	gpx_pcursor cur;
 	double		idf;
 	double		ub;				/* list bound with the shortest length */
+	double		blo;			/* bound of block lo_blk, shortest length */
+	uint32_t	lo_blk;			/* shallow block blo belongs to, or ~0 */
 	uint32_t	pos;			/* query position */
 	uint32_t	max_tf;
 } rank_term;
@@ -149,6 +154,8 @@ rank_or_exhaustive(const gpx_rank_query *q, const gpx_bm25 *bm, rank_ws *ws,
 			{
 				ws->contrib[t->pos] = rank_weight(bm, t, norm, st);
 				gpx_pcursor_next(&t->cur);
+				if (t->cur.pos + RANK_PREFETCH < t->cur.cnt)
+					gpx_doclen_prefetch(q->doclen, t->cur.docs[t->cur.pos + RANK_PREFETCH]);
 			}
 			else
 				ws->contrib[t->pos] = 0.0;
@@ -164,8 +171,9 @@ rank_or_exhaustive(const gpx_rank_query *q, const gpx_bm25 *bm, rank_ws *ws,
  * i; lists [0, ess) are non-essential.
  */
 static void
-rank_or_maxscore(const gpx_rank_query *q, const gpx_bm25 *bm, rank_ws *ws,
-				 int m, bool blockmax, gpx_topk *top, gpx_rank_stats *st)
+rank_or_maxscore(const gpx_rank_query *q, const gpx_bm25 *bm, double norm_lo,
+				 rank_ws *ws, int m, bool blockmax, gpx_topk *top,
+				 gpx_rank_stats *st)
 {
 	rank_term **ord = ws->ord;
 	double		thr = gpx_topk_threshold(top);
@@ -214,22 +222,63 @@ rank_or_maxscore(const gpx_rank_query *q, const gpx_bm25 *bm, rank_ws *ws,
 				ws->contrib[t->pos] = w;
 				part += w;
 				gpx_pcursor_next(&t->cur);
+				/* a later candidate's length, while this one goes on */
+				if (t->cur.pos + RANK_PREFETCH < t->cur.cnt)
+					gpx_doclen_prefetch(q->doclen, t->cur.docs[t->cur.pos + RANK_PREFETCH]);
 			}
 			else
 				ws->contrib[t->pos] = 0.0;
 		}
 		if (ess > 0)
 		{
-			/* bounds of the non-essential lists for this document */
-			for (int i = 0; i < ess; i++)
-			{
-				rank_term  *t = ord[i];
-				uint32_t	mt = t->max_tf;
+			/*
+			 * Can the candidate still win?  First by the lists' bounds,
+			 * then (block-max) by the bounds of the blocks that would
+			 * hold it, both at the shortest length (cached per block),
+			 * then by those bounds at the candidate's own length.
+			 */
+			bool		gone = !rank_can_win(part + ws->prefix[ess - 1], thr);
 
-				if (blockmax)
-					mt = gpx_pcursor_shallow(&t->cur, d) ? t->cur.smax_tf : 0;
-				ws->nb[i] = mt > 0 ? gpx_bm25_weight(bm, t->idf, mt, norm) : 0.0;
-				ws->npre[i] = (i > 0 ? ws->npre[i - 1] : 0.0) + ws->nb[i];
+			if (!gone && blockmax)
+			{
+				double		bsum = part;
+
+				for (int i = 0; i < ess; i++)
+				{
+					rank_term  *t = ord[i];
+
+					if (!gpx_pcursor_shallow(&t->cur, d))
+					{
+						ws->nb[i] = 0.0;	/* no block: past the list's end */
+						continue;
+					}
+					if (t->lo_blk != t->cur.sblk)
+					{
+						t->lo_blk = t->cur.sblk;
+						t->blo = gpx_bm25_weight(bm, t->idf, t->cur.smax_tf, norm_lo);
+					}
+					ws->nb[i] = 1.0;
+					bsum += t->blo;
+				}
+				gone = !rank_can_win(bsum, thr);
+			}
+			if (!gone)
+			{
+				for (int i = 0; i < ess; i++)
+				{
+					rank_term  *t = ord[i];
+					uint32_t	mt = t->max_tf;
+
+					if (blockmax)
+						mt = ws->nb[i] > 0.0 ? t->cur.smax_tf : 0;
+					ws->nb[i] = mt > 0 ? gpx_bm25_weight(bm, t->idf, mt, norm) : 0.0;
+					ws->npre[i] = (i > 0 ? ws->npre[i - 1] : 0.0) + ws->nb[i];
+				}
+			}
+			if (gone)
+			{
+				st->pruned++;
+				continue;
 			}
 			for (int i = ess - 1; i >= 0; i--)
 			{
@@ -429,6 +478,8 @@ gpx_rank_or(const gpx_rank_query *q, gpx_rank_algo algo, void *work,
 		t->pos = (uint32_t) p;
 		t->idf = gpx_bm25_idf(q->doclen->ndocs, pl->n);
 		t->max_tf = pl->max_tf;
+		t->lo_blk = ~0u;
+		t->blo = 0.0;
 		t->ub = gpx_bm25_weight(&bm, t->idf, pl->max_tf, norm_lo);
 	}
 	gpx_topk_init(&top, q->k, docs, scores);
@@ -440,14 +491,14 @@ gpx_rank_or(const gpx_rank_query *q, gpx_rank_algo algo, void *work,
 				rank_or_exhaustive(q, &bm, &ws, m, &top, st);
 				break;
 			case GPX_RANK_MAXSCORE:
-				rank_or_maxscore(q, &bm, &ws, m, false, &top, st);
+				rank_or_maxscore(q, &bm, norm_lo, &ws, m, false, &top, st);
 				break;
 			case GPX_RANK_BMW:
 				rank_or_bmw(q, &bm, norm_lo, &ws, m, &top, st);
 				break;
 			case GPX_RANK_AUTO:
 			case GPX_RANK_BMM:
-				rank_or_maxscore(q, &bm, &ws, m, true, &top, st);
+				rank_or_maxscore(q, &bm, norm_lo, &ws, m, true, &top, st);
 				break;
 			default:
 				return GPX_E_ARG;
