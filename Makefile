@@ -34,16 +34,19 @@ PG_CFLAGS = -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare \
 	-Wno-missing-field-initializers -ffp-contract=off
 
 # ---- CUDA (optional) ------------------------------------------------------
+# With nvcc: cuda/*.cu plus the host-only planner cuda/gpx_cuda_plan.c, for
+# the GPU architectures of CUDA_ARCH (cuda/cuda.mk).  Without: the stub
+# cuda/gpx_cuda_none.c, whose every call says the build has no CUDA.
 NVCC ?= $(shell command -v nvcc 2>/dev/null || { test -x /usr/local/cuda/bin/nvcc && echo /usr/local/cuda/bin/nvcc; })
 CUDA_SRCS = $(sort $(wildcard cuda/*.cu))
 ifneq ($(strip $(NVCC)),)
 ifneq ($(strip $(CUDA_SRCS)),)
 CUDA_HOME ?= $(patsubst %/bin/,%,$(dir $(NVCC)))
-CUDA_ARCH ?= -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
-NVCCFLAGS ?= -O3 -std=c++17 $(CUDA_ARCH) -Xcompiler -fPIC -Xcompiler -Wall \
+NVCCFLAGS ?= -O3 -std=c++17 $(CUDA_GENCODE) -Xcompiler -fPIC -Xcompiler -Wall \
 	-Isrc/codec -Icuda
 CUDA_OBJS = $(CUDA_SRCS:.cu=.cuo)
-PG_CPPFLAGS += -DGPUIDX_HAVE_CUDA
+OBJS += cuda/gpx_cuda_plan.o
+EXTRA_CLEAN += $(CUDA_OBJS)
 # CUDA objects are linked through SHLIB_LINK, not OBJS: PGXS emits LLVM
 # bitcode for every object in OBJS and has no bitcode rule for .cu files.
 # The CUDA runtime is linked statically; it opens libcuda only on first use,
@@ -54,6 +57,9 @@ SHLIB_LINK += $(CUDA_OBJS) -L$(CUDA_HOME)/lib64 -L$(CUDA_HOME)/targets/x86_64-li
 	-lcudart_static -ldl -lrt -lpthread -Wl,-Bstatic -lstdc++ -Wl,-Bdynamic \
 	-Wl,--exclude-libs,ALL
 endif
+endif
+ifeq ($(strip $(CUDA_OBJS)),)
+OBJS += cuda/gpx_cuda_none.o
 endif
 
 PGXS := $(shell $(PG_CONFIG) --pgxs)
@@ -69,7 +75,6 @@ ifneq ($(strip $(CUDA_OBJS)),)
 cuda/%.cuo: cuda/%.cu $(wildcard cuda/*.cuh) $(wildcard src/codec/*.h)
 	$(NVCC) $(NVCCFLAGS) -c $< -o $@
 $(shlib): $(CUDA_OBJS)
-EXTRA_CLEAN += $(CUDA_OBJS)
 endif
 
 # the generated scripts (a template error stops make, leaving no script)
@@ -84,11 +89,11 @@ $(OBJS): $(wildcard src/*.h) $(wildcard src/codec/*.h) $(wildcard cuda/*.h)
 
 # ---- C unit tests of the codec core (no PostgreSQL needed) ------------------
 UNIT_CC ?= $(CC)
-UNIT_CFLAGS ?= -O2 -g -std=gnu11 -Wall -Wextra -ffp-contract=off -Isrc/codec -Itest/unit
+UNIT_CFLAGS ?= -O2 -g -std=gnu11 -Wall -Wextra -ffp-contract=off -Isrc/codec -Icuda -Itest/unit
 UNIT_TESTS = $(patsubst test/unit/%.c,test/unit/bin/%,$(filter-out test/unit/gpx_ref.c,$(wildcard test/unit/test_*.c)))
-UNIT_LIB_SRCS = $(CODEC_SRCS) $(wildcard test/unit/gpx_ref.c)
+UNIT_LIB_SRCS = $(CODEC_SRCS) cuda/gpx_cuda_plan.c $(wildcard test/unit/gpx_ref.c)
 
-test/unit/bin/%: test/unit/%.c $(UNIT_LIB_SRCS) $(wildcard src/codec/*.h) $(wildcard test/unit/*.h)
+test/unit/bin/%: test/unit/%.c $(UNIT_LIB_SRCS) $(wildcard src/codec/*.h) cuda/gpx_cuda_plan.h $(wildcard test/unit/*.h)
 	@mkdir -p test/unit/bin
 	$(UNIT_CC) $(UNIT_CFLAGS) -o $@ $< $(UNIT_LIB_SRCS) -lm -lpthread
 

@@ -1,39 +1,30 @@
 /*
- * gpx_cuda.cu - the host side of the CUDA back end (cuda/gpx_cuda.h):
- * devices, streams, staging buffers, the device-resident list cache, and
- * the pipeline that runs a gpx_batch through the kernels of gpx_isect.cu.
+ * gpx_cuda.cu - the pipeline of the CUDA back end and its extern "C" API
+ * (cuda/gpx_cuda.h): a gpx_batch runs through the kernels of gpx_isect.cu
+ * in chunks, over the devices that gpx_cuda_setup.cu opened, with lists
+ * kept in each device's cache (gpx_cuda_cache.cuh).
  *
- * Per device: a copy stream and a compute stream; a cache pool (one
- * cudaMalloc of the cache budget, sub-allocated best-fit with coalescing)
- * holding blobs keyed by content hash with LRU eviction, each with a
- * hash-segmentation table built on the GPU when it enters; two chunk slots,
- * each with a pinned staging buffer (lists to upload plus the chunk's
- * descriptors, one host-to-device copy), candidate/flag/scan arrays, and
- * pinned *mapped* result and count areas that the kernels write directly
- * (so no copy back is issued; results also go straight into the caller's
- * output when that lies in memory registered by gpx_cuda_pin()).
- *
- * A batch is planned on the host (lists ordered shortest first, the source
- * block range restricted to [max first, min last] through the directory,
- * empty answers settled at once), its queries are spread over the devices
- * by longest-processing-time on candidates x lists, and each device's
- * queries are cut into chunks that fit a slot (a query larger than a slot is
- * split by source blocks).  Chunks alternate between the two slots, so the
- * host builds chunk i+1 and its copy runs on the copy stream while chunk i
- * computes; there is one event wait per chunk, none per query.
+ * A batch is planned on the host (gpx_cuda_plan.h: lists ordered shortest
+ * first, the source block range restricted to [max first, min last]
+ * through the directory, empty answers settled at once), its queries are
+ * spread over the devices by longest-processing-time on candidates x
+ * lists, and each device's queries are cut into chunks that fit a slot (a
+ * query larger than a slot is split by source blocks).  Chunks alternate
+ * between the two slots of a device, so the host builds chunk i+1 and its
+ * copy runs on the copy stream while chunk i computes; there is one event
+ * wait per chunk, none per query.  The kernels write results straight into
+ * pinned mapped memory: the slot's result area, or the caller's output
+ * when that lies in memory registered by gpx_cuda_pin().
  *
  * Nothing here throws across the C boundary, prints, or calls PostgreSQL;
  * errors are gpx_cuda_status values with a message in the context.  Not
  * thread-safe: one thread (the executor's) uses a context at a time.
  */
-#include "gpx_cuda_dev.cuh"
-#include "gpx_cuda.h"
+#include "gpx_cuda_host.cuh"
+#include "gpx_cuda_plan.h"
 
 #include <algorithm>
-#include <list>
-#include <map>
 #include <new>
-#include <unordered_map>
 #include <vector>
 #include <stdio.h>
 #include <string.h>
@@ -42,185 +33,11 @@
 namespace
 {
 
-constexpr size_t GPX_MIB = (size_t) 1 << 20;
-constexpr uint32_t GPX_NONE = 0xFFFFFFFFu;
 /* lists in pinned memory at least this long are copied without staging */
 #ifndef GPX_DIRECT_MIN_BYTES
 #define GPX_DIRECT_MIN_BYTES (256 << 10)
 #endif
 constexpr size_t GPX_DIRECT_MIN = GPX_DIRECT_MIN_BYTES;
-/* candidates per chunk slot: at most, at least */
-constexpr uint32_t GPX_CAND_MAX = 8u << 20;
-constexpr uint32_t GPX_CAND_MIN = 4096;
-
-/* x rounded up to a multiple of a. */
-inline size_t
-gpx_al(size_t x, size_t a)
-{
-	return (x + a - 1) / a * a;
-}
-
-/* Best-fit allocator over [0, cap) with coalescing of freed ranges. */
-struct gpx_pool
-{
-	size_t		cap = 0;
-	std::map<size_t, size_t> by_off;	/* free ranges: offset -> length */
-	std::multimap<size_t, size_t> by_size;	/* length -> offset */
-
-	/* Start with everything free. */
-	void init(size_t c)
-	{
-		cap = c;
-		by_off.clear();
-		by_size.clear();
-		if (c > 0)
-			add(0, c);
-	}
-
-	/* Record a free range. */
-	void add(size_t off, size_t len)
-	{
-		by_off[off] = len;
-		by_size.emplace(len, off);
-	}
-
-	/* Forget the size index entry of a free range. */
-	void drop_size(size_t len, size_t off)
-	{
-		auto		r = by_size.equal_range(len);
-
-		for (auto it = r.first; it != r.second; ++it)
-			if (it->second == off)
-			{
-				by_size.erase(it);
-				return;
-			}
-	}
-
-	/* Take len bytes (best fit); false when no free range is long enough. */
-	bool alloc(size_t len, size_t *off)
-	{
-		auto		it = by_size.lower_bound(len);
-		size_t		blen,
-					boff;
-
-		if (it == by_size.end())
-			return false;
-		blen = it->first;
-		boff = it->second;
-		by_size.erase(it);
-		by_off.erase(boff);
-		if (blen > len)
-			add(boff + len, blen - len);
-		*off = boff;
-		return true;
-	}
-
-	/* Give a range back, merging it with free neighbours. */
-	void release(size_t off, size_t len)
-	{
-		auto		next = by_off.lower_bound(off);
-
-		if (next != by_off.end() && next->first == off + len)
-		{
-			len += next->second;
-			drop_size(next->second, next->first);
-			next = by_off.erase(next);
-		}
-		if (next != by_off.begin())
-		{
-			auto		prev = std::prev(next);
-
-			if (prev->first + prev->second == off)
-			{
-				off = prev->first;
-				len += prev->second;
-				drop_size(prev->second, prev->first);
-				by_off.erase(prev);
-			}
-		}
-		add(off, len);
-	}
-};
-
-/* A list resident in a device's cache pool. */
-struct gpx_centry
-{
-	uint64_t	hash;
-	size_t		len;
-	uint32_t	n,
-				first,
-				last;
-	uint8_t		codec;
-	size_t		off;			/* pool offset */
-	size_t		bytes;			/* pool bytes (blob + table) */
-	gpx_dl		dl;				/* device view */
-	uint64_t	last_seq;		/* last chunk that uses it */
-	bool		in_map;			/* false: transient (freed with its chunk) */
-	std::list<gpx_centry *>::iterator lru;
-	uint64_t	memo_seq;		/* chunk whose list slot memo_slot it has */
-	uint32_t	memo_slot;
-};
-
-/* Host bookkeeping of one piece of a chunk. */
-struct gpx_hpiece
-{
-	uint32_t	plan;			/* index in the run's plan */
-	uint32_t	res_off;		/* staging offset (GPX_NONE: written direct) */
-	bool		last;			/* the query's last piece */
-};
-
-/* A host-to-device copy that bypasses the staging buffer. */
-struct gpx_direct
-{
-	const void *src;
-	void	   *dst;
-	size_t		len;
-};
-
-/* One of the two chunk slots of a device. */
-struct gpx_slot
-{
-	uint8_t    *h_stage = nullptr;	/* pinned, write-combined */
-	uint8_t    *d_stage = nullptr;
-	size_t		stage_cap = 0;
-	size_t		blob_cap = 0;	/* staging bytes usable for blobs */
-	uint32_t   *d_cand = nullptr,
-			   *d_cpiece = nullptr,
-			   *d_flag = nullptr,
-			   *d_pos = nullptr;
-	void	   *d_tmp = nullptr;
-	size_t		tmp_bytes = 0;
-	uint32_t   *h_res = nullptr,
-			   *d_res = nullptr;	/* mapped: results of staged pieces */
-	uint32_t   *h_cnt = nullptr,
-			   *d_cnt = nullptr;	/* mapped: match count per piece */
-	cudaEvent_t ev_t0 = nullptr,
-				ev_in = nullptr,
-				ev_c0 = nullptr,
-				ev_done = nullptr;
-	bool		busy = false;
-	uint64_t	seq = 0;
-
-	/* the chunk being built or in flight */
-	std::vector<gpx_dl> dls;
-	std::vector<gpx_centry *> dl_ent;
-	std::vector<gpx_dpiece> pieces;
-	std::vector<gpx_hpiece> hp;
-	std::vector<uint32_t> olist;
-	uint32_t	nwork = 0;		/* source blocks (one warp each) */
-	std::vector<gpx_dupload> ups;
-	std::vector<gpx_dl> tbls;
-	std::vector<gpx_direct> directs;
-	std::vector<gpx_centry *> transients;
-	std::vector<gpx_centry *> fresh;	/* entries created for this chunk */
-	uint32_t	tbl_max = 0;
-	uint32_t	skip_max = 0;	/* largest nblocks among the skip builds */
-	size_t		blob_used = 0;
-	uint32_t	ncand = 0;
-	uint32_t	res_used = 0;
-	uint64_t	bytes_in = 0;
-};
 
 /* Where a chunk under construction stood before a query was added. */
 struct gpx_mark
@@ -235,96 +52,13 @@ struct gpx_mark
 				blob_used;
 };
 
-/* One query of the running batch, as planned. */
-struct gpx_qplan
-{
-	uint32_t	q;
-	uint32_t	src;			/* batch list index of the shortest list */
-	uint32_t	obeg,
-				ocount;			/* others: run olist[obeg .. +ocount) */
-	uint32_t	lo,
-				hi;
-	uint32_t	b0,
-				b1;				/* source blocks to decode */
-	uint64_t	ncand;
-	uint64_t	total;			/* matches found so far */
-	uint32_t	written;		/* results copied so far (staged pieces) */
-};
-
-}								/* namespace */
-
-/* Per-device state. */
-struct gpx_dev
-{
-	int			ord = 0;
-	char		name[256] = "";
-	size_t		total_mem = 0;
-	int			sms = 0;
-	cudaStream_t s_copy = nullptr,
-				s_comp = nullptr;
-	uint8_t    *d_pool = nullptr;
-	gpx_pool	pool;
-	std::unordered_map<uint64_t, gpx_centry *> map;
-	std::list<gpx_centry *> lru;	/* front: most recently used */
-	size_t		cached_bytes = 0;
-	gpx_slot	slot[2];
-	int			next = 0;
-	uint64_t	seq_issued = 0,
-				seq_done = 0;
-	uint32_t	cand_cap = 0,
-				max_pieces = 0,
-				max_lists = 0,
-				max_olist = 0,
-				max_work = 0,
-				max_ups = 0;
-	uint64_t	hits = 0,
-				misses = 0,
-				chunks = 0,
-				evictions = 0,
-				directs = 0,
-				splits = 0;
-	uint8_t    *d_scr_in = nullptr;
-	size_t		scr_in_cap = 0;
-	uint32_t   *d_scr_out = nullptr;
-	size_t		scr_out_cap = 0;
-	/* the running batch */
-	std::vector<uint32_t> assigned;
-	size_t		qpos = 0;
-	uint32_t	qblk = GPX_NONE;
-	uint64_t	load = 0;
-};
-
-/* A range registered with gpx_cuda_pin(). */
-struct gpx_pin
-{
-	uint8_t    *p;
-	size_t		len;
-	bool		mapped;
-	bool		owned;			/* registered by us: unregister at close */
-	uint8_t    *dev;			/* device address of p when mapped */
-};
-
-/* The context: devices, pinned ranges, the last error. */
-struct gpx_cuda_ctx
-{
-	std::vector<gpx_dev *> devs;
-	std::vector<gpx_pin> pins;
-	char		err[512] = "";
-	bool		broken = false;
-	bool		timing = true;	/* record timing events (gpx_cuda_options) */
-	uint64_t	batches = 0;
-	double		prof[5] = {0, 0, 0, 0, 0};	/* host ms: plan, build, issue, wait, collect */
-};
-
-namespace
-{
-
 /* The state of one gpx_cuda_run_batch call. */
 struct gpx_run
 {
 	gpx_batch  *b = nullptr;
-	std::vector<gpx_qplan> plan;
+	std::vector<gpx_cuda_qplan> plan;
 	std::vector<uint32_t> olist;	/* batch list indices */
+	std::vector<gpx_cuda_skey> keys;	/* planner scratch */
 	uint64_t	candidates = 0,
 				results = 0,
 				bytes_in = 0;
@@ -342,29 +76,6 @@ gpx_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
 }
 
-/* Record a CUDA failure in ctx; returns the matching status. */
-gpx_cuda_status
-gpx_fail(gpx_cuda_ctx *ctx, cudaError_t e, const char *what)
-{
-	snprintf(ctx->err, sizeof(ctx->err), "%s: %s", what, cudaGetErrorString(e));
-	return e == cudaErrorMemoryAllocation ? GPX_CUDA_OOM : GPX_CUDA_ERROR;
-}
-
-/* Record a message in ctx; returns st. */
-gpx_cuda_status
-gpx_msg(gpx_cuda_ctx *ctx, gpx_cuda_status st, const char *msg)
-{
-	snprintf(ctx->err, sizeof(ctx->err), "%s", msg);
-	return st;
-}
-
-#define GPX_TRY(expr) \
-	do { \
-		cudaError_t e_ = (expr); \
-		if (e_ != cudaSuccess) \
-			return gpx_fail(ctx, e_, #expr); \
-	} while (0)
-
 /* The pinned range holding [p, p + len), or NULL. */
 const gpx_pin *
 gpx_find_pin(const gpx_cuda_ctx *ctx, const void *p, size_t len)
@@ -377,123 +88,6 @@ gpx_find_pin(const gpx_cuda_ctx *ctx, const void *p, size_t len)
 	return nullptr;
 }
 
-/* Whether a list's view is one the kernels can take (codec and geometry). */
-bool
-gpx_list_ok(const gpx_list *l)
-{
-	if (l->n == 0)
-		return true;
-	if (l->base == nullptr || l->dir == nullptr || l->payload == nullptr)
-		return false;
-	if ((l->codec == GPX_CODEC_PFOR && l->log2_block != 7) ||
-		(l->codec == GPX_CODEC_LRC && l->log2_block != 8) ||
-		(l->codec == GPX_CODEC_QS && l->log2_block != 8) ||
-		l->codec < GPX_CODEC_MIN || l->codec > GPX_CODEC_MAX)
-		return false;
-	if (l->nblocks != (uint32_t) (((uint64_t) l->n + (1u << l->log2_block) - 1) >> l->log2_block))
-		return false;
-	if (l->dir != l->base + GPX_HEADER_SIZE ||
-		l->payload != l->dir + (size_t) l->nblocks * GPX_DIR_ENTRY_SIZE ||
-		l->len != GPX_HEADER_SIZE + (size_t) l->nblocks * GPX_DIR_ENTRY_SIZE + l->payload_bytes)
-		return false;
-	if (l->codec == GPX_CODEC_QS &&
-		(l->param > 31 || gpx_words_for_bits((uint64_t) l->n * l->param) > l->payload_bytes / 4))
-		return false;
-	return true;
-}
-
-/* Fill the device view of a blob copied to dev_blob (tbl set by the caller). */
-void
-gpx_make_dl(const gpx_list *l, const uint8_t *dev_blob, gpx_dl *dl)
-{
-	memset(dl, 0, sizeof(*dl));
-	dl->dir = dev_blob + GPX_HEADER_SIZE;
-	dl->payload = dl->dir + (size_t) l->nblocks * GPX_DIR_ENTRY_SIZE;
-	dl->n = l->n;
-	dl->nblocks = l->nblocks;
-	dl->first = l->first;
-	dl->last = l->last;
-	dl->payload_words = l->payload_bytes / 4;
-	dl->qs_low_words = l->codec == GPX_CODEC_QS ?
-		(uint32_t) gpx_words_for_bits((uint64_t) l->n * l->param) : 0;
-	dl->codec = l->codec;
-	dl->param = l->param;
-	dl->log2_block = l->log2_block;
-}
-
-/* Hash-segmentation geometry of a list: shift and bucket count (0: none). */
-void
-gpx_tbl_geom(const gpx_list *l, uint32_t *shift, uint32_t *nb)
-{
-	uint32_t	s = 0;
-
-	*shift = 0;
-	*nb = 0;
-	if (l->nblocks < 4)
-		return;
-	while (s < 31 && (uint64_t) (l->last >> s) + 1 > 2 * (uint64_t) l->nblocks)
-		s++;
-	*shift = s;
-	*nb = (l->last >> s) + 1;
-}
-
-/* Unlink and free a cache entry (its chunk must be done). */
-void
-gpx_entry_free(gpx_dev *d, gpx_centry *e)
-{
-	if (e->in_map)
-	{
-		auto		it = d->map.find(e->hash);
-
-		if (it != d->map.end() && it->second == e)
-			d->map.erase(it);
-	}
-	d->lru.erase(e->lru);
-	d->pool.release(e->off, e->bytes);
-	d->cached_bytes -= e->bytes;
-	delete e;
-}
-
-/* Evict the least recently used entry no pending chunk uses. */
-bool
-gpx_evict_one(gpx_dev *d)
-{
-	for (auto it = d->lru.rbegin(); it != d->lru.rend(); ++it)
-	{
-		gpx_centry *e = *it;
-
-		if (e->last_seq <= d->seq_done)
-		{
-			gpx_entry_free(d, e);
-			d->evictions++;
-			return true;
-		}
-	}
-	return false;
-}
-
-/* Drop every cache entry (after an error: contents may be incomplete). */
-void
-gpx_cache_flush(gpx_dev *d)
-{
-	while (!d->lru.empty())
-		gpx_entry_free(d, d->lru.front());
-	d->map.clear();
-	d->pool.init(d->pool.cap);
-	d->cached_bytes = 0;
-}
-
-/* Bytes the metadata of a slot's chunk takes in its staging buffer. */
-size_t
-gpx_meta_reserve(const gpx_dev *d)
-{
-	return 8 * 256 +
-		(size_t) d->max_lists * sizeof(gpx_dl) * 2 +	/* dls + tbls */
-		(size_t) d->max_pieces * sizeof(gpx_dpiece) +
-		(size_t) d->max_olist * 4 +
-		(size_t) d->max_ups * sizeof(gpx_dupload);
-}
-
 /* Result of trying to place a list for a chunk. */
 enum gpx_place
 {
@@ -503,54 +97,29 @@ enum gpx_place
 };
 
 /*
- * Make list bl resident for chunk s (found in the cache, or allocated in
- * the pool and queued for upload with this chunk); *slot gets its list
- * slot in the chunk.
+ * Make list bl resident for chunk s (found in the cache, or given a cache
+ * entry and queued for upload with this chunk); *slot gets its list slot
+ * in the chunk.
  */
 gpx_place
 gpx_place_list(gpx_cuda_ctx *ctx, gpx_dev *d, gpx_slot *s,
 			   const gpx_batch_list *bl, gpx_run *run, uint32_t *slot)
 {
 	const gpx_list *l = &bl->list;
-	gpx_centry *e = nullptr;
+	gpx_centry *e = gpx_cache_lookup(&d->cache, bl);
 
-	if (bl->hash != 0)
-	{
-		auto		it = d->map.find(bl->hash);
-
-		if (it != d->map.end())
-		{
-			gpx_centry *c = it->second;
-
-			if (c->len == l->len && c->n == l->n && c->first == l->first &&
-				c->last == l->last && c->codec == l->codec)
-				e = c;
-		}
-	}
 	if (e != nullptr)
-	{
-		d->hits++;
-		d->lru.splice(d->lru.begin(), d->lru, e->lru);
-		e->last_seq = s->seq;
-	}
+		gpx_cache_hit(&d->cache, e, s->seq);
 	else
 	{
-		uint32_t	shift,
-					nb;
-		size_t		tbl_bytes,
-					skip_bytes,
-					bytes,
-					off,
-					len16 = gpx_al(l->len, 16);
+		gpx_cuda_footprint fp;
+		size_t		len16 = gpx_al(l->len, 16);
 		const gpx_pin *pin = gpx_find_pin(ctx, l->base, l->len);
 		bool		direct = (pin != nullptr && l->len >= GPX_DIRECT_MIN) ||
 			len16 > s->blob_cap / 2;
 
-		gpx_tbl_geom(l, &shift, &nb);
-		tbl_bytes = nb ? gpx_al(4 * ((size_t) nb + 1), 256) : 0;
-		skip_bytes = l->codec != GPX_CODEC_LRC ? gpx_al(16 * (size_t) l->nblocks, 256) : 0;
-		bytes = gpx_al(l->len, 256) + tbl_bytes + skip_bytes;
-		if (bytes > d->pool.cap)
+		gpx_cuda_plan_footprint(l, &fp);
+		if (fp.bytes > d->cache.pool.cap)
 			return GPX_NEVER;
 		if (!direct && s->blob_used + len16 > s->blob_cap)
 		{
@@ -561,39 +130,18 @@ gpx_place_list(gpx_cuda_ctx *ctx, gpx_dev *d, gpx_slot *s,
 		}
 		if (s->ups.size() >= d->max_ups || s->tbls.size() >= d->max_lists)
 			return GPX_NOROOM;
-		while (!d->pool.alloc(bytes, &off))
-			if (!gpx_evict_one(d))
-				return GPX_NOROOM;
-		e = new gpx_centry;
-		e->hash = bl->hash;
-		e->len = l->len;
-		e->n = l->n;
-		e->first = l->first;
-		e->last = l->last;
-		e->codec = l->codec;
-		e->off = off;
-		e->bytes = bytes;
-		e->last_seq = s->seq;
-		e->memo_seq = 0;
-		e->memo_slot = 0;
-		gpx_make_dl(l, d->d_pool + off, &e->dl);
-		if (nb != 0)
-		{
-			e->dl.tbl = (const uint32_t *) (d->d_pool + off + gpx_al(l->len, 256));
-			e->dl.tbl_shift = shift;
-			e->dl.tbl_nb = nb;
-			s->tbl_max = std::max(s->tbl_max, nb + 1);
-		}
-		if (skip_bytes != 0)
-		{
-			e->dl.skip = (const uint4 *) (d->d_pool + off + gpx_al(l->len, 256) + tbl_bytes);
+		e = gpx_cache_add(&d->cache, bl, &fp, s->seq, d->seq_done);
+		if (e == nullptr)
+			return GPX_NOROOM;
+		if (fp.tbl_nb != 0)
+			s->tbl_max = std::max(s->tbl_max, fp.tbl_nb + 1);
+		if (fp.skip_bytes != 0)
 			s->skip_max = std::max(s->skip_max, l->nblocks);
-		}
-		if (nb != 0 || skip_bytes != 0)
+		if (fp.tbl_nb != 0 || fp.skip_bytes != 0)
 			s->tbls.push_back(e->dl);
 		if (direct)
 		{
-			s->directs.push_back({l->base, d->d_pool + off, l->len});
+			s->directs.push_back({l->base, d->cache.d_pool + e->off, l->len});
 			d->directs++;
 		}
 		else
@@ -604,21 +152,14 @@ gpx_place_list(gpx_cuda_ctx *ctx, gpx_dev *d, gpx_slot *s,
 			if (len16 > l->len)
 				memset(s->h_stage + s->blob_used + l->len, 0, len16 - l->len);
 			u.src_off = s->blob_used;
-			u.dst = (uint4 *) (d->d_pool + off);
+			u.dst = (uint4 *) (d->cache.d_pool + e->off);
 			u.units = len16 / 16;
 			s->ups.push_back(u);
 			s->blob_used += len16;
 		}
 		run->bytes_in += l->len;
-		e->in_map = bl->hash != 0 && d->map.find(bl->hash) == d->map.end();
-		if (e->in_map)
-			d->map[bl->hash] = e;
-		else
+		if (!e->in_map)
 			s->transients.push_back(e);
-		d->lru.push_front(e);
-		e->lru = d->lru.begin();
-		d->cached_bytes += bytes;
-		d->misses++;
 		s->fresh.push_back(e);
 	}
 	if (e->memo_seq == s->seq && e->memo_slot < s->dls.size() && s->dl_ent[e->memo_slot] == e)
@@ -665,8 +206,7 @@ gpx_rollback(gpx_dev *d, gpx_slot *s, const gpx_mark &m, gpx_run *run)
 
 		s->fresh.pop_back();
 		run->bytes_in -= e->len;
-		d->misses--;
-		gpx_entry_free(d, e);
+		gpx_cache_unadd(&d->cache, e);
 	}
 	s->dls.resize(m.dls);
 	s->dl_ent.resize(m.dls);
@@ -730,7 +270,7 @@ gpx_collect(gpx_cuda_ctx *ctx, gpx_dev *d, gpx_slot *s, gpx_run *run)
 	for (size_t p = 0; p < s->hp.size(); p++)
 	{
 		const gpx_hpiece &h = s->hp[p];
-		gpx_qplan  &qp = run->plan[h.plan];
+		gpx_cuda_qplan &qp = run->plan[h.plan];
 		gpx_batch_query *q = &b->queries[qp.q];
 		uint32_t	c = s->h_cnt[p];
 
@@ -761,7 +301,7 @@ gpx_collect(gpx_cuda_ctx *ctx, gpx_dev *d, gpx_slot *s, gpx_run *run)
 		}
 	}
 	for (gpx_centry *e : s->transients)
-		gpx_entry_free(d, e);
+		gpx_cache_drop(&d->cache, e);
 	s->transients.clear();
 	if (s->seq > d->seq_done)
 		d->seq_done = s->seq;
@@ -855,16 +395,11 @@ gpx_build(gpx_cuda_ctx *ctx, gpx_dev *d, gpx_slot *s, gpx_run *run, bool *any)
 	gpx_slot_reset(s, d->seq_issued + 1);
 	while (d->qpos < d->assigned.size())
 	{
-		gpx_qplan  &qp = run->plan[d->assigned[d->qpos]];
+		gpx_cuda_qplan &qp = run->plan[d->assigned[d->qpos]];
 		gpx_batch_query *q = &b->queries[qp.q];
 		const gpx_list *src = &b->lists[qp.src].list;
-		uint32_t	lg = src->log2_block;
 		uint32_t	start = d->qblk == GPX_NONE ? qp.b0 : d->qblk;
-		uint64_t	room = d->cand_cap - s->ncand;
-		uint64_t	end_elem = std::min<uint64_t>(src->n, (uint64_t) qp.b1 << lg);
-		uint64_t	want = end_elem - ((uint64_t) start << lg);
-		uint32_t	end = qp.b1;
-		uint32_t	nblk;
+		uint32_t	end;
 		uint32_t	cands;
 		uint32_t	sslot;
 		gpx_mark	m;
@@ -880,23 +415,9 @@ gpx_build(gpx_cuda_ctx *ctx, gpx_dev *d, gpx_slot *s, gpx_run *run, bool *any)
 							   "a query has more lists than a gpu chunk takes");
 			break;
 		}
-		if (want > room)
-		{
-			/* take whole blocks (all full: only the list's last is short) */
-			end = start + (uint32_t) (room >> lg);
-			if (end <= start)
-				break;
-		}
-		nblk = end - start;
-		if ((uint64_t) s->nwork + nblk > d->max_work)
-		{
-			nblk = d->max_work - s->nwork;
-			if (nblk == 0)
-				break;
-			end = start + nblk;
-		}
-		cands = (uint32_t) (std::min<uint64_t>(src->n, (uint64_t) end << lg) -
-							((uint64_t) start << lg));
+		if (!gpx_cuda_plan_piece(&qp, src, start, d->cand_cap - s->ncand,
+								 d->max_work - s->nwork, &end, &cands))
+			break;
 
 		/* the lists: source first, then the others in probe order */
 		m = gpx_mark_of(s);
@@ -983,131 +504,36 @@ gpx_build(gpx_cuda_ctx *ctx, gpx_dev *d, gpx_slot *s, gpx_run *run, bool *any)
 	return GPX_CUDA_OK;
 }
 
-/* Order two lists for SvS: shorter first, then narrower span, then index. */
-bool
-gpx_list_before(const gpx_batch *b, uint32_t x, uint32_t y)
-{
-	const gpx_list *a = &b->lists[x].list,
-			   *c = &b->lists[y].list;
-
-	if (a->n != c->n)
-		return a->n < c->n;
-	if (a->last - a->first != c->last - c->first)
-		return a->last - a->first < c->last - c->first;
-	return x < y;
-}
-
-/* Plan every query: statuses of trivial ones, source ranges of the rest. */
+/* Plan the batch's queries and spread them over the devices. */
 void
-gpx_plan(gpx_run *run)
+gpx_plan(gpx_cuda_ctx *ctx, gpx_run *run)
 {
 	gpx_batch  *b = run->b;
-	std::vector<uint32_t> idx;
+	size_t		no,
+				nk;
+	uint32_t	np;
+	std::vector<uint64_t> load(ctx->devs.size());
+	std::vector<uint32_t> dev_of;
 
-	run->plan.reserve(b->nqueries);
-	for (uint32_t qi = 0; qi < b->nqueries; qi++)
-	{
-		gpx_batch_query *q = &b->queries[qi];
-		gpx_qplan	qp;
-		bool		empty = false,
-					bad = false;
-		uint32_t	lo = 0,
-					hi = GPX_MAX_DOCID;
-		const gpx_list *src;
-
-		q->out_count = 0;
-		if (q->nlists == 0 || (uint64_t) q->first_list + q->nlists > b->nlists ||
-			q->out_offset > b->out_words ||
-			q->out_capacity > b->out_words - q->out_offset)
-		{
-			q->status = GPX_E_ARG;
-			continue;
-		}
-		idx.clear();
-		for (uint32_t j = 0; j < q->nlists; j++)
-		{
-			const gpx_list *l = &b->lists[q->first_list + j].list;
-
-			if (!gpx_list_ok(l))
-				bad = true;
-			if (l->n == 0)
-				empty = true;
-			else
-			{
-				lo = std::max(lo, l->first);
-				hi = std::min(hi, l->last);
-			}
-			idx.push_back(q->first_list + j);
-		}
-		if (bad)
-		{
-			q->status = GPX_E_CODEC;
-			continue;
-		}
-		q->status = GPX_OK;
-		if (empty || lo > hi)
-			continue;
-		std::sort(idx.begin(), idx.end(),
-				  [b](uint32_t x, uint32_t y) { return gpx_list_before(b, x, y); });
-		src = &b->lists[idx[0]].list;
-		memset(&qp, 0, sizeof(qp));
-		qp.q = qi;
-		qp.src = idx[0];
-		qp.obeg = (uint32_t) run->olist.size();
-		qp.ocount = q->nlists - 1;
-		run->olist.insert(run->olist.end(), idx.begin() + 1, idx.end());
-		qp.lo = lo;
-		qp.hi = hi;
-		qp.b0 = gpx_find_block(src, lo);
-		qp.b1 = gpx_find_block(src, hi) + 1;
-		qp.ncand = std::min<uint64_t>(src->n, (uint64_t) qp.b1 << src->log2_block) -
-			((uint64_t) qp.b0 << src->log2_block);
-		run->plan.push_back(qp);
-	}
-}
-
-/* Spread the planned queries over the devices (longest processing first). */
-void
-gpx_assign(gpx_cuda_ctx *ctx, gpx_run *run)
-{
-	size_t		nd = ctx->devs.size();
-
+	gpx_cuda_plan_room(b, &no, &nk);
+	run->plan.resize(b->nqueries);
+	run->olist.resize(no);
+	run->keys.resize(nk);
+	np = gpx_cuda_plan_batch(b, run->plan.data(), run->olist.data(), &no, run->keys.data());
+	run->plan.resize(np);
+	run->olist.resize(no);
+	run->keys.resize(np);
+	dev_of.resize(np);
+	gpx_cuda_plan_assign(run->plan.data(), np, (uint32_t) ctx->devs.size(),
+						 run->keys.data(), load.data(), dev_of.data());
 	for (gpx_dev *d : ctx->devs)
 	{
 		d->assigned.clear();
 		d->qpos = 0;
 		d->qblk = GPX_NONE;
-		d->load = 0;
 	}
-	if (nd == 1)
-	{
-		for (uint32_t i = 0; i < run->plan.size(); i++)
-			ctx->devs[0]->assigned.push_back(i);
-		return;
-	}
-	std::vector<uint32_t> order(run->plan.size());
-
-	for (uint32_t i = 0; i < order.size(); i++)
-		order[i] = i;
-	auto		cost = [run](uint32_t i)
-	{
-		return run->plan[i].ncand * (uint64_t) (run->plan[i].ocount + 1);
-	};
-
-	std::stable_sort(order.begin(), order.end(),
-					 [&](uint32_t x, uint32_t y) { return cost(x) > cost(y); });
-	for (uint32_t i : order)
-	{
-		gpx_dev    *best = ctx->devs[0];
-
-		for (gpx_dev *d : ctx->devs)
-			if (d->load < best->load)
-				best = d;
-		best->assigned.push_back(i);
-		best->load += cost(i) + 1;
-	}
-	for (gpx_dev *d : ctx->devs)
-		std::sort(d->assigned.begin(), d->assigned.end());
+	for (uint32_t i = 0; i < np; i++)
+		ctx->devs[dev_of[i]]->assigned.push_back(i);
 }
 
 /* After a failure: wait for what was sent, drop the caches, maybe mark broken. */
@@ -1129,7 +555,7 @@ gpx_abort_run(gpx_cuda_ctx *ctx)
 			s.busy = false;
 			s.transients.clear();
 		}
-		gpx_cache_flush(d);
+		gpx_cache_flush(&d->cache);
 		d->seq_done = d->seq_issued;
 	}
 }
@@ -1149,13 +575,12 @@ gpx_run_batch(gpx_cuda_ctx *ctx, gpx_batch *b, gpx_batch_stats *stats)
 	double		t0 = gpx_ms();
 
 	run.b = b;
-	gpx_plan(&run);
-	gpx_assign(ctx, &run);
+	gpx_plan(ctx, &run);
 	ctx->prof[0] += gpx_ms() - t0;
 	for (gpx_dev *d : ctx->devs)
 	{
-		h0 += d->hits;
-		m0 += d->misses;
+		h0 += d->cache.hits;
+		m0 += d->cache.misses;
 	}
 	while (more && st == GPX_CUDA_OK)
 	{
@@ -1199,8 +624,8 @@ gpx_run_batch(gpx_cuda_ctx *ctx, gpx_batch *b, gpx_batch_stats *stats)
 	}
 	for (gpx_dev *d : ctx->devs)
 	{
-		h1 += d->hits;
-		m1 += d->misses;
+		h1 += d->cache.hits;
+		m1 += d->cache.misses;
 	}
 	ctx->batches++;
 	if (stats != nullptr)
@@ -1213,145 +638,6 @@ gpx_run_batch(gpx_cuda_ctx *ctx, gpx_batch *b, gpx_batch_stats *stats)
 		stats->compute_ms = run.compute_ms;
 		stats->transfer_ms = run.transfer_ms;
 	}
-	return GPX_CUDA_OK;
-}
-
-/* Allocate the buffers of one slot for cand candidates. */
-gpx_cuda_status
-gpx_slot_alloc(gpx_cuda_ctx *ctx, gpx_dev *d, gpx_slot *s, size_t stage)
-{
-	GPX_TRY(cudaHostAlloc((void **) &s->h_stage, stage,
-						  cudaHostAllocPortable | cudaHostAllocWriteCombined));
-	GPX_TRY(cudaMalloc((void **) &s->d_stage, stage));
-	s->stage_cap = stage;
-	s->blob_cap = stage - gpx_meta_reserve(d);
-	GPX_TRY(cudaMalloc((void **) &s->d_cand, ((size_t) d->cand_cap + 1) * 4));
-	GPX_TRY(cudaMalloc((void **) &s->d_cpiece, ((size_t) d->cand_cap + 1) * 4));
-	GPX_TRY(cudaMalloc((void **) &s->d_flag, ((size_t) d->cand_cap + 1) * 4));
-	GPX_TRY(cudaMalloc((void **) &s->d_pos, ((size_t) d->cand_cap + 1) * 4));
-	GPX_TRY(gpx_cuda_k_scan_tmp_bytes(d->cand_cap, &s->tmp_bytes));
-	GPX_TRY(cudaMalloc(&s->d_tmp, s->tmp_bytes > 0 ? s->tmp_bytes : 16));
-	GPX_TRY(cudaHostAlloc((void **) &s->h_res, (size_t) d->cand_cap * 4,
-						  cudaHostAllocMapped | cudaHostAllocPortable));
-	GPX_TRY(cudaHostGetDevicePointer((void **) &s->d_res, s->h_res, 0));
-	GPX_TRY(cudaHostAlloc((void **) &s->h_cnt, (size_t) d->max_pieces * 4,
-						  cudaHostAllocMapped | cudaHostAllocPortable));
-	GPX_TRY(cudaHostGetDevicePointer((void **) &s->d_cnt, s->h_cnt, 0));
-	GPX_TRY(cudaEventCreateWithFlags(&s->ev_t0, cudaEventDefault));
-	GPX_TRY(cudaEventCreateWithFlags(&s->ev_in, cudaEventDefault));
-	GPX_TRY(cudaEventCreateWithFlags(&s->ev_c0, cudaEventDefault));
-	GPX_TRY(cudaEventCreateWithFlags(&s->ev_done, cudaEventDefault));
-	return GPX_CUDA_OK;
-}
-
-/* Free one slot's buffers (NULL-safe). */
-void
-gpx_slot_free(gpx_slot *s)
-{
-	if (s->h_stage)
-		cudaFreeHost(s->h_stage);
-	if (s->h_res)
-		cudaFreeHost(s->h_res);
-	if (s->h_cnt)
-		cudaFreeHost(s->h_cnt);
-	cudaFree(s->d_stage);
-	cudaFree(s->d_cand);
-	cudaFree(s->d_cpiece);
-	cudaFree(s->d_flag);
-	cudaFree(s->d_pos);
-	cudaFree(s->d_tmp);
-	if (s->ev_t0)
-		cudaEventDestroy(s->ev_t0);
-	if (s->ev_in)
-		cudaEventDestroy(s->ev_in);
-	if (s->ev_c0)
-		cudaEventDestroy(s->ev_c0);
-	if (s->ev_done)
-		cudaEventDestroy(s->ev_done);
-	*s = gpx_slot();
-}
-
-/* Release everything a device holds. */
-void
-gpx_dev_free(gpx_dev *d)
-{
-	if (cudaSetDevice(d->ord) == cudaSuccess)
-		(void) cudaDeviceSynchronize();
-	while (!d->lru.empty())
-		gpx_entry_free(d, d->lru.front());
-	for (gpx_slot &s : d->slot)
-		gpx_slot_free(&s);
-	cudaFree(d->d_pool);
-	cudaFree(d->d_scr_in);
-	cudaFree(d->d_scr_out);
-	if (d->s_copy)
-		cudaStreamDestroy(d->s_copy);
-	if (d->s_comp)
-		cudaStreamDestroy(d->s_comp);
-	(void) cudaGetLastError();
-	delete d;
-}
-
-/* Set up one device: properties, streams, cache pool, slots, a test kernel. */
-gpx_cuda_status
-gpx_dev_init(gpx_cuda_ctx *ctx, gpx_dev *d, const gpx_cuda_options *opt)
-{
-	cudaDeviceProp p;
-	size_t		fr = 0,
-				tot = 0,
-				pool,
-				stage,
-				scale;
-	uint32_t	ping = 0;
-	gpx_cuda_status st;
-
-	GPX_TRY(cudaGetDeviceProperties(&p, d->ord));
-	if (p.major < 9)
-	{
-		snprintf(ctx->err, sizeof(ctx->err),
-				 "device %d (%s) has compute capability %d.%d; the kernels need 9.0",
-				 d->ord, p.name, p.major, p.minor);
-		return GPX_CUDA_NO_DEVICE;
-	}
-	snprintf(d->name, sizeof(d->name), "%s", p.name);
-	d->total_mem = p.totalGlobalMem;
-	d->sms = p.multiProcessorCount;
-	GPX_TRY(cudaSetDevice(d->ord));
-	GPX_TRY(cudaStreamCreateWithFlags(&d->s_copy, cudaStreamNonBlocking));
-	GPX_TRY(cudaStreamCreateWithFlags(&d->s_comp, cudaStreamNonBlocking));
-	GPX_TRY(cudaMemGetInfo(&fr, &tot));
-
-	/* the cache pool: the budget, or a quarter of free memory up to 4 GiB */
-	pool = opt != nullptr && opt->cache_bytes > 0 ? opt->cache_bytes :
-		std::min(fr / 4, (size_t) 4 << 30);
-	pool = gpx_al(std::max(pool, GPX_MIB), 256);
-	GPX_TRY(cudaMalloc((void **) &d->d_pool, pool));
-	d->pool.init(pool);
-
-	/* slots: half the batch budget each; limits scale with it */
-	stage = opt != nullptr && opt->batch_bytes > 0 ? opt->batch_bytes / 2 : 32 * GPX_MIB;
-	stage = std::min(std::max(stage, (size_t) 64 << 10), 128 * GPX_MIB);
-	stage = gpx_al(stage, 4096);
-	scale = std::min<size_t>(std::max<size_t>(stage / 2048, 64), 16384);
-	d->max_lists = (uint32_t) scale;
-	d->max_pieces = (uint32_t) scale;
-	d->max_ups = (uint32_t) scale;
-	d->max_olist = (uint32_t) (4 * scale);
-	d->cand_cap = (uint32_t) std::min<size_t>(std::max<size_t>(stage / 8, GPX_CAND_MIN),
-											  GPX_CAND_MAX);
-	d->max_work = d->cand_cap / 128 + d->max_pieces;
-	if (gpx_meta_reserve(d) + (16 << 10) > stage)
-		return gpx_msg(ctx, GPX_CUDA_ERROR, "batch staging buffer too small");
-	for (gpx_slot &s : d->slot)
-		if ((st = gpx_slot_alloc(ctx, d, &s, stage)) != GPX_CUDA_OK)
-			return st;
-
-	/* a test kernel: catches a missing sm_90 image or a broken driver */
-	GPX_TRY(gpx_cuda_k_ping(d->slot[0].d_flag, d->s_comp));
-	GPX_TRY(cudaStreamSynchronize(d->s_comp));
-	GPX_TRY(cudaMemcpy(&ping, d->slot[0].d_flag, 4, cudaMemcpyDeviceToHost));
-	if (ping != 0x67707869u)
-		return gpx_msg(ctx, GPX_CUDA_ERROR, "test kernel did not run");
 	return GPX_CUDA_OK;
 }
 
@@ -1387,8 +673,6 @@ gpx_cuda_open(const gpx_cuda_options *opt, gpx_cuda_ctx **ctxp, char *err,
 {
 	gpx_cuda_ctx *ctx = nullptr;
 	gpx_cuda_status st = GPX_CUDA_OK;
-	int			count = 0;
-	cudaError_t e;
 
 	if (ctxp == nullptr)
 		return GPX_CUDA_BAD_INPUT;
@@ -1397,39 +681,7 @@ gpx_cuda_open(const gpx_cuda_options *opt, gpx_cuda_ctx **ctxp, char *err,
 	{
 		ctx = new gpx_cuda_ctx;
 		ctx->timing = opt == nullptr || !opt->no_timing;
-		e = cudaGetDeviceCount(&count);
-		if (e != cudaSuccess || count <= 0)
-		{
-			st = e == cudaErrorNoDevice || (e == cudaSuccess && count <= 0) ?
-				GPX_CUDA_NO_DEVICE : GPX_CUDA_NO_DRIVER;
-			snprintf(ctx->err, sizeof(ctx->err), "cudaGetDeviceCount: %s",
-					 e == cudaSuccess ? "no device" : cudaGetErrorString(e));
-			(void) cudaGetLastError();
-		}
-		else
-		{
-			int			nd = opt != nullptr && opt->devices != nullptr && opt->ndevices > 0 ?
-				opt->ndevices : 1;
-
-			for (int i = 0; i < nd && st == GPX_CUDA_OK; i++)
-			{
-				int			ord = opt != nullptr && opt->devices != nullptr &&
-					opt->ndevices > 0 ? opt->devices[i] : 0;
-				gpx_dev    *d;
-
-				if (ord < 0 || ord >= count)
-				{
-					snprintf(ctx->err, sizeof(ctx->err),
-							 "no gpu with ordinal %d (%d present)", ord, count);
-					st = GPX_CUDA_NO_DEVICE;
-					break;
-				}
-				d = new gpx_dev;
-				d->ord = ord;
-				ctx->devs.push_back(d);
-				st = gpx_dev_init(ctx, d, opt);
-			}
-		}
+		st = gpx_setup_open(ctx, opt);
 	}
 	catch (const std::bad_alloc &)
 	{
@@ -1464,9 +716,10 @@ gpx_cuda_close(gpx_cuda_ctx *ctx)
 		return;
 	try
 	{
-		for (gpx_dev *d : ctx->devs)
-			gpx_dev_free(d);
-		if (!ctx->devs.empty())
+		bool		opened = !ctx->devs.empty();
+
+		gpx_setup_close(ctx);
+		if (opened)
 			for (const gpx_pin &p : ctx->pins)
 				if (p.owned)
 					cudaHostUnregister(p.p);
@@ -1592,7 +845,7 @@ gpx_cuda_decode(gpx_cuda_ctx *ctx, const gpx_list *l, uint32_t *out)
 
 	if (ctx == nullptr)
 		return GPX_CUDA_BAD_INPUT;
-	if (l == nullptr || (l->n > 0 && out == nullptr) || !gpx_list_ok(l))
+	if (l == nullptr || (l->n > 0 && out == nullptr) || !gpx_cuda_list_ok(l))
 		return gpx_msg(ctx, GPX_CUDA_BAD_INPUT, "list not supported by the gpu kernels");
 	if (ctx->broken)
 		return gpx_msg(ctx, GPX_CUDA_ERROR, "the gpu context failed earlier");
@@ -1623,10 +876,10 @@ gpx_cuda_decode(gpx_cuda_ctx *ctx, const gpx_list *l, uint32_t *out)
 extern "C" int
 gpx_cuda_cache_has(gpx_cuda_ctx *ctx, uint64_t hash)
 {
-	if (ctx == nullptr || hash == 0)
+	if (ctx == nullptr)
 		return 0;
 	for (gpx_dev *d : ctx->devs)
-		if (d->map.find(hash) != d->map.end())
+		if (gpx_cache_has(&d->cache, hash))
 			return 1;
 	return 0;
 }
@@ -1663,13 +916,13 @@ gpx_cuda_describe(gpx_cuda_ctx *ctx, char *buf, size_t len)
 								 (unsigned long long) d->chunks);
 
 		o += w > 0 ? (size_t) w : 0;
-		used += d->cached_bytes;
-		cap += d->pool.cap;
-		nl += d->lru.size();
-		hits += d->hits;
-		misses += d->misses;
+		used += d->cache.cached_bytes;
+		cap += d->cache.pool.cap;
+		nl += d->cache.lru.size();
+		hits += d->cache.hits;
+		misses += d->cache.misses;
 		chunks += d->chunks;
-		ev += d->evictions;
+		ev += d->cache.evictions;
 		dir += d->directs;
 		spl += d->splits;
 	}

@@ -4,7 +4,7 @@
  * Only the executor's compute thread calls these.  Nothing here throws or
  * prints: every call returns a gpx_cuda_status, with a message in the
  * context's error buffer.  When the extension is built without nvcc,
- * src/gpx_cuda_none.c provides the same functions returning
+ * cuda/gpx_cuda_none.c provides the same functions returning
  * GPX_CUDA_UNAVAILABLE, so the rest of the code needs no #ifdef.
  */
 #ifndef GPX_CUDA_H

@@ -190,8 +190,8 @@ exec_open_device(void)
 		if (st != GPX_CUDA_OK)
 		{
 			ex.cuda = NULL;
-			snprintf(note, sizeof(note), "no gpu: %s%s%s",
-					 gpx_cuda_status_str(st), err[0] ? ": " : "", err);
+			snprintf(note, sizeof(note), "no gpu: %s",
+					 err[0] ? err : gpx_cuda_status_str(st));
 			if (gpuidx_exec_device == GPX_DEVICE_GPU)
 				ereport(LOG,
 						(errmsg("gpuidx executor runs batches on cpu threads"),

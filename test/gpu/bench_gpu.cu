@@ -48,6 +48,7 @@
 #include "gpx_batch.h"
 #include "gpx_cuda.h"
 #include "gpx_cuda_dev.cuh"
+#include "gpu_rng.h"
 
 #define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
 	fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); exit(1); } } while (0)
@@ -61,34 +62,6 @@ globaltimer_ns(void)
 	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
 	return t;
 }
-
-/* splitmix64. */
-struct rng
-{
-	uint64_t	s;
-
-	/* Next 64 random bits. */
-	uint64_t next()
-	{
-		uint64_t	z = (s += 0x9E3779B97F4A7C15ull);
-
-		z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-		z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-		return z ^ (z >> 31);
-	}
-	/* Uniform in [0, n). */
-	uint64_t below(uint64_t n) { return n ? next() % n : 0; }
-	/* Uniform double in [0, 1). */
-	double unit() { return (next() >> 11) * (1.0 / 9007199254740992.0); }
-	/* Standard normal (Box-Muller). */
-	double normal()
-	{
-		double		u = unit() + 1e-300,
-					v = unit();
-
-		return sqrt(-2 * log(u)) * cos(2 * M_PI * v);
-	}
-};
 
 static int g_threads;
 static std::vector<int> g_devs;		/* GPUs for the intersection (default 0) */

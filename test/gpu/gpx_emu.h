@@ -10,7 +10,11 @@
  * reported), as it would be undefined on the GPU.  Only full warp masks
  * are supported.  Device memory is host memory; streams and events are
  * synchronous.  Environment: GPX_EMU_DEVICES (fake device count, default
- * 1), GPX_EMU_MEM (bytes of fake device memory per device, default 8 GiB).
+ * 1), GPX_EMU_MEM (bytes of fake device memory per device, default 8 GiB);
+ * read at every call, to play a machine the back end must refuse:
+ * GPX_EMU_DRIVER (the driver's CUDA version, default 13000; 0: no driver),
+ * GPX_EMU_CC (compute capability as major * 10 + minor, default 90),
+ * GPX_EMU_NO_IMAGE (set: every launch fails for want of a kernel image).
  */
 #ifndef GPX_EMU_H
 #define GPX_EMU_H
@@ -69,10 +73,13 @@ typedef enum cudaError
 	cudaErrorInvalidValue = 1,
 	cudaErrorMemoryAllocation = 2,
 	cudaErrorInitializationError = 3,
+	cudaErrorStubLibrary = 34,
 	cudaErrorInsufficientDriver = 35,
+	cudaErrorDevicesUnavailable = 46,
 	cudaErrorNoDevice = 100,
 	cudaErrorInvalidDevice = 101,
 	cudaErrorNoKernelImageForDevice = 209,
+	cudaErrorUnsupportedPtxVersion = 222,
 	cudaErrorNotReady = 600,
 	cudaErrorHostMemoryAlreadyRegistered = 712,
 	cudaErrorUnknown = 999
@@ -178,8 +185,12 @@ struct gpx_emu_state
 	bool		inited;
 };
 
-/* The emulator's single state. */
-static inline gpx_emu_state &
+/*
+ * The emulator's single state: one for the whole program (an inline
+ * function with external linkage), since the back end's files allocate,
+ * free and count devices together.
+ */
+inline gpx_emu_state &
 gpx_emu(void)
 {
 	static gpx_emu_state s;
@@ -514,6 +525,11 @@ gpx_emu_launch(K kern, dim3 grid, dim3 block, cudaStream_t st, A... args)
 	gpx_emu_state &S = gpx_emu();
 
 	(void) st;
+	if (getenv("GPX_EMU_NO_IMAGE") != NULL)
+	{
+		S.last = cudaErrorNoKernelImageForDevice;
+		return;
+	}
 	S.grid = grid;
 	S.block = block;
 	S.body = [=]() { kern(args...); };
@@ -539,7 +555,9 @@ static inline const char *cudaGetErrorString(cudaError_t e)
 	{
 		case cudaSuccess: return "no error";
 		case cudaErrorMemoryAllocation: return "out of memory (emulated)";
+		case cudaErrorInsufficientDriver: return "CUDA driver version is insufficient for CUDA runtime version (emulated)";
 		case cudaErrorNoDevice: return "no CUDA-capable device is detected (emulated)";
+		case cudaErrorNoKernelImageForDevice: return "no kernel image is available for execution on the device (emulated)";
 		case cudaErrorInvalidDevice: return "invalid device ordinal (emulated)";
 		case cudaErrorNotReady: return "device not ready (emulated)";
 		default: return "emulated cuda error";
@@ -551,13 +569,24 @@ static inline const char *cudaGetErrorName(cudaError_t e) { return cudaGetErrorS
 static inline cudaError_t cudaGetLastError(void) { cudaError_t e = gpx_emu().last; gpx_emu().last = cudaSuccess; return e; }
 /* Emulated cudaPeekAtLastError (synchronous, host memory). */
 static inline cudaError_t cudaPeekAtLastError(void) { return gpx_emu().last; }
-/* Emulated cudaDriverGetVersion (synchronous, host memory). */
-static inline cudaError_t cudaDriverGetVersion(int *v) { *v = 13000; return cudaSuccess; }
+/* Emulated cudaDriverGetVersion: GPX_EMU_DRIVER, 0 for no driver. */
+static inline cudaError_t cudaDriverGetVersion(int *v)
+{
+	const char *d = getenv("GPX_EMU_DRIVER");
+
+	*v = d ? atoi(d) : 13000;
+	return cudaSuccess;
+}
 /* Emulated cudaRuntimeGetVersion (synchronous, host memory). */
 static inline cudaError_t cudaRuntimeGetVersion(int *v) { *v = 13000; return cudaSuccess; }
-/* Emulated cudaGetDeviceCount (synchronous, host memory). */
+/* Emulated cudaGetDeviceCount: fails as the runtime does without a driver. */
 static inline cudaError_t cudaGetDeviceCount(int *n)
 {
+	int			drv;
+
+	cudaDriverGetVersion(&drv);
+	if (drv < 13000)
+		return gpx_emu_err(cudaErrorInsufficientDriver);
 	*n = gpx_emu().ndev;
 	return gpx_emu().ndev > 0 ? cudaSuccess : gpx_emu_err(cudaErrorNoDevice);
 }
@@ -580,8 +609,8 @@ static inline cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int d)
 	snprintf(p->name, sizeof(p->name), "gpx_emu device %d", d);
 	p->totalGlobalMem = gpx_emu().mem_limit;
 	p->multiProcessorCount = 4;
-	p->major = 9;
-	p->minor = 0;
+	p->major = getenv("GPX_EMU_CC") ? atoi(getenv("GPX_EMU_CC")) / 10 : 9;
+	p->minor = getenv("GPX_EMU_CC") ? atoi(getenv("GPX_EMU_CC")) % 10 : 0;
 	p->l2CacheSize = 1 << 20;
 	p->canMapHostMemory = 1;
 	p->unifiedAddressing = 1;
@@ -643,8 +672,8 @@ static inline cudaError_t cudaHostAlloc(void **p, size_t n, unsigned flags)
 static inline cudaError_t cudaFreeHost(void *p) { free(p); return cudaSuccess; }
 /* Emulated cudaHostGetDevicePointer (synchronous, host memory). */
 static inline cudaError_t cudaHostGetDevicePointer(void **d, void *h, unsigned flags) { (void) flags; *d = h; return cudaSuccess; }
-/* Ranges registered with cudaHostRegister (start, length). */
-static inline std::vector<std::pair<char *, size_t>> &
+/* Ranges registered with cudaHostRegister (start, length; one program-wide list). */
+inline std::vector<std::pair<char *, size_t>> &
 gpx_emu_regs(void)
 {
 	static std::vector<std::pair<char *, size_t>> r;

@@ -10,7 +10,7 @@
 #
 # STEPS (default: info build test memcheck bench racecheck):
 #   info       nvidia-smi, nvcc and compute-sanitizer versions, CPU count
-#   build      make -f cuda/cuda.mk gpu-build (nvcc sm_90, warnings shown)
+#   build      make -f cuda/cuda.mk gpu-build (nvcc, CUDA_ARCH; warnings shown)
 #   test       test/gpu/bin/test_gpu (full suites)
 #   quicktest  test/gpu/bin/test_gpu --quick
 #   memcheck   compute-sanitizer --tool memcheck test_gpu --quick

@@ -13,12 +13,16 @@
  *            tiny cache and staging (eviction, chunking, split queries),
  *            on two device contexts, and into a pinned (mapped) output;
  *   api      bad device ordinal, list bigger than the cache (GPX_CUDA_OOM,
- *            then the context still works), cache_has, describe.
+ *            then the context still works), cache_has, describe;
+ *   setup    (emulator only) machines the back end must refuse: no
+ *            driver, an old driver, no GPU, an old GPU, no kernel image
+ *            for it: the status and the plain words of each.
  *
  *   test_gpu [--quick] [--seed N] [--max-n N] [--devices a,b,...]
  *
  * Prints "N passed, N failed" last; exits 1 on any failure, 77 (skip) when
- * no usable GPU is present.  Built by nvcc (make -f cuda/cuda.mk gpucheck)
+ * no usable GPU is present (where no NVIDIA driver is installed, after
+ * checking that gpx_cuda_open says "no NVIDIA driver found").  Built by nvcc (make -f cuda/cuda.mk gpucheck)
  * or, with -DGPX_EMU, against the host emulation (emucheck).
  */
 #include <algorithm>
@@ -27,10 +31,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dlfcn.h>
+#include <unistd.h>
 
 #include "gpx_codec.h"
 #include "gpx_batch.h"
 #include "gpx_cuda.h"
+#include "gpu_rng.h"
+#ifdef GPX_EMU
+#include "gpx_emu.h"
+#endif
 
 static long g_passed,
 			g_failed;
@@ -41,26 +51,6 @@ static long g_passed,
 		if (g_failed <= 60) { fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
 			fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } \
 } while (0)
-
-/* splitmix64. */
-struct rng
-{
-	uint64_t	s;
-
-	/* Next 64 random bits. */
-	uint64_t next()
-	{
-		uint64_t	z = (s += 0x9E3779B97F4A7C15ull);
-
-		z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-		z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-		return z ^ (z >> 31);
-	}
-	/* Uniform in [0, n). */
-	uint64_t below(uint64_t n) { return n ? next() % n : 0; }
-	/* Uniform double in [0, 1). */
-	double unit() { return (next() >> 11) * (1.0 / 9007199254740992.0); }
-};
 
 enum dist
 {
@@ -581,12 +571,16 @@ compare_batches(const pool &P, const std::vector<tquery> &qs, const tbatch &G,
 	printf("batch %-34s %zu queries: %s\n", what, qs.size(), g_failed == f0 ? "ok" : "FAILURES");
 }
 
-/* Open a context (devices from --devices, or device 0). */
+/*
+ * Open a context (devices from --devices, or device 0); a failure's reason
+ * goes to stderr and, if why is given, into why[0 .. 512).
+ */
 static gpx_cuda_status
-open_ctx(gpx_cuda_ctx **ctx, size_t cache, size_t batch, const std::vector<int> &devs)
+open_ctx(gpx_cuda_ctx **ctx, size_t cache, size_t batch, const std::vector<int> &devs,
+		 char *why = nullptr)
 {
 	gpx_cuda_options o;
-	char		err[512];
+	char		err[512] = "";
 	gpx_cuda_status st;
 
 	memset(&o, 0, sizeof(o));
@@ -597,6 +591,8 @@ open_ctx(gpx_cuda_ctx **ctx, size_t cache, size_t batch, const std::vector<int> 
 	st = gpx_cuda_open(&o, ctx, err, sizeof(err));
 	if (st != GPX_CUDA_OK)
 		fprintf(stderr, "gpx_cuda_open: %s: %s\n", gpx_cuda_status_str(st), err);
+	if (why != nullptr)
+		snprintf(why, 512, "%s", err);
 	return st;
 }
 
@@ -825,6 +821,78 @@ suite_api(gpx_cuda_ctx *ctx)
 	CHECKF(gpx_cuda_compiled() == 1, "gpx_cuda_compiled");
 }
 
+#ifdef GPX_EMU
+/*
+ * Machines the back end must refuse, played by the emulator: each open
+ * fails with the status and the plain words gpuidx_info() shows, and
+ * leaves no emulated device memory allocated.
+ */
+static void
+suite_setup(void)
+{
+	struct
+	{
+		const char *var;		/* environment variable to set, or NULL */
+		const char *val;
+		int			ndev;		/* emulated device count */
+		gpx_cuda_status st;
+		const char *msg;		/* the whole message, or its start */
+		bool		prefix;
+	}			cases[] = {
+		{"GPX_EMU_DRIVER", "0", 1, GPX_CUDA_NO_DRIVER, "no NVIDIA driver found", false},
+		{"GPX_EMU_DRIVER", "12020", 1, GPX_CUDA_NO_DRIVER,
+		"the NVIDIA driver supports CUDA 12.2, this build of gpuidx needs CUDA 13.0: update the driver", false},
+		{NULL, NULL, 0, GPX_CUDA_NO_DEVICE, "no GPU", false},
+		{"GPX_EMU_CC", "75", 1, GPX_CUDA_NO_DEVICE,
+		"GPU 0 (gpx_emu device 0) has compute capability 7.5; the kernels need 8.0 or newer", false},
+		{"GPX_EMU_NO_IMAGE", "1", 1, GPX_CUDA_NO_DEVICE,
+		"this build of gpuidx has no kernel image for GPU 0 (gpx_emu device 0, compute capability 9.0)", true},
+	};
+	int			ndev = gpx_emu().ndev;
+
+	for (const auto &c : cases)
+	{
+		gpx_cuda_ctx *ctx = nullptr;
+		char		why[512];
+		gpx_cuda_status st;
+		size_t		used = gpx_emu().mem_used[0];
+
+		if (c.var != NULL)
+			setenv(c.var, c.val, 1);
+		gpx_emu().ndev = c.ndev;
+		st = open_ctx(&ctx, 0, 0, std::vector<int>(), why);
+		gpx_emu().ndev = ndev;
+		if (c.var != NULL)
+			unsetenv(c.var);
+		CHECKF(st == c.st && ctx == nullptr &&
+			   (c.prefix ? strncmp(why, c.msg, strlen(c.msg)) == 0 : strcmp(why, c.msg) == 0),
+			   "%s=%s: %s, \"%s\"", c.var ? c.var : "devices", c.val ? c.val : "0",
+			   gpx_cuda_status_str(st), why);
+		CHECKF(gpx_emu().mem_used[0] == used, "%s: %zu device bytes left allocated",
+			   c.var ? c.var : "devices", gpx_emu().mem_used[0] - used);
+	}
+}
+
+#else
+
+/*
+ * Whether this machine has an NVIDIA driver: the kernel module's version
+ * file or a loadable libcuda.
+ */
+static bool
+driver_installed(void)
+{
+	void	   *h;
+
+	if (access("/proc/driver/nvidia/version", F_OK) == 0)
+		return true;
+	h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+	if (h != nullptr)
+		dlclose(h);
+	return h != nullptr;
+}
+#endif
+
 /* Entry point. */
 int
 main(int argc, char **argv)
@@ -833,6 +901,7 @@ main(int argc, char **argv)
 			   *ctx_small = nullptr,
 			   *ctx_multi = nullptr;
 	gpx_cuda_status st;
+	char		why[512];
 
 	for (int i = 1; i < argc; i++)
 	{
@@ -864,11 +933,21 @@ main(int argc, char **argv)
 		g_max_n = 100000;
 	printf("test_gpu: seed %llu, max n %u%s\n", (unsigned long long) g_seed, g_max_n,
 		   g_quick ? ", quick" : "");
-	st = open_ctx(&ctx, 0, 0, g_devs);
+#ifdef GPX_EMU
+	suite_setup();
+#endif
+	st = open_ctx(&ctx, 0, 0, g_devs, why);
 	if (st == GPX_CUDA_NO_DEVICE || st == GPX_CUDA_NO_DRIVER)
 	{
-		printf("no usable gpu: skipped\n0 passed, 0 failed\n");
-		return 77;
+		/* nothing to test but the reason, where there is no driver at all */
+		printf("no usable gpu (%s): the gpu suites are skipped\n", why);
+#ifndef GPX_EMU
+		if (!driver_installed())
+			CHECKF(st == GPX_CUDA_NO_DRIVER && strcmp(why, "no NVIDIA driver found") == 0,
+				   "no driver on this machine: %s, \"%s\"", gpx_cuda_status_str(st), why);
+#endif
+		printf("%ld passed, %ld failed\n", g_passed, g_failed);
+		return g_failed ? 1 : 77;
 	}
 	CHECKF(st == GPX_CUDA_OK, "open: %s", gpx_cuda_status_str(st));
 	if (st != GPX_CUDA_OK)

@@ -2,10 +2,8 @@
  * gpx_cuda_none.c - the CUDA back end API (cuda/gpx_cuda.h) for builds
  * without nvcc: every entry point reports GPX_CUDA_UNAVAILABLE, so the
  * executor runs its batches on CPU threads and says why in gpuidx_info().
- * Compiled out when the Makefile defines GPUIDX_HAVE_CUDA.
+ * The Makefile builds it instead of the .cu files when there is no nvcc.
  */
-#ifndef GPUIDX_HAVE_CUDA
-
 #include <stdio.h>
 #include <string.h>
 
@@ -93,5 +91,3 @@ gpx_cuda_last_error(gpx_cuda_ctx *ctx)
 	(void) ctx;
 	return "gpuidx was built without nvcc";
 }
-
-#endif							/* !GPUIDX_HAVE_CUDA */

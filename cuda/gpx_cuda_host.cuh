@@ -1,0 +1,188 @@
+/*
+ * gpx_cuda_host.cuh - the host-side state of the CUDA back end, shared by
+ * its files: the context (devices, pinned ranges, the last error), each
+ * device (streams, list cache, two chunk slots, limits, counters) and each
+ * chunk slot (staging buffer, device arrays, events, the chunk being built
+ * or in flight).  gpx_cuda_setup.cu makes and frees them; gpx_cuda.cu runs
+ * batches through them.
+ *
+ * Per device: a copy stream and a compute stream; a list cache
+ * (gpx_cuda_cache.cuh); two chunk slots, each with a pinned staging buffer
+ * (lists to upload plus the chunk's descriptors, one host-to-device copy),
+ * candidate/flag/scan arrays, and pinned *mapped* result and count areas
+ * that the kernels write directly.
+ */
+#ifndef GPX_CUDA_HOST_CUH
+#define GPX_CUDA_HOST_CUH
+
+#include <stdio.h>
+#include <vector>
+
+#include "gpx_cuda.h"
+#include "gpx_cuda_cache.cuh"
+#include "gpx_cuda_dev.cuh"
+
+constexpr size_t GPX_MIB = (size_t) 1 << 20;
+constexpr uint32_t GPX_NONE = 0xFFFFFFFFu;
+
+/* x rounded up to a multiple of a. */
+inline size_t
+gpx_al(size_t x, size_t a)
+{
+	return (x + a - 1) / a * a;
+}
+
+/* Host bookkeeping of one piece of a chunk. */
+struct gpx_hpiece
+{
+	uint32_t	plan;			/* index in the run's plan */
+	uint32_t	res_off;		/* staging offset (GPX_NONE: written direct) */
+	bool		last;			/* the query's last piece */
+};
+
+/* A host-to-device copy that bypasses the staging buffer. */
+struct gpx_direct
+{
+	const void *src;
+	void	   *dst;
+	size_t		len;
+};
+
+/* One of the two chunk slots of a device. */
+struct gpx_slot
+{
+	uint8_t    *h_stage = nullptr;	/* pinned, write-combined */
+	uint8_t    *d_stage = nullptr;
+	size_t		stage_cap = 0;
+	size_t		blob_cap = 0;	/* staging bytes usable for blobs */
+	uint32_t   *d_cand = nullptr,
+			   *d_cpiece = nullptr,
+			   *d_flag = nullptr,
+			   *d_pos = nullptr;
+	void	   *d_tmp = nullptr;
+	size_t		tmp_bytes = 0;
+	uint32_t   *h_res = nullptr,
+			   *d_res = nullptr;	/* mapped: results of staged pieces */
+	uint32_t   *h_cnt = nullptr,
+			   *d_cnt = nullptr;	/* mapped: match count per piece */
+	cudaEvent_t ev_t0 = nullptr,
+				ev_in = nullptr,
+				ev_c0 = nullptr,
+				ev_done = nullptr;
+	bool		busy = false;
+	uint64_t	seq = 0;
+
+	/* the chunk being built or in flight */
+	std::vector<gpx_dl> dls;
+	std::vector<gpx_centry *> dl_ent;
+	std::vector<gpx_dpiece> pieces;
+	std::vector<gpx_hpiece> hp;
+	std::vector<uint32_t> olist;
+	uint32_t	nwork = 0;		/* source blocks (one warp each) */
+	std::vector<gpx_dupload> ups;
+	std::vector<gpx_dl> tbls;
+	std::vector<gpx_direct> directs;
+	std::vector<gpx_centry *> transients;
+	std::vector<gpx_centry *> fresh;	/* entries created for this chunk */
+	uint32_t	tbl_max = 0;
+	uint32_t	skip_max = 0;	/* largest nblocks among the skip builds */
+	size_t		blob_used = 0;
+	uint32_t	ncand = 0;
+	uint32_t	res_used = 0;
+	uint64_t	bytes_in = 0;
+};
+
+/* Per-device state. */
+struct gpx_dev
+{
+	int			ord = 0;
+	char		name[256] = "";
+	size_t		total_mem = 0;
+	int			sms = 0;
+	int			cc_major = 0,	/* compute capability */
+				cc_minor = 0;
+	cudaStream_t s_copy = nullptr,
+				s_comp = nullptr;
+	gpx_cache	cache;
+	gpx_slot	slot[2];
+	int			next = 0;
+	uint64_t	seq_issued = 0,
+				seq_done = 0;
+	uint32_t	cand_cap = 0,
+				max_pieces = 0,
+				max_lists = 0,
+				max_olist = 0,
+				max_work = 0,
+				max_ups = 0;
+	uint64_t	chunks = 0,
+				directs = 0,
+				splits = 0;
+	uint8_t    *d_scr_in = nullptr;
+	size_t		scr_in_cap = 0;
+	uint32_t   *d_scr_out = nullptr;
+	size_t		scr_out_cap = 0;
+	/* the running batch */
+	std::vector<uint32_t> assigned;
+	size_t		qpos = 0;
+	uint32_t	qblk = GPX_NONE;
+};
+
+/* A range registered with gpx_cuda_pin(). */
+struct gpx_pin
+{
+	uint8_t    *p;
+	size_t		len;
+	bool		mapped;
+	bool		owned;			/* registered by us: unregister at close */
+	uint8_t    *dev;			/* device address of p when mapped */
+};
+
+/* The context: devices, pinned ranges, the last error. */
+struct gpx_cuda_ctx
+{
+	std::vector<gpx_dev *> devs;
+	std::vector<gpx_pin> pins;
+	char		err[512] = "";
+	bool		broken = false;
+	bool		timing = true;	/* record timing events (gpx_cuda_options) */
+	uint64_t	batches = 0;
+	double		prof[5] = {0, 0, 0, 0, 0};	/* host ms: plan, build, issue, wait, collect */
+};
+
+/* Record a CUDA failure in ctx; returns the matching status. */
+inline gpx_cuda_status
+gpx_fail(gpx_cuda_ctx *ctx, cudaError_t e, const char *what)
+{
+	snprintf(ctx->err, sizeof(ctx->err), "%s: %s", what, cudaGetErrorString(e));
+	return e == cudaErrorMemoryAllocation ? GPX_CUDA_OOM : GPX_CUDA_ERROR;
+}
+
+/* Record a message in ctx; returns st. */
+inline gpx_cuda_status
+gpx_msg(gpx_cuda_ctx *ctx, gpx_cuda_status st, const char *msg)
+{
+	snprintf(ctx->err, sizeof(ctx->err), "%s", msg);
+	return st;
+}
+
+/* Return from the calling function with gpx_fail's status if expr fails. */
+#define GPX_TRY(expr) \
+	do { \
+		cudaError_t e_ = (expr); \
+		if (e_ != cudaSuccess) \
+			return gpx_fail(ctx, e_, #expr); \
+	} while (0)
+
+/* ---- device set-up (gpx_cuda_setup.cu) ---- */
+
+/*
+ * Open the devices opt names (default: device 0) into ctx->devs; on
+ * failure ctx->err says why in plain words ("no NVIDIA driver found",
+ * "no GPU", or the CUDA error).  The caller closes ctx either way.
+ */
+gpx_cuda_status gpx_setup_open(gpx_cuda_ctx *ctx, const gpx_cuda_options *opt);
+
+/* Release every device of ctx (waits for their work first). */
+void		gpx_setup_close(gpx_cuda_ctx *ctx);
+
+#endif							/* GPX_CUDA_HOST_CUH */
