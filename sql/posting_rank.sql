@@ -249,6 +249,33 @@ LEFT JOIN (
 WHERE w.k = 7 AND NOT w.partial AND (cardinality(w.want) > 0 OR b.got IS NOT NULL)
 GROUP BY 1 ORDER BY 1;
 
+-- statistics stored out of line: read through the backend's cache, then
+-- changed in place (same row) and read again, then after the change is
+-- rolled back
+CREATE TABLE rk_stored (id int PRIMARY KEY, stats posting_doclen);
+INSERT INTO rk_stored SELECT 1, full_stats FROM rk_stats;
+SELECT pg_relation_size(reltoastrelid) > 0 AS out_of_line FROM pg_class WHERE relname = 'rk_stored';
+CREATE FUNCTION pg_temp.stored_mismatches(partial bool) RETURNS bigint LANGUAGE sql AS $$
+    SELECT count(*) FILTER (WHERE
+        ARRAY(SELECT (r.docid, r.score)::rk_hit FROM posting_rank_or(pg_temp.lists_pfor(q.terms),
+              (SELECT stats FROM rk_stored WHERE id = 1), 7) r)
+        IS DISTINCT FROM
+        ARRAY(SELECT (n.docid, n.score)::rk_hit FROM pg_temp.naive(q.terms, false, 7, partial) n))
+    FROM rk_queries q $$;
+-- (the partial statistics change the answers of most queries)
+SELECT count(*) FILTER (WHERE a.want IS DISTINCT FROM b.want) AS answers_differ
+FROM rk_want a JOIN rk_want b USING (qid, k, is_and)
+WHERE a.k = 7 AND NOT a.is_and AND NOT a.partial AND b.partial;
+SELECT pg_temp.stored_mismatches(false), pg_temp.stored_mismatches(false);
+UPDATE rk_stored SET stats = posting_doclen_set(stats,
+    ARRAY(SELECT docid FROM rk_docs WHERE docid % 7 = 3), ARRAY(SELECT NULL::int FROM rk_docs WHERE docid % 7 = 3));
+SELECT pg_temp.stored_mismatches(true);
+BEGIN;
+UPDATE rk_stored SET stats = (SELECT full_stats FROM rk_stats);
+SELECT pg_temp.stored_mismatches(false);
+ROLLBACK;
+SELECT pg_temp.stored_mismatches(true);
+
 -- ranked AND with a large k returns the intersection
 SELECT count(*) AS checks, count(*) FILTER (WHERE
        ARRAY(SELECT r.docid FROM posting_rank_and(pg_temp.lists_pfor(q.terms), st.full_stats, 10000) r ORDER BY 1)
