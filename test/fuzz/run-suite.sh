@@ -16,7 +16,7 @@ FUZZ_CC=${FUZZ_CC:-clang-14}
 FUZZ_SECONDS=${FUZZ_SECONDS:-20}
 export FUZZ_CC FUZZ_SECONDS
 MK="make --no-print-directory -f test/fuzz/fuzz.mk"
-HARNESSES="fuzz_validate fuzz_encode fuzz_intersect"
+HARNESSES="fuzz_validate fuzz_encode fuzz_intersect fuzz_doclen fuzz_rank"
 passed=0; failed=0
 
 if ! command -v "$FUZZ_CC" >/dev/null 2>&1; then
