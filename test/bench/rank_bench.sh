@@ -75,7 +75,8 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM HUP PIPE
 
 bl_step "building the benchmark tools"
-make -s bench-tools >"$BL_WORK/tools.log" 2>&1 || { cat "$BL_WORK/tools.log"; exit 1; }
+make -s test/gen/bin/gpx_gen test/bench/bin/bench_query test/bench/bin/gpx_corpus \
+	>"$BL_WORK/tools.log" 2>&1 || { cat "$BL_WORK/tools.log"; exit 1; }
 
 {
 	echo "label: $label"
