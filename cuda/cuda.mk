@@ -99,11 +99,11 @@ $(GPU_EMU_BIN): test/gpu/test_gpu.cu test/gpu/gpu_rng.h $(GPU_EMU_OBJS) $(GPU_CO
 	@mkdir -p $(dir $@)
 	$(GPU_CXX) $(GPU_EMUFLAGS) -x c++ -o $@ $< -x none $(GPU_EMU_OBJS) $(GPU_CODEC_OBJS) -lpthread
 
-$(GPU_S8B_BIN): test/gpu/test_s8b.cu $(GPU_CODEC_OBJS) $(GPU_CUDA_HDRS)
+$(GPU_S8B_BIN): test/gpu/test_s8b.cu test/gpu/gpu_rng.h $(GPU_CODEC_OBJS) $(GPU_CUDA_HDRS)
 	@mkdir -p $(dir $@)
 	$(GPU_NVCC) $(GPU_NVCCFLAGS) -o $@ $< $(GPU_CODEC_OBJS)
 
-$(GPU_S8B_EMU_BIN): test/gpu/test_s8b.cu $(GPU_CODEC_OBJS) $(GPU_CUDA_HDRS) test/gpu/gpx_emu.h
+$(GPU_S8B_EMU_BIN): test/gpu/test_s8b.cu test/gpu/gpu_rng.h $(GPU_CODEC_OBJS) $(GPU_CUDA_HDRS) test/gpu/gpx_emu.h
 	@mkdir -p $(dir $@)
 	$(GPU_CXX) $(GPU_EMUFLAGS) -x c++ -o $@ $< -x none $(GPU_CODEC_OBJS) -lpthread
 

@@ -872,14 +872,14 @@ gpx_cuda_decode(gpx_cuda_ctx *ctx, const gpx_list *l, uint32_t *out)
 	return GPX_CUDA_OK;
 }
 
-/* True if some device's cache holds a list with this content hash. */
+/* True if some device's cache holds a list with this key. */
 extern "C" int
-gpx_cuda_cache_has(gpx_cuda_ctx *ctx, uint64_t hash)
+gpx_cuda_cache_has(gpx_cuda_ctx *ctx, gpx_key key)
 {
 	if (ctx == nullptr)
 		return 0;
 	for (gpx_dev *d : ctx->devs)
-		if (gpx_cache_has(&d->cache, hash))
+		if (gpx_cache_has(&d->cache, key))
 			return 1;
 	return 0;
 }

@@ -88,8 +88,8 @@ gpx_cuda_status gpx_cuda_run_batch(gpx_cuda_ctx *ctx, gpx_batch *b,
 gpx_cuda_status gpx_cuda_decode(gpx_cuda_ctx *ctx, const gpx_list *l,
 								uint32_t *out);
 
-/* True if the device cache holds a list with this content hash. */
-int			gpx_cuda_cache_has(gpx_cuda_ctx *ctx, uint64_t hash);
+/* True if the device cache holds a list with this key. */
+int			gpx_cuda_cache_has(gpx_cuda_ctx *ctx, gpx_key key);
 
 /* A one-line description: devices, memory, cache use and hit rate. */
 void		gpx_cuda_describe(gpx_cuda_ctx *ctx, char *buf, size_t len);

@@ -2,8 +2,8 @@
  * gpx_cuda_cache.cuh - the device-resident list cache of one GPU: a pool
  * (one cudaMalloc of the cache budget, made by gpx_cuda_setup.cu) that a
  * best-fit allocator with coalescing hands out, and a directory of the
- * lists it holds, keyed by content hash, with LRU eviction of the entries
- * no pending chunk uses.  Each entry holds a blob and its side tables (laid
+ * lists it holds, keyed by identity (gpx_key), with LRU eviction of the
+ * entries no pending chunk uses.  Each entry holds a blob and its side tables (laid
  * out by gpx_cuda_plan_footprint) and the device view the kernels read.
  *
  * Host bookkeeping only: nothing here calls CUDA; the pipeline
@@ -23,34 +23,34 @@
 #include "gpx_cuda_dev.cuh"
 #include "gpx_cuda_plan.h"
 
-/* A list's cache key: its content hash, as the batch carries it. */
-typedef uint64_t gpx_ckey;
+/* A list's cache key: its identity key (gpx_key), as the batch carries it. */
+typedef gpx_key gpx_ckey;
 
-/* Whether a key names a list (hash 0: the list has none). */
+/* Whether a key names a list (the all-zero key: the list has none). */
 inline bool
 gpx_ckey_valid(const gpx_ckey &key)
 {
-	return key != 0;
+	return !gpx_key_is_none(key);
 }
 
 /* The key of batch list bl; false when it has none. */
 inline bool
 gpx_ckey_of(const gpx_batch_list *bl, gpx_ckey *key)
 {
-	*key = bl->hash;
+	*key = bl->key;
 	return gpx_ckey_valid(*key);
 }
 
-/* Hash of a key for the directory (the key is a hash already). */
+/* Hash of a key for the directory (the key is keyed-PRF output already). */
 struct gpx_ckey_hash
 {
-	size_t operator()(const gpx_ckey &k) const { return (size_t) k; }
+	size_t operator()(const gpx_ckey &k) const { return gpx_key_hasher()(k); }
 };
 
 /* Equality of keys. */
 struct gpx_ckey_eq
 {
-	bool operator()(const gpx_ckey &a, const gpx_ckey &b) const { return a == b; }
+	bool operator()(const gpx_ckey &a, const gpx_ckey &b) const { return gpx_key_eq(a, b); }
 };
 
 /* Best-fit allocator over [0, cap) with coalescing of freed ranges. */

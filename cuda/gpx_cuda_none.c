@@ -68,10 +68,10 @@ gpx_cuda_decode(gpx_cuda_ctx *ctx, const gpx_list *l, uint32_t *out)
 
 /* Nothing is cached. */
 int
-gpx_cuda_cache_has(gpx_cuda_ctx *ctx, uint64_t hash)
+gpx_cuda_cache_has(gpx_cuda_ctx *ctx, gpx_key key)
 {
 	(void) ctx;
-	(void) hash;
+	(void) key;
 	return 0;
 }
 

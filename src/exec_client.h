@@ -26,10 +26,7 @@
 
 #include "postgres.h"
 
-#include "gpx_codec.h"
-
-/* Register the executor's GUCs, shared memory and worker (from _PG_init). */
-extern void gpuidx_exec_init(void);
+#include "gpx_batch.h"
 
 /*
  * A list stored out of line (an on-disk TOAST value) that the backend has
@@ -47,7 +44,7 @@ typedef struct GpxExecStored
 	uint32		len;			/* blob bytes (raw size less the header) */
 	bool		known;			/* l.len, n, first, last are set */
 	bool		keyed;			/* key is set */
-	uint64		key;			/* the executor's cache key of the list */
+	gpx_key		key;			/* the executor's cache key of the list */
 	void		(*read) (struct GpxExecStored *s);
 } GpxExecStored;
 

@@ -20,9 +20,10 @@
 #include "utils/builtins.h"
 #include "utils/timestamp.h"
 
+#include "exec_cost.h"
 #include "exec_shmem.h"
 
-#define STATS_COLS 25
+#define STATS_COLS 26
 #define INFO_COLS 24
 
 /* Read a counter (0 without shared memory). */
@@ -52,7 +53,8 @@ gpuidx_stats(PG_FUNCTION_ARGS)
 	{
 		for (int c = 0; c < STATS_COLS; c++)
 			v[c] = Int64GetDatum(0);
-		v[3] = v[4] = v[5] = v[8] = v[9] = Float8GetDatum(0.0);
+		/* the float8 columns: the batch means, executor time, round trip */
+		v[3] = v[4] = v[5] = v[8] = v[12] = Float8GetDatum(0.0);
 		nulls[STATS_COLS - 1] = true;
 	}
 	else
@@ -77,6 +79,7 @@ gpuidx_stats(PG_FUNCTION_ARGS)
 		v[i++] = Float8GetDatum(stat_read(&s->executor_us) / 1000.0);
 		v[i++] = Int64GetDatum(stat_read(&s->gpu_batches));
 		v[i++] = Int64GetDatum(stat_read(&s->gpu_failures));
+		v[i++] = Int64GetDatum(stat_read(&s->gpu_unavailable));
 		v[i++] = Float8GetDatum(requests ? stat_read(&s->roundtrip_us) / 1000.0 / requests : 0.0);
 		v[i++] = Int64GetDatum(stat_read(&s->backend_queries));
 		v[i++] = Int64GetDatum(fb_down + fb_full + fb_large + fb_timeout + fb_failed);
@@ -101,35 +104,9 @@ PG_FUNCTION_INFO_V1(gpuidx_stats_reset);
 Datum
 gpuidx_stats_reset(PG_FUNCTION_ARGS)
 {
-	GpxExecStats *s;
-
 	if (gpuidx_exec_shm == NULL)
 		PG_RETURN_VOID();
-	s = &gpuidx_exec_shm->ctl->stats;
-	pg_atomic_write_u64(&s->requests, 0);
-	pg_atomic_write_u64(&s->queries, 0);
-	pg_atomic_write_u64(&s->batches, 0);
-	pg_atomic_write_u64(&s->batch_postings, 0);
-	pg_atomic_write_u64(&s->batch_requests, 0);
-	pg_atomic_write_u64(&s->multi_backend_batches, 0);
-	pg_atomic_write_u64(&s->max_batch_backends, 0);
-	pg_atomic_write_u64(&s->executor_us, 0);
-	pg_atomic_write_u64(&s->gpu_batches, 0);
-	pg_atomic_write_u64(&s->gpu_failures, 0);
-	pg_atomic_write_u64(&s->roundtrip_us, 0);
-	pg_atomic_write_u64(&s->backend_queries, 0);
-	pg_atomic_write_u64(&s->fb_executor_down, 0);
-	pg_atomic_write_u64(&s->fb_arena_full, 0);
-	pg_atomic_write_u64(&s->fb_too_large, 0);
-	pg_atomic_write_u64(&s->fb_timeout, 0);
-	pg_atomic_write_u64(&s->fb_failed, 0);
-	pg_atomic_write_u64(&s->cache_hits, 0);
-	pg_atomic_write_u64(&s->cache_misses, 0);
-	pg_atomic_write_u64(&s->lists_not_read, 0);
-	pg_atomic_write_u64(&s->cache_inserts, 0);
-	pg_atomic_write_u64(&s->cache_evictions, 0);
-	pg_atomic_write_u64(&s->bytes_copied, 0);
-	pg_atomic_write_u64(&s->reset_time, (uint64) GetCurrentTimestamp());
+	gpuidx_exec_stats_reset(&gpuidx_exec_shm->ctl->stats, false);
 	PG_RETURN_VOID();
 }
 
@@ -160,6 +137,9 @@ gpuidx_info(PG_FUNCTION_ARGS)
 	bool		nulls[INFO_COLS];
 	int			i = 0;
 	GpxExecShared *ctl;
+	double		c_b,
+				c_e,
+				o_us;
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
@@ -202,11 +182,10 @@ gpuidx_info(PG_FUNCTION_ARGS)
 	v[i++] = Int64GetDatum((int64) ctl->cache_budget);
 	v[i++] = Int32GetDatum(gpuidx_exec_batch_threshold);
 	v[i++] = Int32GetDatum(gpuidx_exec_batch_max_wait);
-	v[i++] = Float8GetDatum(pg_atomic_read_u64(&ctl->cost_backend_ps) / 1000.0);
-	v[i++] = Float8GetDatum(ctl->exec_gpu ?
-							pg_atomic_read_u64(&ctl->cost_exec_ps) / 1000.0 :
-							pg_atomic_read_u64(&ctl->cost_backend_ps) / 1000.0);
-	v[i++] = Float8GetDatum(pg_atomic_read_u64(&ctl->cost_overhead_ns) / 1000.0);
+	gpuidx_exec_cost_show(&c_b, &c_e, &o_us);
+	v[i++] = Float8GetDatum(c_b);
+	v[i++] = Float8GetDatum(c_e);
+	v[i++] = Float8GetDatum(o_us);
 	LWLockRelease(ctl->lock);
 	Assert(i == INFO_COLS);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, v, nulls)));

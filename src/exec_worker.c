@@ -36,16 +36,11 @@
 #include "utils/guc.h"
 #include "utils/memutils.h"
 
+#include "exec_cache.h"
+#include "exec_cost.h"
 #include "exec_shmem.h"
+#include "gpuidx.h"
 #include "gpx_cuda.h"
-
-/*
- * The cache admission filter: sets (a power of two) of ways, each set the
- * last keys seen in it, newest first.  With ways, two lists that meet in
- * one set and come in turn are still both admitted.
- */
-#define EXEC_SEEN_SETS 4096
-#define EXEC_SEEN_WAYS 4
 
 /* One request taken into the current batch. */
 typedef struct ExecTaken
@@ -66,11 +61,8 @@ static struct
 	int			pool_threads;
 	gpx_cuda_ctx *cuda;
 	int			device;			/* gpuidx.device the device was opened for */
-	void	  **blobs;			/* cached blobs, parallel to the directory */
-	uint32		clock_hand;
 	ExecTaken  *taken;			/* [nslots] */
 	TimestampTz hold_until;		/* fault 'hold': take no batch before */
-	uint64	   *seen;			/* cache admission: hashes seen once */
 	MemoryContext batch_cxt;
 	TimestampTz last_reap;
 } ex;
@@ -201,8 +193,7 @@ exec_open_device(void)
 		{
 			(void) gpx_cuda_pin(ex.cuda, gpuidx_exec_shm->arena,
 								gpuidx_exec_shm->ctl->arena_size);
-			/* an optimistic 1 ns per probe until the first batches measure */
-			pg_atomic_write_u64(&gpuidx_exec_shm->ctl->cost_exec_ps, 1000);
+			gpuidx_exec_cost_gpu_opened();
 		}
 	}
 	ex.device = gpuidx_exec_device;
@@ -231,125 +222,6 @@ exec_close_device(void)
 	ex.pool = NULL;
 }
 
-/* ---------------------------------------------------------- cache -- */
-
-/* Forget every cached list and start a new epoch; lock held. */
-static void
-exec_cache_clear(void)
-{
-	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
-
-	if (ctl->cache_cap > 0)
-		memset(gpuidx_exec_shm->cache, 0, sizeof(GpxCacheEntry) * ctl->cache_cap);
-	if (ex.blobs != NULL)
-	{
-		for (int i = 0; i < ctl->cache_cap; i++)
-		{
-			free(ex.blobs[i]);
-			ex.blobs[i] = NULL;
-		}
-	}
-	ctl->cache_count = 0;
-	ctl->cache_bytes = 0;
-	ctl->cache_epoch++;
-}
-
-/* Remove directory entry i (backward-shift deletion); lock held. */
-static void
-exec_cache_remove(uint32 i)
-{
-	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
-	GpxCacheEntry *c = gpuidx_exec_shm->cache;
-	uint32		mask = (uint32) ctl->cache_cap - 1;
-	uint32		j = i;
-
-	ctl->cache_bytes -= c[i].len;
-	ctl->cache_count--;
-	free(ex.blobs[i]);
-	ex.blobs[i] = NULL;
-	c[i].used = 0;
-	for (;;)
-	{
-		uint32		home;
-
-		j = (j + 1) & mask;
-		if (!c[j].used)
-			break;
-		home = (uint32) c[j].hash & mask;
-		/* move j into the hole at i unless its home lies in (i, j] */
-		if (((j - home) & mask) >= ((j - i) & mask))
-		{
-			c[i] = c[j];
-			ex.blobs[i] = ex.blobs[j];
-			c[j].used = 0;
-			ex.blobs[j] = NULL;
-			i = j;
-		}
-	}
-}
-
-/* Evict unpinned lists (CLOCK) until len more bytes fit; lock held. */
-static bool
-exec_cache_make_room(uint64 len)
-{
-	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
-	GpxCacheEntry *c = gpuidx_exec_shm->cache;
-	uint32		mask = (uint32) ctl->cache_cap - 1;
-	uint32		steps = 0;
-
-	while (ctl->cache_bytes + len > ctl->cache_budget ||
-		   (uint64) (ctl->cache_count + 1) * 2 > (uint64) ctl->cache_cap)
-	{
-		uint32		i = ex.clock_hand & mask;
-
-		if (steps++ > 3 * (uint32) ctl->cache_cap)
-			return false;		/* everything is pinned */
-		ex.clock_hand++;
-		if (!c[i].used || c[i].pins > 0)
-			continue;
-		if (c[i].ref)
-		{
-			c[i].ref = 0;
-			continue;
-		}
-		exec_cache_remove(i);
-		gpuidx_exec_count(&ctl->stats.cache_evictions, 1);
-		/* the shift may have moved an unvisited entry into i: look again */
-		ex.clock_hand--;
-	}
-	return true;
-}
-
-/* Insert a copy of a list (malloc'd blob, owned by the cache); lock held. */
-static bool
-exec_cache_insert(const GpxReqList *rl, void *blob)
-{
-	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
-	GpxCacheEntry *c = gpuidx_exec_shm->cache;
-	uint32		mask = (uint32) ctl->cache_cap - 1;
-	uint32		i;
-
-	if (gpuidx_exec_cache_find(rl->hash, rl->len, rl->n, rl->first, rl->last) >= 0)
-		return false;
-	if (!exec_cache_make_room(rl->len))
-		return false;
-	for (i = (uint32) rl->hash & mask; c[i].used; i = (i + 1) & mask)
-		;
-	c[i].hash = rl->hash;
-	c[i].len = rl->len;
-	c[i].n = rl->n;
-	c[i].first = rl->first;
-	c[i].last = rl->last;
-	c[i].pins = 0;
-	c[i].ref = 1;
-	c[i].used = 1;
-	ex.blobs[i] = blob;
-	ctl->cache_bytes += rl->len;
-	ctl->cache_count++;
-	gpuidx_exec_count(&ctl->stats.cache_inserts, 1);
-	return true;
-}
-
 /* ------------------------------------------------------- takeover -- */
 
 /*
@@ -376,7 +248,7 @@ exec_recover_slots(uint64 older_than_or_mine, bool exiting)
 			{
 				/* it failed the executor twice: give it back */
 				sl->status = GPX_REQ_FAILED;
-				sl->state = GPX_SLOT_DONE;
+				gpuidx_exec_slot_set_state(i, GPX_SLOT_DONE);
 			}
 			else
 			{
@@ -405,7 +277,7 @@ exec_on_exit(int code, Datum arg)
 		ctl->exec_gpu = false;
 		strlcpy(ctl->device_desc, "none", sizeof(ctl->device_desc));
 	}
-	exec_cache_clear();
+	gpuidx_exec_cache_clear();
 	/* queued requests are now the backends' to compute */
 	for (int i = ctl->queue_head; i >= 0; i = gpuidx_exec_shm->slots[i].next)
 		gpuidx_exec_wake_proc(gpuidx_exec_shm->slots[i].owner_procno);
@@ -422,7 +294,7 @@ exec_startup(void)
 	LWLockAcquire(ctl->lock, LW_EXCLUSIVE);
 	ex.gen = ++ctl->exec_gen;
 	exec_recover_slots(ex.gen, false);
-	exec_cache_clear();
+	gpuidx_exec_cache_clear();
 	ctl->exec_pid = MyProcPid;
 	ctl->exec_procno = MyProc->pgprocno;
 	ctl->exec_state = GPX_EXEC_STARTING;
@@ -432,13 +304,7 @@ exec_startup(void)
 	LWLockRelease(ctl->lock);
 
 	ex.taken = MemoryContextAlloc(TopMemoryContext, sizeof(ExecTaken) * ctl->nslots);
-	if (ctl->cache_cap > 0)
-	{
-		ex.blobs = MemoryContextAllocZero(TopMemoryContext,
-										  sizeof(void *) * ctl->cache_cap);
-		ex.seen = MemoryContextAllocZero(TopMemoryContext,
-										 sizeof(uint64) * EXEC_SEEN_SETS * EXEC_SEEN_WAYS);
-	}
+	gpuidx_exec_cache_start();
 	ex.batch_cxt = AllocSetContextCreate(TopMemoryContext, "gpuidx executor batch",
 										 ALLOCSET_DEFAULT_SIZES);
 }
@@ -525,7 +391,7 @@ exec_take_batch(int64 *sleep_us, int *fault, int *fault_ms)
 		GpxExecSlot *sl = &gpuidx_exec_shm->slots[i];
 
 		gpuidx_exec_queue_remove(i);
-		sl->state = GPX_SLOT_RUNNING;
+		gpuidx_exec_slot_set_state(i, GPX_SLOT_RUNNING);
 		sl->exec_gen = ex.gen;
 		sl->wait_us = now - sl->queued_at;
 		ex.taken[ntaken].slot = i;
@@ -562,7 +428,7 @@ exec_request_sane(const GpxExecSlot *sl)
 /*
  * Build the gpx_batch of the taken requests: queries with absolute output
  * offsets into the arena, lists opened in place (inline) or found in the
- * cache (by hash).  Malformed queries get nlists = 0 (the back end then
+ * cache (by key).  Malformed queries get nlists = 0 (the back end then
  * reports GPX_E_ARG for them).  Returns the total work W for the model.
  */
 static uint64
@@ -618,23 +484,12 @@ exec_build_batch(int ntaken, gpx_batch *b, uint64 *postings)
 					rl[j].off + rl[j].len <= sl->out_off)
 					blob = (const uint8 *) chunk + rl[j].off;
 			}
-			else if ((rl[j].flags & GPX_REQ_BY_HASH) &&
-					 sl->cache_epoch == ctl->cache_epoch)
+			else if (rl[j].flags & GPX_REQ_BY_KEY)
 			{
-				int			e = gpuidx_exec_cache_find(rl[j].hash, rl[j].len,
-													   rl[j].n, rl[j].first,
-													   rl[j].last);
-
-				if (e >= 0)
-				{
-					blob = ex.blobs[e];
-					gpuidx_exec_shm->cache[e].ref = 1;
-				}
-				else
+				blob = gpuidx_exec_cache_get(&rl[j], sl->cache_epoch);
+				if (blob == NULL)
 					ex.taken[t].status = GPX_REQ_CACHE_MISS;
 			}
-			else if (rl[j].flags & GPX_REQ_BY_HASH)
-				ex.taken[t].status = GPX_REQ_CACHE_MISS;
 
 			if (blob == NULL ||
 				gpx_open(&bl[L].list, blob, rl[j].len) != GPX_OK ||
@@ -644,7 +499,7 @@ exec_build_batch(int ntaken, gpx_batch *b, uint64 *postings)
 				bad[L] = true;
 				memset(&bl[L].list, 0, sizeof(gpx_list));
 			}
-			bl[L].hash = rl[j].hash;
+			bl[L].key = rl[j].key;
 		}
 	}
 	LWLockRelease(ctl->lock);
@@ -697,70 +552,13 @@ exec_build_batch(int ntaken, gpx_batch *b, uint64 *postings)
 	return work;
 }
 
-/*
- * Admission to the cache: a list is kept the second time it comes inline
- * (a list used once would only push out useful ones).  Returns true when
- * hash was seen before; records it otherwise.
- */
-static bool
-exec_cache_admit(uint64 hash)
-{
-	uint64	   *set = &ex.seen[(hash & (EXEC_SEEN_SETS - 1)) * EXEC_SEEN_WAYS];
-
-	for (int w = 0; w < EXEC_SEEN_WAYS; w++)
-		if (set[w] == hash)
-			return true;
-	memmove(set + 1, set, sizeof(uint64) * (EXEC_SEEN_WAYS - 1));
-	set[0] = hash;
-	return false;
-}
-
 /* Keep copies of the cacheable lists that came inline in this batch. */
 static void
 exec_cache_batch_lists(int ntaken)
 {
-	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
-
-	if (ctl->cache_cap == 0 || ex.blobs == NULL)
-		return;
 	for (int t = 0; t < ntaken; t++)
-	{
-		GpxExecSlot *sl = &gpuidx_exec_shm->slots[ex.taken[t].slot];
-		char	   *chunk = gpuidx_exec_chunk(ex.taken[t].slot);
-		GpxReqList *rl = (GpxReqList *) (chunk + sl->lists_off);
-
-		if (ex.taken[t].status != GPX_REQ_OK)
-			continue;
-		for (uint32 j = 0; j < sl->nlists; j++)
-		{
-			void	   *copy;
-			bool		have;
-
-			if ((rl[j].flags & (GPX_REQ_INLINE | GPX_REQ_HASHED)) !=
-				(GPX_REQ_INLINE | GPX_REQ_HASHED) ||
-				rl[j].len > ctl->cache_budget / 4 ||
-				/* only bytes of this request (as exec_build_batch checks) */
-				rl[j].off < sl->lists_off + sizeof(GpxReqList) * sl->nlists ||
-				rl[j].off + rl[j].len > sl->out_off ||
-				!exec_cache_admit(rl[j].hash))
-				continue;
-			LWLockAcquire(ctl->lock, LW_SHARED);
-			have = gpuidx_exec_cache_find(rl[j].hash, rl[j].len, rl[j].n,
-										  rl[j].first, rl[j].last) >= 0;
-			LWLockRelease(ctl->lock);
-			if (have)
-				continue;
-			/* plain malloc: the cache outlives batches and frees per entry */
-			copy = malloc(rl[j].len);
-			if (copy == NULL)
-				return;
-			memcpy(copy, chunk + rl[j].off, rl[j].len);
-			LWLockAcquire(ctl->lock, LW_EXCLUSIVE);
-			if (!exec_cache_insert(&rl[j], copy))
-				free(copy);
-			LWLockRelease(ctl->lock);
-		}
-	}
+		if (ex.taken[t].status == GPX_REQ_OK)
+			gpuidx_exec_cache_keep(ex.taken[t].slot);
 }
 
 /*
@@ -814,7 +612,7 @@ exec_finish_batch(int ntaken, const gpx_batch *b, int64 run_us)
 			owners[nowners++] = sl->owner_procno;
 		sl->status = ex.taken[t].status;
 		sl->run_us = run_us;
-		sl->state = GPX_SLOT_DONE;
+		gpuidx_exec_slot_set_state(i, GPX_SLOT_DONE);
 	}
 	for (int t = 0; t < ntaken; t++)
 	{
@@ -948,15 +746,9 @@ exec_run_batch(int ntaken, int fault, int fault_ms)
 	if (nowners >= 2)
 		gpuidx_exec_count(&ctl->stats.multi_backend_batches, 1);
 	gpuidx_exec_count_max(&ctl->stats.max_batch_backends, nowners);
-	if (work >= 10000 && run_us > 0)
-	{
-		/* per-thread cost: the pool spreads queries over its threads */
-		uint64		par = ex.cuda != NULL ? 1 : Min((uint64) ex.pool_threads, nqueries);
-		uint64		sample = (uint64) run_us * 1000000 * Max(par, 1) / work;
-		uint64		cur = pg_atomic_read_u64(&ctl->cost_exec_ps);
-
-		pg_atomic_write_u64(&ctl->cost_exec_ps, (cur * 7 + sample) / 8);
-	}
+	/* per-thread cost: the pool spreads queries over its threads */
+	gpuidx_exec_cost_note_executor(work, run_us, ex.cuda != NULL ? 1 :
+								   Min((uint64) ex.pool_threads, nqueries));
 
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(ex.batch_cxt);
@@ -1071,6 +863,14 @@ gpuidx_exec_main(Datum main_arg)
 	if (!gpuidx_exec_attach())
 		proc_exit(0);			/* not preloaded: nothing to serve */
 	ctl = gpuidx_exec_shm->ctl;
+	if (!ctl->keys_ok)
+	{
+		/* exit 0: not restarted; backends compute everything themselves */
+		ereport(LOG,
+				(errmsg("gpuidx executor not started: no secret for list identity"),
+				 errdetail("pg_strong_random() failed at server start, so cache keys could be forged.")));
+		proc_exit(0);
+	}
 
 	/* no database: this shows us in pg_stat_activity and nothing more */
 	BackgroundWorkerInitializeConnection(NULL, NULL, 0);

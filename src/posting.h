@@ -21,13 +21,15 @@
 
 /*
  * The most docIDs any in-memory path (text input, int4[] conversion in
- * both directions, the aggregates, casts between the types) handles: the
- * element count of the largest one-dimensional int4[] that fits in
- * MaxAllocSize (268435449).  Lists up to GPX_MAX_N still work with the
- * streaming functions (unnest, accessors, containment, send / bytea).
+ * both directions, the aggregates, casts between the types) handles:
+ * PostgreSQL's limit on the elements of any array, MaxArraySize =
+ * MaxAllocSize / sizeof(Datum) = 134,217,727 (ArrayGetNItems rejects a
+ * larger array whatever its element type).  Checked from the header,
+ * before anything is read or decoded.  Lists up to GPX_MAX_N still work
+ * with the streaming functions (unnest, accessors, containment, counting
+ * intersections, send / bytea).
  */
-#define POSTING_MAX_ELEMS \
-	((uint32) ((MaxAllocSize - ARR_OVERHEAD_NONULLS(1)) / sizeof(int32)))
+#define POSTING_MAX_ELEMS ((uint32) MaxArraySize)
 
 /* Expand X(suffix, codec id) once per type. */
 #define POSTING_FOR_EACH_CODEC(X) \

@@ -17,13 +17,16 @@ Datum
 posting_docids(PG_FUNCTION_ARGS)
 {
 	PostingList pl;
+	gpx_list	h;
 	ArrayType  *r;
 
-	posting_open(PG_GETARG_DATUM(0), &pl);
-	if (pl.l.n == 0)
+	/* the limit first, from the header: nothing else is read beyond it */
+	posting_peek(PG_GETARG_DATUM(0), &h);
+	if (h.n > POSTING_MAX_ELEMS)
+		posting_report_too_many("to convert to integer[]", h.n);
+	if (h.n == 0)
 		PG_RETURN_ARRAYTYPE_P(construct_empty_array(INT4OID));
-	if (pl.l.n > POSTING_MAX_ELEMS)
-		posting_report_too_many("to convert to integer[]", pl.l.n);
+	posting_open(PG_GETARG_DATUM(0), &pl);
 	r = posting_array_alloc(pl.l.n);
 	posting_decode_into(&pl.l, (uint32 *) ARR_DATA_PTR(r));
 	PG_RETURN_ARRAYTYPE_P(r);

@@ -506,11 +506,22 @@ isect_compute(IsectState *self)
 				stored[nstored++] = sts[k]->stored[i];
 	gpuidx_exec_resolve(stored, nstored);
 
-	/* as many as fit in POSTING_ISECT_BATCH_BYTES of results, self first */
+	/*
+	 * As many as fit in POSTING_ISECT_BATCH_BYTES of results, self first.
+	 * A sibling whose result may not fit an array stays pending: its own
+	 * final function computes it (a count never needs the array).
+	 */
 	jobs = palloc(sizeof(IsectJob) * nst);
 	qs = palloc0(sizeof(GpxExecQuery) * nst);
 	for (int k = 0; k < nst && (k == 0 || bytes <= POSTING_ISECT_BATCH_BYTES); k++)
-		bytes += (Size) isect_open(sts[k], &jobs[nq++]) * sizeof(uint32);
+	{
+		uint32		cap = isect_open(sts[k], &jobs[nq]);
+
+		if (cap > POSTING_MAX_ELEMS && k > 0)
+			continue;
+		bytes += (Size) cap * sizeof(uint32);
+		nq++;
+	}
 	for (int q = 0; q < nq; q++)
 	{
 		IsectState *st = jobs[q].st;
@@ -551,6 +562,8 @@ isect_result(IsectState *st, uint32 **res, uint32 *nres)
 
 		gpuidx_exec_resolve(st->stored, st->n);
 		cap = isect_open(st, &j);
+		if (cap > POSTING_MAX_ELEMS)
+			posting_report_too_many("in an intersection result", cap);
 
 		q.lists = j.lists;
 		q.stored = j.stored;
@@ -584,7 +597,35 @@ posting_intersect_final(PG_FUNCTION_ARGS)
 	PG_RETURN_ARRAYTYPE_P(posting_array_from(res, nres));
 }
 
-/* Final of posting_intersect_count: the size of the intersection. */
+/*
+ * The size of a state's intersection, counted in the backend without an
+ * output buffer (for results that may not fit an array).
+ */
+static uint32
+isect_count_here(IsectState *st)
+{
+	IsectJob	j;
+	uint32		n = 0;
+	gpx_status	rc;
+
+	(void) isect_open(st, &j);
+	for (int i = 0; j.stored != NULL && i < st->n; i++)
+		if (j.stored[i] != NULL)
+			gpuidx_exec_read_stored(j.stored[i]);
+	rc = gpx_intersect_count(j.lists, st->n, &n, NULL);
+	if (rc != GPX_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("could not intersect posting lists"),
+				 errdetail("The intersection failed: %s.", gpx_status_str(rc))));
+	return n;
+}
+
+/*
+ * Final of posting_intersect_count: the size of the intersection.  A
+ * result that may be too large for an array (the shortest input has more
+ * than POSTING_MAX_ELEMS docIDs) is counted without building it.
+ */
 PG_FUNCTION_INFO_V1(posting_intersect_count_final);
 Datum
 posting_intersect_count_final(PG_FUNCTION_ARGS)
@@ -592,11 +633,29 @@ posting_intersect_count_final(PG_FUNCTION_ARGS)
 	IsectState *st;
 	uint32	   *res;
 	uint32		nres;
+	uint32		nmin = UINT32_MAX;
 
 	(void) isect_agg_context(fcinfo, NULL);
 	st = PG_ARGISNULL(0) ? NULL : (IsectState *) PG_GETARG_POINTER(0);
 	if (st == NULL || st->n == 0)
 		PG_RETURN_NULL();
+	if (!st->has_result)
+	{
+		/* header fields only (siblings leave such a state pending) */
+		gpuidx_exec_resolve(st->stored, st->n);
+		for (int i = 0; i < st->n; i++)
+		{
+			gpx_list	h;
+
+			if (st->stored[i] != NULL)
+				h = st->stored[i]->l;
+			else
+				posting_peek(PointerGetDatum(st->vals[i]), &h);
+			nmin = Min(nmin, h.n);
+		}
+		if (nmin > POSTING_MAX_ELEMS)
+			PG_RETURN_INT64((int64) isect_count_here(st));
+	}
 	isect_result(st, &res, &nres);
 	PG_RETURN_INT64((int64) nres);
 }

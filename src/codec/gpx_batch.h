@@ -33,11 +33,42 @@ typedef struct gpx_batch_query
 	uint32_t	reserved;
 } gpx_batch_query;
 
-/* One list of a batch: a validated blob plus its content hash. */
+/*
+ * The identity of a list, as caches know it (the executor's directory, its
+ * CPU and GPU caches): 128 bits from gpx_key_content() (a list's content)
+ * or gpx_key_name() (a stored value's identity), never from an unkeyed
+ * hash, so that nobody who lacks the secret can make two lists share one.
+ * The all-zero key is "no key": such a list is never cached.
+ */
+typedef struct gpx_key
+{
+	uint64_t	lo;
+	uint64_t	hi;
+} gpx_key;
+
+/* Set in hi by gpx_key_name(), clear from gpx_key_content(). */
+#define GPX_KEY_NAMED_BIT (UINT64_C(1) << 63)
+
+/* Whether a key is "no key". */
+static inline bool
+gpx_key_is_none(gpx_key k)
+{
+	return (k.lo | k.hi) == 0;
+}
+
+/* Whether two keys are the same. */
+static inline bool
+gpx_key_eq(gpx_key a, gpx_key b)
+{
+	return a.lo == b.lo && a.hi == b.hi;
+}
+
+/* One list of a batch: a validated blob plus its identity. */
 typedef struct gpx_batch_list
 {
 	gpx_list	list;			/* parsed view (gpx_open) of the blob */
-	uint64_t	hash;			/* content hash (gpx_hash64 of the blob) */
+	gpx_key		key;			/* gpx_key_content() or gpx_key_name(), or
+								 * none (not cached) */
 } gpx_batch_list;
 
 /* A batch of queries. */
@@ -63,12 +94,71 @@ typedef struct gpx_batch_stats
 	double		transfer_ms;	/* host <-> device transfer time (GPU) */
 } gpx_batch_stats;
 
-/*
- * 64-bit content hash of a blob: FNV-1a over 64-bit words in eight lanes,
- * each step rotated, folded with the length and avalanched (not
- * cryptographic; a cache keyed on it also compares header fields).
+/* ---- list identity (gpx_key.c) ---------------------------------------------
+ *
+ * gpx_key_content() is a pseudo-random function of (scope, content) under
+ * a 128-bit secret: SipHash-2-4 with 128-bit output in GPX_KEY_LANES
+ * independent lanes (lane j, under its own key, hashes the 8-byte words
+ * 16i + j of the whole 128-byte blocks), whose 128-bit results, the scope,
+ * the length and the bytes after the last whole block are hashed once more
+ * by SipHash-2-4-128 under a final key.  Every subkey is SipHash-2-4-128
+ * of a label under the secret.  The lanes run side by side in vector
+ * registers where the CPU has them; every implementation gives the same
+ * bits.  Without the secret nobody can find two contents with one key
+ * (docs/RELIABILITY.md, "List identity").
  */
-uint64_t	gpx_hash64(const uint8_t *buf, size_t len);
+
+/* Lanes of gpx_key_content(): 16 words of each 128-byte block. */
+#define GPX_KEY_LANES 16
+
+/* The subkeys derived from one secret (gpx_keyset_init). */
+typedef struct gpx_keyset
+{
+	uint64_t	lane_k0[GPX_KEY_LANES];	/* lane j's SipHash key */
+	uint64_t	lane_k1[GPX_KEY_LANES];
+	uint64_t	fin[2];			/* the final hash of gpx_key_content */
+	uint64_t	name[2];		/* gpx_key_name */
+} gpx_keyset;
+
+/* Implementations of the lane loop (all give the same bits). */
+typedef enum gpx_key_impl
+{
+	GPX_KEY_IMPL_AUTO = 0,		/* the fastest this CPU runs */
+	GPX_KEY_IMPL_GENERIC,		/* whatever the compiler makes of it */
+	GPX_KEY_IMPL_AVX2,			/* x86-64 with AVX2 */
+	GPX_KEY_IMPL_AVX512			/* x86-64 with AVX-512F */
+} gpx_key_impl;
+
+/* Derive the subkeys of a 16-byte secret. */
+void		gpx_keyset_init(gpx_keyset *ks, const uint8_t secret[16]);
+
+/*
+ * Key of the content buf[0..len) within scope (any 64-bit value that
+ * separates users of one keyset: the executor's database and role).
+ * Never none, never has GPX_KEY_NAMED_BIT.
+ */
+gpx_key		gpx_key_content(const gpx_keyset *ks, uint64_t scope,
+							const uint8_t *buf, size_t len);
+
+/* gpx_key_content with a given implementation (tests, benchmarks). */
+gpx_key		gpx_key_content_impl(const gpx_keyset *ks, uint64_t scope,
+								 const uint8_t *buf, size_t len,
+								 gpx_key_impl impl);
+
+/* Whether this CPU runs an implementation (AUTO and GENERIC always). */
+bool		gpx_key_impl_available(gpx_key_impl impl);
+
+/*
+ * Key of something named by words[0..nwords) rather than by its content
+ * (a stored value's identity): SipHash-2-4-128 under its own subkey, with
+ * GPX_KEY_NAMED_BIT set, so that it never equals a content key.
+ */
+gpx_key		gpx_key_name(const gpx_keyset *ks, const uint64_t *words,
+						 size_t nwords);
+
+/* SipHash-2-4 with 128-bit output of buf[0..len) under key[2] (lo, hi). */
+gpx_key		gpx_siphash128(const uint64_t key[2], const uint8_t *buf,
+						   size_t len);
 
 /*
  * Run a batch on the CPU with nthreads threads (plain pthreads over the
@@ -105,6 +195,22 @@ gpx_status	gpx_batch_pool_run(gpx_batch_pool *pool, gpx_batch *b,
 void		gpx_batch_pool_destroy(gpx_batch_pool *pool);
 
 #ifdef __cplusplus
+}
+
+/* gpx_key in C++ containers (the GPU back end's device cache). */
+struct gpx_key_hasher
+{
+	size_t		operator() (const gpx_key &k) const
+	{
+		return (size_t) k.lo;
+	}
+};
+
+/* Equality of keys in C++ containers. */
+inline bool
+operator==(const gpx_key &a, const gpx_key &b)
+{
+	return gpx_key_eq(a, b);
 }
 #endif
 

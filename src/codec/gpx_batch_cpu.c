@@ -1,7 +1,7 @@
 /*
- * gpx_batch_cpu.c - the CPU back end of batched intersection: a content
- * hash for list caching and a persistent pthread pool that runs every
- * query of a gpx_batch through the SvS core (gpx_intersect.c).
+ * gpx_batch_cpu.c - the CPU back end of batched intersection: a
+ * persistent pthread pool that runs every query of a gpx_batch through
+ * the SvS core (gpx_intersect.c).
  *
  * Pure C: no postgres.h, nothing printed, no signal handling.  The worker
  * threads see only the gpx_batch descriptor they are handed; the thread
@@ -23,89 +23,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-/* ------------------------------------------------------------------ hash -- */
-
-#define GPX_HASH_P1 0x100000001b3ull	/* FNV-1a 64-bit prime */
-#define GPX_HASH_OFF 0xcbf29ce484222325ull	/* FNV-1a offset basis */
-
-/* Rotate x left by r (0 < r < 64). */
-static inline uint64_t
-hash_rotl(uint64_t x, int r)
-{
-	return (x << r) | (x >> (64 - r));
-}
-
-/* Load 8 little-endian bytes. */
-static inline uint64_t
-hash_load64(const uint8_t *p)
-{
-	uint64_t	v;
-
-	memcpy(&v, p, 8);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	v = __builtin_bswap64(v);
-#endif
-	return v;
-}
-
-/* One FNV-1a step on a 64-bit word, rotated so high bits reach low ones. */
-static inline uint64_t
-hash_step(uint64_t h, uint64_t w)
-{
-	return hash_rotl((h ^ w) * GPX_HASH_P1, 29);
-}
-
-/* Final avalanche (the MurmurHash3 fmix64 finaliser). */
-static inline uint64_t
-hash_fmix(uint64_t h)
-{
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdull;
-	h ^= h >> 33;
-	h *= 0xc4ceb9fe1a85ec53ull;
-	h ^= h >> 33;
-	return h;
-}
-
-/*
- * 64-bit content hash: FNV-1a over 64-bit words in eight interleaved lanes
- * (independent multiply chains, so it runs near memory speed), each step
- * rotated so that every input bit reaches every output bit, then the lanes,
- * the tail and the length are folded and avalanched.  Not cryptographic:
- * callers that key a cache on it also compare the length and header fields.
- */
-uint64_t
-gpx_hash64(const uint8_t *buf, size_t len)
-{
-	uint64_t	h[8];
-	size_t		i = 0;
-	uint64_t	tail = 0,
-				r;
-
-	for (int k = 0; k < 8; k++)
-		h[k] = GPX_HASH_OFF ^ (0x9e3779b97f4a7c15ull * (uint64_t) (k + 1));
-	for (; i + 64 <= len; i += 64)
-	{
-		h[0] = hash_step(h[0], hash_load64(buf + i));
-		h[1] = hash_step(h[1], hash_load64(buf + i + 8));
-		h[2] = hash_step(h[2], hash_load64(buf + i + 16));
-		h[3] = hash_step(h[3], hash_load64(buf + i + 24));
-		h[4] = hash_step(h[4], hash_load64(buf + i + 32));
-		h[5] = hash_step(h[5], hash_load64(buf + i + 40));
-		h[6] = hash_step(h[6], hash_load64(buf + i + 48));
-		h[7] = hash_step(h[7], hash_load64(buf + i + 56));
-	}
-	for (; i + 8 <= len; i += 8)
-		h[0] = hash_step(h[0], hash_load64(buf + i));
-	for (size_t s = 0; i < len; i++, s += 8)
-		tail |= (uint64_t) buf[i] << s;
-	r = hash_step(h[0], tail);
-	for (int k = 1; k < 8; k++)
-		r = hash_step(r, hash_fmix(h[k]));
-	r = hash_step(r, (uint64_t) len);
-	return hash_fmix(r);
-}
 
 /* ------------------------------------------------------------------ pool -- */
 

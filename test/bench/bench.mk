@@ -11,6 +11,7 @@
 #   make bench-scaleout   1 server vs coordinator + 1 / 2 postgres_fdw shards
 #   make bench-tf         Simple-8b frequency coding: greedy vs optimal packing
 #                         (test/bench/bench_tf.sh -> test/bench/out/tf.md)
+#   make bench-key        CPU cost of list identity per MB (keyed hash, memcmp)
 #   make bench-tools      just build the programs below
 #
 # Knobs go to the scripts through the environment, e.g.
@@ -29,17 +30,26 @@ BENCH_PQ_LIB ?= $(shell d=$$($(BENCH_PG_CONFIG) --libdir 2>/dev/null); \
 BENCH_CODEC_SRCS ?= $(sort $(wildcard src/codec/gpx_*.c))
 
 # the library-level benchmark links the CUDA objects when the main build made them
-BENCH_CUDA_LINK = $(if $(strip $(CUDA_OBJS)),$(CUDA_OBJS) -L$(CUDA_HOME)/lib64 \
+BENCH_CUDA_LINK = $(if $(strip $(CUDA_OBJS)),$(CUDA_OBJS) cuda/gpx_cuda_plan.o -L$(CUDA_HOME)/lib64 \
 	-L$(CUDA_HOME)/targets/x86_64-linux/lib -lcudart_static -ldl -lrt -lstdc++,)
 
 BENCH_PROGS = test/gen/bin/gpx_gen test/gen/bin/gpx_gencheck \
 	test/bench/bin/bench_codec test/bench/bin/bench_query test/bench/bin/gpx_corpus \
-	test/bench/bin/bench_size test/bench/bin/bench_rank test/bench/bin/bench_tf
+	test/bench/bin/bench_size test/bench/bin/bench_rank test/bench/bin/bench_tf test/bench/bin/bench_key
 
 # the codec size table of docs/bench/size.md (uniform lists in [0, 2^24))
 test/bench/bin/bench_size: test/bench/bench_size.c $(BENCH_CODEC_SRCS) $(wildcard src/codec/*.h)
 	@mkdir -p test/bench/bin
 	$(BENCH_CC) $(BENCH_CFLAGS) -Isrc/codec -o $@ $< $(BENCH_CODEC_SRCS) -lm -lpthread
+
+# the CPU cost of list identity per MB (docs/RELIABILITY.md, "List identity")
+test/bench/bin/bench_key: test/bench/bench_key.c test/unit/old_hash64.h $(BENCH_CODEC_SRCS) $(wildcard src/codec/*.h)
+	@mkdir -p test/bench/bin
+	$(BENCH_CC) $(BENCH_CFLAGS) -Isrc/codec -Itest/unit -o $@ $< $(BENCH_CODEC_SRCS) -lm -lpthread
+
+.PHONY: bench-key
+bench-key: test/bench/bin/bench_key
+	test/bench/bin/bench_key
 
 .PHONY: bench-size
 bench-size: test/bench/bin/bench_size
@@ -64,7 +74,7 @@ test/gen/bin/%: test/gen/%.c test/gen/gen_common.h test/gen/gen_tf.h
 	$(BENCH_CC) $(BENCH_CFLAGS) -o $@ $< -lm
 
 test/bench/bin/bench_codec: test/bench/bench_codec.c test/bench/bench_util.h test/gen/gen_common.h $(BENCH_CODEC_SRCS) \
-		$(wildcard src/codec/*.h) $(if $(strip $(CUDA_OBJS)),$(CUDA_OBJS))
+		$(wildcard src/codec/*.h) $(if $(strip $(CUDA_OBJS)),$(CUDA_OBJS) cuda/gpx_cuda_plan.o)
 	@mkdir -p test/bench/bin
 	$(BENCH_CC) $(BENCH_CFLAGS) -Isrc/codec -Icuda -Itest/gen -o $@ $< $(BENCH_CODEC_SRCS) \
 		$(BENCH_CUDA_LINK) -lm -lpthread

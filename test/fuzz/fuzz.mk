@@ -29,7 +29,9 @@ FUZZ_CFLAGS ?= -O1 -g -std=gnu11 -Wall -Wextra -fno-omit-frame-pointer \
 	-Isrc/codec -Itest/unit
 ASAN_CFLAGS ?= -O1 -g -std=gnu11 -Wall -Wextra -fno-omit-frame-pointer \
 	-fsanitize=address,undefined -fno-sanitize-recover=all \
-	-Isrc/codec -Itest/unit
+	-Isrc/codec -Icuda -Itest/unit
+# the unit tests link what `make unittest` links: the codec and the CUDA planner
+ASAN_LIB_SRCS = $(FUZZ_LIB_SRCS) cuda/gpx_cuda_plan.c
 ASAN_UNIT_TESTS = $(patsubst test/unit/%.c,$(FUZZ_BIN)/asan/%,$(wildcard test/unit/test_*.c))
 ASAN_UNIT_RUN = $(if $(UNIT_ASAN_QUICK),$(filter-out %/test_lrc,$(ASAN_UNIT_TESTS)),$(ASAN_UNIT_TESTS))
 
@@ -65,9 +67,9 @@ fuzz-corpus: $(FUZZ_BIN)/gen_corpus
 	rm -rf test/fuzz/corpus
 	$(FUZZ_BIN)/gen_corpus test/fuzz/corpus
 
-$(FUZZ_BIN)/asan/%: test/unit/%.c $(FUZZ_LIB_SRCS) $(FUZZ_HDRS)
+$(FUZZ_BIN)/asan/%: test/unit/%.c $(ASAN_LIB_SRCS) $(FUZZ_HDRS) cuda/gpx_cuda_plan.h
 	@mkdir -p $(FUZZ_BIN)/asan
-	$(FUZZ_CC) $(ASAN_CFLAGS) -o $@ $< $(FUZZ_LIB_SRCS) -lm -lpthread
+	$(FUZZ_CC) $(ASAN_CFLAGS) -o $@ $< $(ASAN_LIB_SRCS) -lm -lpthread
 
 unittest-asan-build: $(ASAN_UNIT_TESTS)
 

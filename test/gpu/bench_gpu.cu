@@ -455,6 +455,9 @@ bench_decode(bool quick, const std::vector<int> &codecs, double copy_gbs)
 
 static const uint32_t GOV2_DOCS = 25205179;
 
+/* Subkeys of list identity for the benchmark: all zero (any will do). */
+static const gpx_keyset bench_keys = {};
+
 /* The synthetic collection: term lists and their encodings. */
 struct collection
 {
@@ -464,7 +467,7 @@ struct collection
 	std::vector<std::vector<int>> by_topic_class;	/* [topic*7+class] -> terms */
 	std::vector<std::vector<uint8_t>> blob[GPX_CODEC_MAX + 1];
 	std::vector<gpx_list> view[GPX_CODEC_MAX + 1];
-	std::vector<uint64_t> hash[GPX_CODEC_MAX + 1];
+	std::vector<gpx_key> key[GPX_CODEC_MAX + 1];
 };
 
 /* Build the GOV2-like collection (see the file comment). */
@@ -517,7 +520,7 @@ make_collection(collection &C, int topics, const std::vector<int> &codecs)
 	{
 		C.blob[codec].resize(terms.size());
 		C.view[codec].resize(terms.size());
-		C.hash[codec].resize(terms.size());
+		C.key[codec].resize(terms.size());
 		par_for(terms.size(), [&](size_t i)
 				{
 					const std::vector<uint32_t> &d = C.docs[i];
@@ -529,7 +532,7 @@ make_collection(collection &C, int topics, const std::vector<int> &codecs)
 					gpx_encode(codec, d.data(), (uint32_t) d.size(), b.data(), cap, &len);
 					b.resize(len);
 					gpx_open(&C.view[codec][i], b.data(), len);
-					C.hash[codec][i] = gpx_hash64(b.data(), len);
+					C.key[codec][i] = gpx_key_content(&bench_keys, 0, b.data(), len);
 				});
 	}
 	printf("collection: %d topics, %zu terms, %.1f M postings, built in %.1f s\n",
@@ -637,7 +640,7 @@ make_batches(const collection &C, int codec, const std::vector<query> &qs, uint6
 				gpx_batch_list bl;
 
 				bl.list = C.view[codec][id];
-				bl.hash = C.hash[codec][id];
+				bl.key = C.key[codec][id];
 				t.l.push_back(bl);
 				mn = std::min<uint32_t>(mn, bl.list.n);
 			}

@@ -189,8 +189,11 @@ struct blob
 {
 	std::vector<uint8_t> bytes;
 	gpx_list	l;
-	uint64_t	hash;
+	gpx_key		key;
 };
+
+/* Subkeys of list identity for the tests: all zero (any keyset will do). */
+static const gpx_keyset test_keys = {};
 
 /* Encode docs with codec (validated); false on failure. */
 static bool
@@ -217,7 +220,7 @@ encode(int codec, const std::vector<uint32_t> &docs, blob &b)
 		fprintf(stderr, "validate %s n=%zu failed\n", gpx_codec_name(codec), docs.size());
 		return false;
 	}
-	b.hash = gpx_hash64(b.bytes.data(), len);
+	b.key = gpx_key_content(&test_keys, 0, b.bytes.data(), len);
 	return true;
 }
 
@@ -491,7 +494,7 @@ build_batch(const pool &P, const std::vector<tquery> &qs, tbatch &T, uint32_t *o
 			const blob &e = P.enc[q.codecs[j]][q.lists[j]];
 
 			bl.list = e.l;
-			bl.hash = q.nohash ? 0 : e.hash;
+			bl.key = q.nohash ? gpx_key{0, 0} : e.key;
 			T.lv.push_back(bl);
 			nmin = std::min<uint32_t>(nmin, e.l.n);
 		}
@@ -791,9 +794,9 @@ suite_api(gpx_cuda_ctx *ctx)
 		memset(&b, 0, sizeof(b));
 		memset(&q, 0, sizeof(q));
 		L[0].list = bb.l;
-		L[0].hash = bb.hash;
+		L[0].key = bb.key;
 		L[1].list = bs.l;
-		L[1].hash = bs.hash;
+		L[1].key = bs.key;
 		q.first_list = 0;
 		q.nlists = 1;
 		q.out_capacity = (uint32_t) big.size();
@@ -812,7 +815,7 @@ suite_api(gpx_cuda_ctx *ctx)
 		CHECKF(s == GPX_CUDA_OK && q.status == GPX_OK && q.out_count == small.size() &&
 			   memcmp(out.data(), small.data(), small.size() * 4) == 0,
 			   "context works after OOM: %s", gpx_cuda_last_error(c2));
-		CHECKF(gpx_cuda_cache_has(c2, bs.hash) == 1 && gpx_cuda_cache_has(c2, bb.hash) == 0,
+		CHECKF(gpx_cuda_cache_has(c2, bs.key) == 1 && gpx_cuda_cache_has(c2, bb.key) == 0,
 			   "cache_has");
 		gpx_cuda_close(c2);
 	}

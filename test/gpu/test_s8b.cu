@@ -40,23 +40,7 @@ static long g_passed,
 
 #define WARPS 8					/* warps per thread-block */
 
-/* splitmix64. */
-struct rng
-{
-	uint64_t	s;
-
-	/* Next 64 random bits. */
-	uint64_t next()
-	{
-		uint64_t	z = (s += 0x9E3779B97F4A7C15ull);
-
-		z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-		z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-		return z ^ (z >> 31);
-	}
-	/* Uniform in [0, n). */
-	uint64_t below(uint64_t n) { return n ? next() % n : 0; }
-};
+#include "gpu_rng.h"
 
 /* Warp w of the grid decodes block w of the section. */
 __global__ void

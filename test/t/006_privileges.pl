@@ -405,7 +405,7 @@ is($after->{fallbacks} - $before->{fallbacks}, 0, 'nothing fell back to the back
 ok(gpx_wait_slots_free($node), 'no request slot left in use');
 
 # --- a forged list must not poison another role's cache entry -------------
-# V and W are public; mallory builds C with V's gpx_hash64, length and ends
+# V and W are public; mallory builds C with V's old unkeyed hash (test/unit/old_hash64.h), length and ends
 # (two bit flips 64 bytes apart in the Elias-Fano low bits cancel out in
 # the hash) whose intersection with W differs, and sends it until the
 # executor caches it.  alice's query over V and W must still be right.

@@ -404,16 +404,23 @@ my @gpx_allowed = (
 	[ run_aborted => qr/Run was aborted|aborted in command \d+ \(SQL\) of script/ ],
 );
 
+# Warnings that are no error: the soak's gpu path on a machine whose
+# executor has no usable GPU (it runs on the executor's cpu threads).
+my @gpx_notices = (
+	[ no_gpu => qr/gpuidx\.device is gpu, but the executor has no usable gpu/ ],
+);
+
 # Wait for the load to end; returns a summary: runs (pgbench processes
 # run), exit (their exit codes), processed, reads, writes (transactions
 # pgbench counted), aborted (client abort lines), err (hash kind ->
-# count), unexpected (error lines of no allowed kind, or a pgbench that
-# did not end in time), wrong (wrong-answer warnings), wall (seconds).
+# count), notices (hash kind -> count, of @gpx_notices), unexpected
+# (error lines of no allowed kind, or a pgbench that did not end in
+# time), wrong (wrong-answer warnings), wall (seconds).
 sub gpx_soak_load_finish
 {
 	my ($l) = @_;
 	my %r = (runs => 0, processed => 0, reads => 0, writes => 0, aborted => 0,
-		err => {}, unexpected => [], wrong => [], exit => [], out => '');
+		err => {}, notices => {}, unexpected => [], wrong => [], exit => [], out => '');
 	for my $h (@{ $l->{h} })
 	{
 		eval { $h->finish; };
@@ -443,6 +450,12 @@ sub gpx_soak_load_finish
 				next;
 			}
 			next unless $line =~ /\b(?:ERROR|FATAL|PANIC|WARNING):|pgbench: (?:error|fatal):/;
+			my ($notice) = map { $_->[0] } grep { $line =~ $_->[1] } @gpx_notices;
+			if ($notice)
+			{
+				$r{notices}{$notice}++;
+				next;
+			}
 			$r{aborted}++ if $line =~ /aborted in command/;
 			my ($kind) = map { $_->[0] } grep { $line =~ $_->[1] } @gpx_allowed;
 			if ($kind) { $r{err}{$kind}++; }

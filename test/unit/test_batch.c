@@ -1,7 +1,6 @@
 /*
  * test_batch.c - unit tests of the CPU batch back end (gpx_batch_cpu.c):
- * gpx_hash64 (determinism, sensitivity to every bit, length), and random
- * batches run by gpx_batch_run_cpu and by a persistent pool with 1..8
+ * random batches run by gpx_batch_run_cpu and by a persistent pool with 1..8
  * threads, every query compared with gpx_intersect run alone; then bad
  * queries (out of range list index, output outside the area, too small a
  * capacity), an empty batch and pool reuse.
@@ -13,7 +12,7 @@
 
 static const int codecs[] = {GPX_CODEC_PFOR, GPX_CODEC_LRC, GPX_CODEC_QS};
 
-/* Encode docs into a malloc'd exact blob and fill bl (list + hash). */
+/* Encode docs into a malloc'd exact blob and fill bl (list, no key). */
 static uint8_t *
 make_blob(int codec, const uint32_t *docs, uint32_t n, gpx_batch_list *bl)
 {
@@ -21,45 +20,8 @@ make_blob(int codec, const uint32_t *docs, uint32_t n, gpx_batch_list *bl)
 	uint8_t    *buf = unit_encode_exact(codec, docs, n, &len);
 
 	CHECK(gpx_open(&bl->list, buf, len) == GPX_OK);
-	bl->hash = gpx_hash64(buf, len);
+	memset(&bl->key, 0, sizeof(bl->key));	/* the CPU back end keeps nothing */
 	return buf;
-}
-
-/* Hash: deterministic, every flipped bit and every length changes it. */
-static void
-test_hash(void)
-{
-	uint8_t		buf[300];
-	uint64_t	h0;
-	unit_rng	r = {42};
-	int			same = 0;
-
-	for (int i = 0; i < (int) sizeof(buf); i++)
-		buf[i] = (uint8_t) unit_next(&r);
-	h0 = gpx_hash64(buf, sizeof(buf));
-	CHECK(h0 == gpx_hash64(buf, sizeof(buf)));
-	for (int bit = 0; bit < (int) sizeof(buf) * 8; bit++)
-	{
-		buf[bit / 8] ^= (uint8_t) (1u << (bit % 8));
-		same += gpx_hash64(buf, sizeof(buf)) == h0;
-		buf[bit / 8] ^= (uint8_t) (1u << (bit % 8));
-	}
-	CHECKF(same == 0, "%d single-bit flips kept the hash", same);
-	/* bit 63 of two different words: plain word-wise FNV-1a collides here */
-	buf[7] ^= 0x80;
-	buf[15] ^= 0x80;
-	CHECK(gpx_hash64(buf, sizeof(buf)) != h0);
-	buf[7] ^= 0x80;
-	buf[15] ^= 0x80;
-	same = 0;
-	for (size_t len = 0; len < sizeof(buf); len++)
-		for (size_t len2 = len + 1; len2 < sizeof(buf) && len2 < len + 9; len2++)
-			same += gpx_hash64(buf, len) == gpx_hash64(buf, len2);
-	CHECKF(same == 0, "%d prefix lengths collided", same);
-	/* zero-filled buffers of different lengths differ */
-	memset(buf, 0, sizeof(buf));
-	CHECK(gpx_hash64(buf, 8) != gpx_hash64(buf, 16));
-	CHECK(gpx_hash64(buf, 0) != gpx_hash64(buf, 1));
 }
 
 /* Random batches on a pool of nthreads and on run_cpu, against gpx_intersect. */
@@ -179,7 +141,6 @@ main(void)
 	unit_rng	r = {20240601};
 	gpx_batch_pool *p = NULL;
 
-	test_hash();
 	CHECK(gpx_batch_pool_create(0, &p) == GPX_E_ARG && p == NULL);
 	CHECK(gpx_batch_pool_threads(NULL) == 0);
 	for (int nt = 1; nt <= 8; nt *= 2)

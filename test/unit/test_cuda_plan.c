@@ -28,6 +28,9 @@
 
 static const int codecs[] = {GPX_CODEC_PFOR, GPX_CODEC_LRC, GPX_CODEC_QS};
 
+/* Subkeys of list identity for the tests: all zero (any keyset will do). */
+static const gpx_keyset plan_keys;
+
 /* A list of the test pool: its docIDs and its blob. */
 typedef struct plan_list
 {
@@ -51,7 +54,7 @@ make_list(unit_rng *r, plan_list *pl, int codec, uint32_t n, uint32_t base,
 		pl->docs[i] += base;
 	pl->blob = unit_encode_exact(codec, pl->docs, pl->n, &pl->len);
 	CHECK(pl->blob != NULL && gpx_open(&pl->bl.list, pl->blob, pl->len) == GPX_OK);
-	pl->bl.hash = gpx_hash64(pl->blob, pl->len);
+	pl->bl.key = gpx_key_content(&plan_keys, 0, pl->blob, pl->len);
 }
 
 /* Make a list of the given docIDs with codec. */
@@ -63,7 +66,7 @@ make_list_of(plan_list *pl, int codec, const uint32_t *docs, uint32_t n)
 	pl->n = n;
 	pl->blob = unit_encode_exact(codec, pl->docs, pl->n, &pl->len);
 	CHECK(pl->blob != NULL && gpx_open(&pl->bl.list, pl->blob, pl->len) == GPX_OK);
-	pl->bl.hash = gpx_hash64(pl->blob, pl->len);
+	pl->bl.key = gpx_key_content(&plan_keys, 0, pl->blob, pl->len);
 }
 
 /* Free a test list. */

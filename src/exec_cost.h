@@ -1,0 +1,40 @@
+/*
+ * exec_cost.h - the cost model of gpuidx.device = auto: whether a set of
+ * queries goes to the executor or stays in the backend, and the measured
+ * coefficients it rests on (kept in shared memory, exec_shmem.h).
+ * Internal to the exec_*.c files.
+ */
+#ifndef EXEC_COST_H
+#define EXEC_COST_H
+
+#include "exec_shmem.h"
+
+/* First guesses of a fresh region, until measured. */
+extern void gpuidx_exec_cost_init(GpxExecShared *ctl);
+
+/*
+ * Whether gpuidx.device sends a set of nq queries (work W, bytes to copy,
+ * postings of shortest lists) to the executor.
+ */
+extern bool gpuidx_exec_cost_route(int nq, uint64 work, uint64 bytes,
+								   uint64 postings);
+
+/* A backend computed work units in seconds (sizeable samples only). */
+extern void gpuidx_exec_cost_note_backend(uint64 work, double seconds);
+
+/* A round trip took ns besides its batching wait and compute time. */
+extern void gpuidx_exec_cost_note_overhead(int64 ns);
+
+/* The executor ran work units on par threads (1: a GPU) in run_us. */
+extern void gpuidx_exec_cost_note_executor(uint64 work, int64 run_us,
+										   uint64 par);
+
+/* The executor opened a GPU: an optimistic guess until batches measure. */
+extern void gpuidx_exec_cost_gpu_opened(void);
+
+/* Current coefficients for gpuidx_info(): backend and executor ns per unit
+ * of work, round-trip overhead in us. */
+extern void gpuidx_exec_cost_show(double *backend_ns, double *exec_ns,
+								  double *overhead_us);
+
+#endif							/* EXEC_COST_H */
