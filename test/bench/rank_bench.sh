@@ -112,14 +112,18 @@ rank_setup() {
 
 # rank_paths DB DATASET MODE K LISTSQL: bench_query's --path arguments
 # (one per line) for one group.  LISTSQL: the query's lists in term
-# order from $1 (a term_id array), with the column name TYPECOL.
+# order from QTERMS (a term_id array, $1 here), with the column TYPECOL.
 rank_paths() {
-	local db=$1 mode=$2 k=$3 listsql=$4 t fn tsq gin_ok rum_ok
+	local db=$1 mode=$2 k=$3 listsql=${4//QTERMS/\$1::int[]} t fn tsq
 	fn=posting_rank_or; tsq='$2::tsquery'
 	[ "$mode" = AND ] && fn=posting_rank_and
 	for t in $TYPES; do
 		echo "gpuidx $t||SELECT ARRAY[count(*)::int] FROM $fn(ARRAY(${listsql//TYPECOL/docs_$t}), (SELECT stats FROM collection), $k)"
 	done
+	# what a query costs besides ranking: read its lists (first type) and
+	# return the stored number of rows
+	t=${TYPES%% *}
+	echo "floor: read $t lists||SELECT ARRAY[e.n] FROM rank_expect e WHERE e.term_ids = \$1::int[] AND e.mode = '$mode' AND e.k = $k AND cardinality(ARRAY(${listsql//TYPECOL/docs_$t})) >= 0"
 	echo "GIN ts_rank_cd||SELECT ARRAY[count(*)::int] FROM (SELECT doc_id FROM docs_gin WHERE tsv @@ $tsq ORDER BY ts_rank_cd(tsv, $tsq) DESC LIMIT $k) s"
 	if [ "$(bl_val "$db" "SELECT count(*) FROM pg_extension WHERE extname = 'rum'")" = 1 ]; then
 		echo "RUM <=>||SELECT ARRAY[count(*)::int] FROM (SELECT doc_id FROM docs_rum WHERE tsv @@ $tsq ORDER BY tsv <=> $tsq LIMIT $k) s"
@@ -128,9 +132,22 @@ rank_paths() {
 	fi
 }
 
+# rank_expect DB LISTSQL: rank_expect(term_ids, mode, k, n), the number of
+# rows of each query's top k (from the first type), for the floor path.
+rank_expect() {
+	local db=$1 listsql=${2//QTERMS/q.term_ids} t=${TYPES%% *} k sql=""
+	for k in $KS; do
+		sql="$sql INSERT INTO rank_expect SELECT q.term_ids, 'AND', $k, (SELECT count(*) FROM posting_rank_and(ARRAY(${listsql//TYPECOL/docs_$t}), (SELECT stats FROM collection), $k)) FROM (SELECT DISTINCT term_ids FROM queries) q;"
+		sql="$sql INSERT INTO rank_expect SELECT q.term_ids, 'OR', $k, (SELECT count(*) FROM posting_rank_or(ARRAY(${listsql//TYPECOL/docs_$t}), (SELECT stats FROM collection), $k)) FROM (SELECT DISTINCT term_ids FROM queries) q;"
+	done
+	pgc_psql -d "$db" -c "CREATE TABLE rank_expect (term_ids int[], mode text, k int, n int)" -c "$sql" \
+		-c "CREATE INDEX ON rank_expect (term_ids, mode, k)" -c "ANALYZE rank_expect"
+}
+
 # rank_run DB DATASET QSQL_AND QSQL_OR LISTSQL: every group (mode x k).
 rank_run() {
 	local db=$1 ds=$2 qand=$3 qor=$4 listsql=$5 mode k q p
+	rank_expect "$db" "$listsql" || return 1
 	for mode in AND OR; do
 		q=$qor
 		[ "$mode" = AND ] && q=$qand
@@ -159,7 +176,7 @@ rank_build_lists() {
 		-c "ALTER TABLE rank_lists ADD PRIMARY KEY (term_id)" -c "VACUUM ANALYZE rank_lists"
 }
 
-LISTSQL='SELECT l.TYPECOL FROM unnest($1::int[]) WITH ORDINALITY u(t, pos) LEFT JOIN rank_lists l ON l.term_id = u.t ORDER BY u.pos'
+LISTSQL='SELECT l.TYPECOL FROM unnest(QTERMS) WITH ORDINALITY u(t, pos) LEFT JOIN rank_lists l ON l.term_id = u.t ORDER BY u.pos'
 
 # ----------------------------------------------------------- synthetic ---
 ds="synth-$ORDER"
@@ -281,6 +298,8 @@ mkdir -p "$OUT"
 	echo "queries; p50, p99: client-side latency (ms); x GIN, x RUM: the qps of"
 	echo "the path over theirs.  Every path returned the same number of rows"
 	echo "(min(k, matches)) for every query, or its status says how many differed."
+	echo "The floor path reads a query's lists as the gpuidx path does and returns"
+	echo "the stored row count: what a query costs besides ranking."
 	awk -F'\t' '
 	$1 == "query" {
 		g = $2; p = $3
