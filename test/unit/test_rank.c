@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "gpx_rank.h"
+#include "gpx_rank_batch.h"
 #include "unit.h"
 
 static const int codecs[] = {GPX_CODEC_PFOR, GPX_CODEC_LRC, GPX_CODEC_QS};
@@ -713,6 +714,113 @@ test_rank_pruning(void)
 	coll_free(&c);
 }
 
+/* A batch of random AND and OR queries equals one call per query. */
+static void
+test_rank_batch(void)
+{
+	unit_rng	r = {81};
+	coll		c;
+	blobs		bl;
+	gpx_rank_bquery qs[40];
+	gpx_rank_bterm terms[200];
+	gpx_rank_batch b;
+	uint32_t	nt = 0;
+	uint64_t	slots = 0;
+	size_t		ws;
+	void	   *work;
+	bool		ok = true;
+
+	coll_make(&c, &r, 20000, 10, 50, false, false);
+	blobs_make(&bl, &c, GPX_CODEC_PFOR);
+	memset(&b, 0, sizeof(b));
+	for (int q = 0; q < 40; q++)
+	{
+		uint32_t	m = 1 + unit_below(&r, 4);
+
+		qs[q].first_term = nt;
+		qs[q].nterms = m;
+		qs[q].k = 1 + unit_below(&r, q % 2 ? 20 : 500);
+		qs[q].mode = q % 3 == 0 ? GPX_RANK_MODE_AND : GPX_RANK_MODE_OR;
+		qs[q].out_offset = slots;
+		slots += qs[q].k;
+		for (uint32_t i = 0; i < m; i++)
+			terms[nt++].list = unit_below(&r, 30) == 0 ? -1 : (int32_t) unit_below(&r, 10);
+	}
+	b.nqueries = 40;
+	b.nterms = nt;
+	b.nlists = 10;
+	b.queries = qs;
+	b.terms = terms;
+	b.lists = bl.l;
+	b.doclen = &c.dl;
+	b.k1 = 1.1;
+	b.b = 0.6;
+	b.or_algo = GPX_RANK_AUTO;
+	b.out_slots = slots;
+	b.out_docs = unit_xmalloc(sizeof(uint32_t) * slots);
+	b.out_scores = unit_xmalloc(sizeof(double) * slots);
+	CHECK(gpx_rank_batch_prepare(&b) == GPX_OK);
+	for (uint32_t t = 0; t < nt; t++)
+		if (terms[t].list >= 0 &&
+			(terms[t].df != c.n[terms[t].list] ||
+			 terms[t].idf != gpx_bm25_idf(c.dl.ndocs, c.n[terms[t].list])))
+			ok = false;
+	CHECKF(ok, "prepared df or idf");
+	ws = gpx_rank_batch_work_size(&b, 0, 40);
+	work = unit_xmalloc(ws);
+	CHECK(gpx_rank_batch_run(&b, 0, 20, work, ws, NULL) == GPX_OK);
+	CHECK(gpx_rank_batch_run(&b, 20, 20, work, ws, NULL) == GPX_OK);
+	for (int q = 0; q < 40; q++)
+	{
+		int			qt[8];
+
+		for (uint32_t i = 0; i < qs[q].nterms; i++)
+			qt[i] = terms[qs[q].first_term + i].list;
+		if (qs[q].status != GPX_OK)
+			ok = false;
+		else
+		{
+			answer		a;
+			uint32_t	o = (uint32_t) qs[q].out_offset;
+
+			answer_make(&a, &c, qt, (int) qs[q].nterms, qs[q].mode == GPX_RANK_MODE_AND,
+						1.1, 0.6, qs[q].k, true);
+			if (a.n != qs[q].out_count)
+				ok = false;
+			for (uint32_t i = 0; i < a.n && ok; i++)
+				if (b.out_docs[o + i] != a.p[i].doc ||
+					memcmp(&b.out_scores[o + i], &a.p[i].score, sizeof(double)) != 0)
+					ok = false;
+			free(a.p);
+		}
+	}
+	CHECKF(ok, "batch answers differ from the naive scorer");
+	/* a too small workspace fails the query, not the batch */
+	CHECK(gpx_rank_batch_run(&b, 0, 1, work, 8, NULL) == GPX_OK && qs[0].status == GPX_E_NOSPACE);
+	/* shapes prepare refuses */
+	terms[0].list = 10;
+	CHECK(gpx_rank_batch_prepare(&b) == GPX_E_ARG);
+	terms[0].list = 0;
+	qs[1].k = 0;
+	CHECK(gpx_rank_batch_prepare(&b) == GPX_E_ARG);
+	qs[1].k = 1;
+	qs[39].out_offset = slots;
+	CHECK(gpx_rank_batch_prepare(&b) == GPX_E_ARG);
+	qs[39].out_offset = 0;
+	qs[2].nterms = nt + 1;
+	CHECK(gpx_rank_batch_prepare(&b) == GPX_E_ARG);
+	qs[2].nterms = 1;
+	b.b = 2.0;
+	CHECK(gpx_rank_batch_prepare(&b) == GPX_E_ARG);
+	b.b = 0.5;
+	CHECK(gpx_rank_batch_prepare(&b) == GPX_OK);
+	free(work);
+	free(b.out_docs);
+	free(b.out_scores);
+	blobs_free(&bl, 10);
+	coll_free(&c);
+}
+
 int
 main(void)
 {
@@ -722,5 +830,6 @@ main(void)
 	test_rank_random();
 	test_rank_edges();
 	test_rank_pruning();
+	test_rank_batch();
 	return unit_finish();
 }
