@@ -26,8 +26,9 @@
 #   RANK_ORDER (clustered) RANK_MIN_SHORTEST (10000) RANK_KS ("10 1000")
 #   RANK_TYPES ("pfor qs") RANK_CORPUS ("pgdocs linux", or none)
 #   RANK_LINUX_MAX_DOCS (4000) RANK_CORPUS_QUERIES (500) RANK_MIN_TIME (3)
-#   RANK_MAX_TIME (150: the slowest paths run every query once) RANK_OUT (docs/bench) RANK_INSTALL (1: make install
-#   as root) RANK_KEEP (1: keep the work directory).
+#   RANK_MAX_TIME (150: the slowest paths run every query once)
+#   RANK_OUT (docs/bench) RANK_INSTALL (1: make install as root)
+#   RANK_KEEP (1: keep the work directory).
 # Writes RANK_OUT/LABEL.md (default label: rank) and LABEL.tsv.
 set -uo pipefail
 
