@@ -4,8 +4,12 @@
 # when nvcc is found (NVCC=... to point at one, NVCC= to build CPU-only).
 #
 #   make && make install        build and install into PG_CONFIG's server
+#   make COPT=-DUSE_ASSERT_CHECKING   the same with the extension's Asserts on
+#                               (works against a server built without them)
 #   make unittest               C unit tests of the pure-C codec core
 #   make installcheck           pg_regress suite against a running server
+#   make prove_installcheck     TAP tests (test/t/*.pl; each starts its own
+#                               servers from PG_CONFIG's bindir; not as root)
 #   test/run-tests.sh           everything, on a fresh Debian machine
 
 EXTENSION = gpuidx
@@ -70,6 +74,9 @@ ifeq ($(wildcard $(firstword $(PG_CLANG))),)
 override with_llvm = no
 endif
 include $(PGXS)
+# COPT's defines (make COPT=-DUSE_ASSERT_CHECKING) reach the JIT bitcode
+# too, so that inlined copies agree with the library on every struct
+BITCODE_CFLAGS += $(filter -D%,$(COPT))
 
 ifneq ($(strip $(CUDA_OBJS)),)
 cuda/%.cuo: cuda/%.cu $(wildcard cuda/*.cuh) $(wildcard src/codec/*.h)
@@ -87,13 +94,19 @@ sql/gpuidx--$(EXTVERSION_PREV)--$(EXTVERSION).sql: sql/gpuidx.sql.in sql/gpuidx_
 
 $(OBJS): $(wildcard src/*.h) $(wildcard src/codec/*.h) $(wildcard cuda/*.h)
 
-# ---- C unit tests of the codec core (no PostgreSQL needed) ------------------
-UNIT_CC ?= $(CC)
-UNIT_CFLAGS ?= -O2 -g -std=gnu11 -Wall -Wextra -ffp-contract=off -Isrc/codec -Icuda -Itest/unit
-UNIT_TESTS = $(patsubst test/unit/%.c,test/unit/bin/%,$(filter-out test/unit/gpx_ref.c,$(wildcard test/unit/test_*.c)))
-UNIT_LIB_SRCS = $(CODEC_SRCS) cuda/gpx_cuda_plan.c $(wildcard test/unit/gpx_ref.c)
+# ---- tests --------------------------------------------------------------------
+# The reference library (test/ref) serves the unit tests, the fuzzers, the
+# generator and the benchmarks; the unit-test harness is test/unit/unit.c.
+REF_SRCS = test/ref/gpx_ref.c
+REF_HDRS = test/ref/gpx_ref.h
 
-test/unit/bin/%: test/unit/%.c $(UNIT_LIB_SRCS) $(wildcard src/codec/*.h) cuda/gpx_cuda_plan.h $(wildcard test/unit/*.h)
+# C unit tests of the codec core and the CUDA planner (no PostgreSQL needed)
+UNIT_CC ?= $(CC)
+UNIT_CFLAGS ?= -O2 -g -std=gnu11 -Wall -Wextra -ffp-contract=off -Isrc/codec -Icuda -Itest/ref -Itest/unit
+UNIT_TESTS = $(patsubst test/unit/%.c,test/unit/bin/%,$(wildcard test/unit/test_*.c))
+UNIT_LIB_SRCS = $(CODEC_SRCS) cuda/gpx_cuda_plan.c $(REF_SRCS) test/unit/unit.c
+
+test/unit/bin/%: test/unit/%.c $(UNIT_LIB_SRCS) $(wildcard src/codec/*.h) cuda/gpx_cuda_plan.h $(REF_HDRS) $(wildcard test/unit/*.h)
 	@mkdir -p test/unit/bin
 	$(UNIT_CC) $(UNIT_CFLAGS) -o $@ $< $(UNIT_LIB_SRCS) -lm -lpthread
 
@@ -103,6 +116,18 @@ unittest: unittest-build
 	@test/unit/run-unit.sh $(UNIT_TESTS)
 
 EXTRA_CLEAN += test/unit/bin
+
+# TAP tests through PGXS's prove_installcheck (PROVE_TESTS picks files,
+# PROVE_FLAGS adds prove options); installcheck stays pg_regress alone
+PROVE_TESTS ?= $(sort $(wildcard test/t/*.pl))
+.PHONY: prove_installcheck
+ifeq ($(enable_tap_tests),yes)
+prove_installcheck:
+	$(prove_installcheck)
+else
+prove_installcheck:
+	@echo "prove_installcheck: $(PG_CONFIG)'s PGXS has no TAP support (built without --enable-tap-tests)"; exit 1
+endif
 
 # ---- benchmarks, data generator, demo; GPU tests ------------------------------
 include test/bench/bench.mk

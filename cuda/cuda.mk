@@ -41,6 +41,10 @@ GPU_CODEC_OBJS := $(patsubst src/codec/%.c,$(GPU_OBJDIR)/codec/%.o,$(GPU_CODEC_S
 	$(GPU_OBJDIR)/host/gpx_cuda_plan.o
 GPU_CUDA_OBJS := $(patsubst cuda/%.cu,$(GPU_OBJDIR)/cuda/%.o,$(GPU_CUDA_SRCS))
 GPU_EMU_OBJS := $(patsubst cuda/%.cu,$(GPU_OBJDIR)/emu/%.o,$(GPU_CUDA_SRCS))
+# the unit-test harness and the reference library (test_gpu and test_s8b
+# count cases with it)
+GPU_UNIT_OBJS := $(GPU_OBJDIR)/test/unit.o $(GPU_OBJDIR)/test/gpx_ref.o
+GPU_UNIT_INC := -Itest/unit -Itest/ref
 
 GPU_TEST_BIN := test/gpu/bin/test_gpu$(GPU_VARIANT)
 GPU_BENCH_BIN := test/gpu/bin/bench_gpu$(GPU_VARIANT)
@@ -79,6 +83,14 @@ $(GPU_OBJDIR)/host/gpx_cuda_plan.o: cuda/gpx_cuda_plan.c cuda/gpx_cuda_plan.h $(
 	@mkdir -p $(dir $@)
 	$(GPU_CC) $(GPU_CFLAGS) -c $< -o $@
 
+$(GPU_OBJDIR)/test/%.o: test/unit/%.c test/unit/unit.h test/ref/gpx_ref.h $(wildcard src/codec/*.h)
+	@mkdir -p $(dir $@)
+	$(GPU_CC) $(GPU_CFLAGS) $(GPU_UNIT_INC) -c $< -o $@
+
+$(GPU_OBJDIR)/test/%.o: test/ref/%.c test/ref/gpx_ref.h
+	@mkdir -p $(dir $@)
+	$(GPU_CC) $(GPU_CFLAGS) $(GPU_UNIT_INC) -c $< -o $@
+
 $(GPU_OBJDIR)/cuda/%.o: cuda/%.cu $(GPU_CUDA_HDRS)
 	@mkdir -p $(dir $@)
 	$(GPU_NVCC) $(GPU_NVCCFLAGS) -c $< -o $@
@@ -87,25 +99,27 @@ $(GPU_OBJDIR)/emu/%.o: cuda/%.cu $(GPU_CUDA_HDRS) test/gpu/gpx_emu.h
 	@mkdir -p $(dir $@)
 	$(GPU_CXX) $(GPU_EMUFLAGS) -x c++ -c $< -o $@
 
-$(GPU_TEST_BIN): test/gpu/test_gpu.cu test/gpu/gpu_rng.h $(GPU_CUDA_OBJS) $(GPU_CODEC_OBJS)
+$(GPU_TEST_BIN): test/gpu/test_gpu.cu test/gpu/gpu_rng.h $(GPU_CUDA_OBJS) $(GPU_CODEC_OBJS) $(GPU_UNIT_OBJS)
 	@mkdir -p $(dir $@)
-	$(GPU_NVCC) $(GPU_NVCCFLAGS) -o $@ $< $(GPU_CUDA_OBJS) $(GPU_CODEC_OBJS) -lpthread
+	$(GPU_NVCC) $(GPU_NVCCFLAGS) $(GPU_UNIT_INC) -o $@ $< $(GPU_CUDA_OBJS) $(GPU_CODEC_OBJS) $(GPU_UNIT_OBJS) -lpthread
 
 $(GPU_BENCH_BIN): test/gpu/bench_gpu.cu test/gpu/gpu_rng.h $(GPU_CUDA_OBJS) $(GPU_CODEC_OBJS) $(GPU_CUDA_HDRS)
 	@mkdir -p $(dir $@)
 	$(GPU_NVCC) $(GPU_NVCCFLAGS) -Xcompiler -fopenmp -o $@ $< $(GPU_CUDA_OBJS) $(GPU_CODEC_OBJS) -lpthread
 
-$(GPU_EMU_BIN): test/gpu/test_gpu.cu test/gpu/gpu_rng.h $(GPU_EMU_OBJS) $(GPU_CODEC_OBJS)
+$(GPU_EMU_BIN): test/gpu/test_gpu.cu test/gpu/gpu_rng.h $(GPU_EMU_OBJS) $(GPU_CODEC_OBJS) $(GPU_UNIT_OBJS)
 	@mkdir -p $(dir $@)
-	$(GPU_CXX) $(GPU_EMUFLAGS) -x c++ -o $@ $< -x none $(GPU_EMU_OBJS) $(GPU_CODEC_OBJS) -lpthread
+	$(GPU_CXX) $(GPU_EMUFLAGS) $(GPU_UNIT_INC) -x c++ -o $@ $< -x none $(GPU_EMU_OBJS) $(GPU_CODEC_OBJS) \
+		$(GPU_UNIT_OBJS) -lpthread
 
-$(GPU_S8B_BIN): test/gpu/test_s8b.cu test/gpu/gpu_rng.h $(GPU_CODEC_OBJS) $(GPU_CUDA_HDRS)
+$(GPU_S8B_BIN): test/gpu/test_s8b.cu test/gpu/gpu_rng.h $(GPU_CODEC_OBJS) $(GPU_UNIT_OBJS) $(GPU_CUDA_HDRS)
 	@mkdir -p $(dir $@)
-	$(GPU_NVCC) $(GPU_NVCCFLAGS) -o $@ $< $(GPU_CODEC_OBJS)
+	$(GPU_NVCC) $(GPU_NVCCFLAGS) $(GPU_UNIT_INC) -o $@ $< $(GPU_CODEC_OBJS) $(GPU_UNIT_OBJS)
 
-$(GPU_S8B_EMU_BIN): test/gpu/test_s8b.cu test/gpu/gpu_rng.h $(GPU_CODEC_OBJS) $(GPU_CUDA_HDRS) test/gpu/gpx_emu.h
+$(GPU_S8B_EMU_BIN): test/gpu/test_s8b.cu test/gpu/gpu_rng.h $(GPU_CODEC_OBJS) $(GPU_UNIT_OBJS) $(GPU_CUDA_HDRS) test/gpu/gpx_emu.h
 	@mkdir -p $(dir $@)
-	$(GPU_CXX) $(GPU_EMUFLAGS) -x c++ -o $@ $< -x none $(GPU_CODEC_OBJS) -lpthread
+	$(GPU_CXX) $(GPU_EMUFLAGS) $(GPU_UNIT_INC) -x c++ -o $@ $< -x none $(GPU_CODEC_OBJS) \
+		$(GPU_UNIT_OBJS) -lpthread
 
 gpu-clean:
 	rm -rf test/gpu/bin test/gpu/obj*

@@ -4,19 +4,23 @@
 #   sudo scripts/demo.sh
 #
 # Installs what it needs from Debian (PostgreSQL 15, its server headers and
-# HTML documentation, a C compiler), builds and installs the extension,
-# starts a throwaway cluster (as an unprivileged user, in a temporary
-# directory, on a free port, with gpuidx preloaded so that its executor
+# HTML documentation, a C compiler), builds the extension and installs it
+# into a private copy of the PostgreSQL installation in a temporary folder
+# (never into the system's), starts a throwaway cluster from that copy (as
+# root: as a temporary unprivileged user; in the temporary folder, on a
+# port free at run time, with gpuidx preloaded so that its executor
 # runs), loads PostgreSQL's own HTML documentation as
 # documents, indexes them through to_tsvector into posting lists of every
 # type (posting_pfor, posting_lrc, posting_qs), int4[] and a GIN index, then
 # answers example queries with posting_intersect and checks every answer
 # against the GIN index (tsvector @@ tsquery).  Prints sizes and timings,
-# and removes the cluster when it ends, however it ends.
+# and removes everything it created (cluster, folder, user) when it ends,
+# however it ends.
 #
 # Environment: DEMO_SKIP_APT=1 (packages already there), DEMO_SKIP_BUILD=1
-# (extension already installed), DEMO_QUERIES='q1;q2;...' (your own queries),
-# DEMO_KEEP=1 (keep the cluster running and print how to connect).
+# (use the extension installed for the pg_config on PATH instead of building
+# it), DEMO_QUERIES='q1;q2;...' (your own queries), DEMO_KEEP=1 (keep the
+# cluster running and print how to connect, and how to remove it after).
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
@@ -46,37 +50,46 @@ if [ -z "${DEMO_SKIP_APT:-}" ]; then
 fi
 export PATH="/usr/lib/postgresql/15/bin:$PATH"
 command -v pg_config >/dev/null || die "pg_config not found (postgresql-server-dev-15)"
+PGC_BIN=$(pg_config --bindir)
 [ -d /usr/share/doc/postgresql-doc-15/html ] || die "postgresql-doc-15 is not installed"
 
-# ------------------------------------------------------------------ build --
-if [ -z "${DEMO_SKIP_BUILD:-}" ]; then
-	step "building the extension (make)"
-	make -s -j"$(nproc)" >/tmp/gpuidx-demo-build.log 2>&1 || { tail -n 30 /tmp/gpuidx-demo-build.log; die "make failed"; }
-	step "installing it (make install)"
-	make -s install >>/tmp/gpuidx-demo-build.log 2>&1 || { tail -n 30 /tmp/gpuidx-demo-build.log; die "make install failed"; }
-fi
-mk="make -s"
-grep -q 'test/bench/bench.mk' Makefile || mk="make -s -f Makefile -f test/bench/bench.mk"
-$mk test/bench/bin/gpx_corpus >/tmp/gpuidx-demo-build.log 2>&1 || { cat /tmp/gpuidx-demo-build.log; die "building the corpus reader failed"; }
-
-# ---------------------------------------------------------------- cluster --
-PGC_BIN=$(pg_config --bindir)
-BL_WORK=$(mktemp -d /tmp/gpuidx-demo.XXXXXX)
+# ------------------------------------------------------------ work folder --
+BL_WORK=$(mktemp -d "${TMPDIR:-/tmp}/gpuidx-demo.XXXXXX") || die "mktemp failed"
 chmod 755 "$BL_WORK"
 cleanup() {
 	trap '' PIPE			# stdout may be a closed pipe: still clean up
 	if [ -n "${DEMO_KEEP:-}" ] && [ -n "$PGC_DIR" ]; then
-		echo "cluster kept: psql -h $PGHOST -p $PGPORT -U postgres gpuidx_demo   (stop: pg_ctl -D $PGC_DIR/data stop)"
+		echo "cluster kept: psql -h $PGHOST -p $PGPORT -U postgres gpuidx_demo"
+		echo "  remove it after: ${PGC_RUNAS:+runuser -u $PGC_RUNAS -- }$PGC_BIN/pg_ctl -D $PGC_DIR/data stop; rm -rf $BL_WORK${PGC_TEMP_USER:+; userdel $PGC_TEMP_USER}"
 		return
 	fi
 	step "stopping and removing the throwaway cluster"
 	pgc_stop
+	pgc_drop_temp_user
 	rm -rf "$BL_WORK"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM HUP PIPE
+
+# ------------------------------------------------------------------ build --
+if [ -z "${DEMO_SKIP_BUILD:-}" ]; then
+	step "a private copy of PostgreSQL to install into ($BL_WORK/pg)"
+	pgc_private_pg "$BL_WORK/pg" || die "copying the PostgreSQL installation failed"
+	step "building the extension (make)"
+	make -s -j"$(nproc)" >"$BL_WORK/build.log" 2>&1 || { cat "$BL_WORK/build.log"; die "make failed"; }
+	step "installing it into the private copy (make install)"
+	make -s install >>"$BL_WORK/build.log" 2>&1 || { cat "$BL_WORK/build.log"; die "make install failed"; }
+fi
+mk="make -s"
+grep -q 'test/bench/bench.mk' Makefile || mk="make -s -f Makefile -f test/bench/bench.mk"
+$mk test/bench/bin/gpx_corpus >"$BL_WORK/build.log" 2>&1 || { cat "$BL_WORK/build.log"; die "building the corpus reader failed"; }
+
+# ---------------------------------------------------------------- cluster --
+if [ "$(id -u)" = 0 ]; then
+	pgc_temp_user || die "could not create a temporary user (useradd)"
+fi
 step "starting a throwaway PostgreSQL 15 cluster"
-pgc_start "$BL_WORK/pg" 1 >"$BL_WORK/start.log" 2>&1 || { cat "$BL_WORK/start.log"; die "could not start PostgreSQL"; }
+pgc_start "$BL_WORK/pg-cluster" 1 >"$BL_WORK/start.log" 2>&1 || { cat "$BL_WORK/start.log"; die "could not start PostgreSQL"; }
 step "  running as user ${PGC_RUNAS:-$(id -un)}, socket $PGHOST, port $PGPORT, shared_preload_libraries = '$(bl_val postgres "SHOW shared_preload_libraries")'"
 
 # ------------------------------------------------------------------- load --
@@ -148,7 +161,12 @@ BEGIN
 	ms := round(demo_ms(gin_sql, 20)::numeric, 3); check_vs_gin := '(reference)';
 	RETURN NEXT;
 	FOREACH t IN ARRAY ARRAY['pfor', 'lrc', 'qs'] LOOP
-		IF to_regprocedure(format('posting_intersect(posting_%s)', t)) IS NOT NULL THEN
+		IF to_regprocedure(format('posting_intersect(posting_%s, int4)', t)) IS NOT NULL THEN
+			-- the number of terms makes a term without a list give '{}'
+			path := format('posting_intersect(posting_%s, nterms)', t);
+			s := format('SELECT posting_intersect(docs_%s, %s) FROM postings WHERE term = ANY (%L::text[])',
+						t, cardinality(lex), lex);
+		ELSIF to_regprocedure(format('posting_intersect(posting_%s)', t)) IS NOT NULL THEN
 			path := format('posting_intersect(posting_%s)', t);
 			s := format('SELECT CASE WHEN count(*) = %s THEN coalesce(posting_intersect(docs_%s), ''{}'') ELSE ''{}'' END FROM postings WHERE term = ANY (%L::text[])',
 						cardinality(lex), t, lex);

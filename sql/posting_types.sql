@@ -53,6 +53,20 @@ WHERE (p.proargtypes::regtype[] @> ARRAY['posting_pfor'::regtype]
        OR p.proname ~ '^posting_agg_')
   -- intersection (aggregates, & and &&): see posting_intersect
   AND p.proname NOT LIKE 'posting\_intersect%' AND p.proname <> 'posting_overlaps'
+  -- set algebra, order, updates, rank: see posting_setops
+  AND p.proname NOT IN ('posting_or', 'posting_andnot', 'posting_xor',
+                        'posting_or_count', 'posting_andnot_count',
+                        'posting_xor_count', 'posting_eq', 'posting_ne',
+                        'posting_lt', 'posting_le', 'posting_gt', 'posting_ge',
+                        'posting_cmp', 'posting_hash', 'posting_hash_extended',
+                        'rank', 'posting_add', 'posting_add_doc',
+                        'posting_remove', 'posting_remove_doc',
+                        'posting_union_agg', 'posting_union',
+                        'posting_union_count', 'posting_unionagg_trans')
+  AND p.proname NOT LIKE 'posting\_%\_union\_agg\_final'
+  AND NOT (p.proname IN ('contains', 'contained_in')
+           AND p.proargtypes[0] <> 'int4'::regtype
+           AND p.proargtypes[1] <> 'int4'::regtype)
 ORDER BY p.oid::regprocedure::text COLLATE "C";
 
 SELECT o.oprname, o.oprleft::regtype, o.oprright::regtype, o.oprresult::regtype,
@@ -60,6 +74,10 @@ SELECT o.oprname, o.oprleft::regtype, o.oprright::regtype, o.oprresult::regtype,
 FROM pg_operator o
 WHERE (o.oprleft::regtype::text LIKE 'posting\_%' OR o.oprright::regtype::text LIKE 'posting\_%')
   AND o.oprname NOT IN ('&', '&&')      -- see posting_intersect
+  -- set algebra, order, updates: see posting_setops
+  AND o.oprname NOT IN ('|', '-', '#', '+', '=', '<>', '<', '<=', '>', '>=')
+  AND NOT (o.oprname IN ('@>', '<@') AND o.oprleft <> 'int4'::regtype
+           AND o.oprright <> 'int4'::regtype)
 ORDER BY o.oprleft::regtype::text COLLATE "C", o.oprright::regtype::text COLLATE "C",
          o.oprname COLLATE "C";
 

@@ -2,7 +2,7 @@
  * posting_access.c - reading posting values: docids (to int4[]), unnest
  * (set of int4, decoded block by block), header-only accessors (length,
  * first_docid, last_docid, size_bytes, bits_per_docid, codec), and the
- * random-access ones (contains / @> / <@, nth).  Every function here
+ * random-access ones (contains / @> / <@, nth, rank).  Every function here
  * serves all three types: the codec is read from the value.
  */
 #include "posting.h"
@@ -10,6 +10,8 @@
 #include "catalog/pg_type.h"
 #include "funcapi.h"
 #include "utils/builtins.h"
+
+#include "gpx_setops.h"
 
 /* docids(T) -> int4[]: the whole list, sorted. */
 PG_FUNCTION_INFO_V1(posting_docids);
@@ -203,4 +205,27 @@ posting_nth(PG_FUNCTION_ARGS)
 		PG_RETURN_INT32((int32) h.last);
 	posting_open(PG_GETARG_DATUM(0), &pl);
 	PG_RETURN_INT32((int32) gpx_nth(&pl.l, (uint32) (i - 1)));
+}
+
+/*
+ * rank(T, int4) -> bigint: the number of docIDs <= x.  The header answers
+ * for x outside [first, last); otherwise the directory, then one block.
+ */
+PG_FUNCTION_INFO_V1(posting_rank);
+Datum
+posting_rank(PG_FUNCTION_ARGS)
+{
+	int32		x = PG_GETARG_INT32(1);
+	gpx_list	h;
+	PostingList pl;
+
+	if (x < 0)
+		PG_RETURN_INT64(0);
+	posting_peek(PG_GETARG_DATUM(0), &h);
+	if (h.n == 0 || (uint32) x < h.first)
+		PG_RETURN_INT64(0);
+	if ((uint32) x >= h.last)
+		PG_RETURN_INT64((int64) h.n);
+	posting_open(PG_GETARG_DATUM(0), &pl);
+	PG_RETURN_INT64((int64) gpx_rank(&pl.l, (uint32) x));
 }

@@ -35,6 +35,7 @@
 #include "gpx_batch.h"
 #include "gpx_cuda.h"
 #include "gen_common.h"
+#include "gpx_ref.h"
 #include "bench_util.h"
 
 #pragma weak gpx_intersect
@@ -431,7 +432,7 @@ static bool
 result_ok(const bquery *Q, const uint32_t *res, uint32_t n, uint32_t *ref_n,
 		  uint64_t *ref_h)
 {
-	uint64_t	h = gen_hash_docs(res, n);
+	uint64_t	h = ref_hash_docs(res, n);
 
 	if (Q->has_answer)
 		return n == Q->ans_n && h == Q->ans_hash;
@@ -470,24 +471,13 @@ svs_arrays(const bench *b, const bquery *Q, uint32_t *out, uint32_t *tmp)
 		{
 			uint32_t	x = out[i],
 						step = 1,
-						lo,
 						hi;
 
 			/* gallop from pos, then binary search */
 			while (pos + step < na && a[pos + step] < x)
 				step *= 2;
-			lo = pos;
 			hi = pos + step < na ? pos + step : na;
-			while (lo < hi)
-			{
-				uint32_t	mid = lo + (hi - lo) / 2;
-
-				if (a[mid] < x)
-					lo = mid + 1;
-				else
-					hi = mid;
-			}
-			pos = lo;
+			pos += ref_lower_bound(a + pos, hi - pos, x);
 			if (pos < na && a[pos] == x)
 				tmp[m++] = x;
 		}
@@ -573,7 +563,7 @@ intersect_speed(bench *b)
 					if (c < 0)
 					{
 						ref_n[q] = n;
-						ref_h[q] = gen_hash_docs(out, n);
+						ref_h[q] = ref_hash_docs(out, n);
 					}
 					if (n == UINT32_MAX || !result_ok(Q, out, n, c < 0 ? NULL : &ref_n[q],
 													  c < 0 ? NULL : &ref_h[q]))

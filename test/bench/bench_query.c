@@ -18,7 +18,7 @@
  * int4[] (or NULL for no rows).  SETUP (may be empty) runs once on the
  * path's own connection; a SETUP of "!reason" reports the path "not
  * available: reason" without running it.  Answers ("qid n hash", hash the
- * FNV-1a of the result's docIDs as gen_hash_docs computes it) come from SQL
+ * FNV-1a of the result's docIDs as ref_hash_docs computes it) come from SQL
  * or a file; without them the first path that runs is the reference, and
  * --save-answers writes its results in that format for a later run.  Every path first runs each query once untimed
  * (warm-up and result check against the answers, or against the first
@@ -109,7 +109,7 @@ parse_result(PGresult *r, long *n, uint64_t *h)
 	if (PQgetisnull(r, 0, 0))
 	{
 		*n = 0;
-		*h = gen_hash_docs(NULL, 0);
+		*h = ref_hash_docs(NULL, 0);
 		return true;
 	}
 	s = PQgetvalue(r, 0, 0);
@@ -117,7 +117,7 @@ parse_result(PGresult *r, long *n, uint64_t *h)
 	if (k < 0)
 		return false;
 	*n = k;
-	*h = gen_hash_docs(buf, (size_t) k);
+	*h = ref_hash_docs(buf, (size_t) k);
 	return true;
 }
 

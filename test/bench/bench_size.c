@@ -21,31 +21,9 @@
 #include <string.h>
 
 #include "gpx_codec.h"
+#include "gpx_ref.h"
 
 #define UNIVERSE (1u << 24)
-
-/* splitmix64 step. */
-static uint64_t
-next_rand(uint64_t *s)
-{
-	uint64_t	z = (*s += 0x9E3779B97F4A7C15ull);
-
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-	return z ^ (z >> 31);
-}
-
-/* n distinct uniform values of [0, UNIVERSE), sorted (selection sampling). */
-static void
-uniform_list(uint64_t *seed, uint32_t n, uint32_t *out)
-{
-	uint32_t	v,
-				m = 0;
-
-	for (v = 0; v < UNIVERSE && m < n; v++)
-		if (next_rand(seed) % (UNIVERSE - v) < n - m)
-			out[m++] = v;
-}
 
 /* Encode with one codec, check the round trip; returns the blob size. */
 static size_t
@@ -92,12 +70,14 @@ main(int argc, char **argv)
 	1000000, 2000000};
 	static const int table5[] = {0, 17, 17, 17, 16, 15, 15};
 	uint64_t	seed = 20261121;
+	ref_rng		r;
 	uint32_t   *docs = malloc(sizeof(uint32_t) * 2000000);
 	uint32_t   *back = malloc(sizeof(uint32_t) * 2000000);
 	size_t		i;
 
 	if (argc == 3 && strcmp(argv[1], "--seed") == 0)
 		seed = strtoull(argv[2], NULL, 10);
+	r.s = seed;
 	printf("Uniformly random lists in [0, 2^24), seed %llu; bits per docID of the whole blob\n"
 		   "(32-byte header + directory + payload).  `EF formula` is n * (2 + floor(log2(u/n)))\n"
 		   "bits plus the samples (8 bytes per 256 docIDs) and the header; `EF exact` is\n"
@@ -117,7 +97,7 @@ main(int argc, char **argv)
 					ef_formula,
 					ef_exact;
 
-		uniform_list(&seed, n, docs);
+		ref_uniform_sample(&r, n, UNIVERSE, docs);
 		pf = blob_size(GPX_CODEC_PFOR, docs, n, back);
 		lr = blob_size(GPX_CODEC_LRC, docs, n, back);
 		qs = blob_size(GPX_CODEC_QS, docs, n, back);

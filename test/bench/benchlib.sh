@@ -430,7 +430,7 @@ bl_pgbench() {
 # with INSTALL = 1, the extension built and installed from this tree.
 #   bl_init NAME INSTALL
 bl_init() {
-	BL_WORK=$(mktemp -d "/tmp/gpuidx-$1.XXXXXX")
+	BL_WORK=$(mktemp -d "${TMPDIR:-/tmp}/gpuidx-$1.XXXXXX")
 	chmod 755 "$BL_WORK"
 	export BL_WORK
 	if [ "$(id -u)" = 0 ] && [ "$2" = 1 ]; then

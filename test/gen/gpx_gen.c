@@ -735,7 +735,7 @@ generate_list(gen_state *g, gen_scratch *s, uint32_t ti)
 			Q->cur_n = n;
 		}
 		else
-			Q->cur_n = (uint32_t) gen_intersect(Q->cur, Q->cur_n, t->docs, n, Q->cur);
+			Q->cur_n = (uint32_t) ref_intersect2(Q->cur, Q->cur_n, t->docs, n, Q->cur);
 		Q->stage[pos] = Q->cur_n;
 		Q->done = pos + 1;
 	}
@@ -815,7 +815,7 @@ generate_all(gen_state *g)
 			free(perm);
 	}
 	for (int q = 0; q < g->o.nqueries; q++)
-		g->queries[q].hash = gen_hash_docs(g->queries[q].cur, g->queries[q].cur_n);
+		g->queries[q].hash = ref_hash_docs(g->queries[q].cur, g->queries[q].cur_n);
 
 	free(order);
 	free(s.bits);

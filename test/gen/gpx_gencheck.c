@@ -103,25 +103,6 @@ find_list(const clist *l, long n, uint32_t t)
 	return -1;
 }
 
-/* True iff x is in the sorted array a[0..n). */
-static bool
-contains(const uint32_t *a, uint32_t n, uint32_t x)
-{
-	uint32_t	lo = 0,
-				hi = n;
-
-	while (lo < hi)
-	{
-		uint32_t	mid = lo + (hi - lo) / 2;
-
-		if (a[mid] < x)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < n && a[lo] == x;
-}
-
 /* Entry point: check DIR, print measured statistics. */
 int
 main(int argc, char **argv)
@@ -310,7 +291,7 @@ main(int argc, char **argv)
 				{
 					if (idx[j] < 0)
 						continue;
-					cn = gen_intersect(cur, cn, lists[idx[j]].docs, lists[idx[j]].df, cur);
+					cn = ref_intersect2(cur, cn, lists[idx[j]].docs, lists[idx[j]].df, cur);
 					if (j == 1 && k >= 3)
 					{
 						sum_keep2 += (double) cn / lists[idx[0]].df;
@@ -320,7 +301,7 @@ main(int argc, char **argv)
 			}
 			if ((long) cn != an)
 				fail("answer count differs from the recomputed intersection", qid, an);
-			else if ((uint64_t) ah != gen_hash_docs(cur, cn))
+			else if ((uint64_t) ah != ref_hash_docs(cur, cn))
 				fail("answer hash differs from the recomputed intersection", qid, an);
 			sum_res += cn;
 			nempty += cn == 0;
@@ -360,7 +341,7 @@ main(int argc, char **argv)
 
 				if (i && buf[i] <= buf[i - 1])
 					fail("docs.copy terms not increasing", d, i);
-				if (li < 0 || !contains(lists[li].docs, lists[li].df, (uint32_t) d))
+				if (li < 0 || !ref_contains(lists[li].docs, lists[li].df, (uint32_t) d))
 					fail("docs.copy names a term whose list lacks the doc", d, (long) buf[i]);
 			}
 			entries += n;

@@ -20,9 +20,11 @@
  *
  *   test_gpu [--quick] [--seed N] [--max-n N] [--devices a,b,...]
  *
- * Prints "N passed, N failed" last; exits 1 on any failure, 77 (skip) when
- * no usable GPU is present (where no NVIDIA driver is installed, after
- * checking that gpx_cuda_open says "no NVIDIA driver found").  Built by nvcc (make -f cuda/cuda.mk gpucheck)
+ * Counts with the unit-test harness (test/unit/unit.h): its closing lines,
+ * assertions then "N passed, N failed" of the cases (the suites); exits 1
+ * on any failure, 77 (skip) when no usable GPU is present (where no NVIDIA
+ * driver is installed, after checking that gpx_cuda_open says "no NVIDIA
+ * driver found").  Built by nvcc (make -f cuda/cuda.mk gpucheck)
  * or, with -DGPX_EMU, against the host emulation (emucheck).
  */
 #include <algorithm>
@@ -38,19 +40,10 @@
 #include "gpx_batch.h"
 #include "gpx_cuda.h"
 #include "gpu_rng.h"
+#include "unit.h"
 #ifdef GPX_EMU
 #include "gpx_emu.h"
 #endif
-
-static long g_passed,
-			g_failed;
-
-#define CHECKF(cond, ...) do { \
-	if (cond) g_passed++; \
-	else { g_failed++; \
-		if (g_failed <= 60) { fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-			fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } \
-} while (0)
 
 enum dist
 {
@@ -239,7 +232,7 @@ suite_decode(gpx_cuda_ctx *ctx)
 	static const uint32_t lens[] = {0, 1, 2, 3, 31, 127, 128, 129, 255, 256, 257,
 		1000, 10000, 100000, 1000000, 10000000};
 	rng			r = {g_seed ^ 0xDEC0DEull};
-	long		f0 = g_failed,
+	long		f0 = unit_failed,
 				cases = 0;
 
 	for (int codec = GPX_CODEC_MIN; codec <= GPX_CODEC_MAX; codec++)
@@ -283,10 +276,10 @@ suite_decode(gpx_cuda_ctx *ctx)
 						   gpx_codec_name(codec), dist_name[d], n, i, gpu[i], cpu[i]);
 				}
 				else
-					g_passed++;
+					unit_passed++;
 				cases++;
 			}
-	printf("decode: %ld cases, %s\n", cases, g_failed == f0 ? "all equal" : "FAILURES");
+	printf("decode: %ld cases, %s\n", cases, unit_failed == f0 ? "all equal" : "FAILURES");
 }
 
 /* ------------------------------------------------------------- batch -- */
@@ -532,7 +525,7 @@ static void
 compare_batches(const pool &P, const std::vector<tquery> &qs, const tbatch &G,
 				const tbatch &C, const char *what)
 {
-	long		f0 = g_failed;
+	long		f0 = unit_failed;
 
 	for (size_t i = 0; i < qs.size(); i++)
 	{
@@ -569,9 +562,9 @@ compare_batches(const pool &P, const std::vector<tquery> &qs, const tbatch &G,
 				continue;
 			}
 		}
-		g_passed++;
+		unit_passed++;
 	}
-	printf("batch %-34s %zu queries: %s\n", what, qs.size(), g_failed == f0 ? "ok" : "FAILURES");
+	printf("batch %-34s %zu queries: %s\n", what, qs.size(), unit_failed == f0 ? "ok" : "FAILURES");
 }
 
 /*
@@ -725,7 +718,7 @@ suite_batch(gpx_cuda_ctx *ctx, gpx_cuda_ctx *ctx_small, gpx_cuda_ctx *ctx_multi)
 	}
 	{
 		/* every query alone, in its own batch (small batches) */
-		long		f0 = g_failed;
+		long		f0 = unit_failed;
 		size_t		nsolo = std::min<size_t>(qs.size(), g_quick ? 20 : 100);
 
 		for (size_t i = 0; i < nsolo; i++)
@@ -748,7 +741,7 @@ suite_batch(gpx_cuda_ctx *ctx, gpx_cuda_ctx *ctx_small, gpx_cuda_ctx *ctx_multi)
 				   "single query %zu", i);
 		}
 		printf("batch %-34s %zu queries: %s\n", "one query per batch", nsolo,
-			   g_failed == f0 ? "ok" : "FAILURES");
+			   unit_failed == f0 ? "ok" : "FAILURES");
 	}
 	{
 		/* an empty batch */
@@ -937,27 +930,36 @@ main(int argc, char **argv)
 	printf("test_gpu: seed %llu, max n %u%s\n", (unsigned long long) g_seed, g_max_n,
 		   g_quick ? ", quick" : "");
 #ifdef GPX_EMU
-	suite_setup();
+	UNIT_RUN(suite_setup());
 #endif
 	st = open_ctx(&ctx, 0, 0, g_devs, why);
 	if (st == GPX_CUDA_NO_DEVICE || st == GPX_CUDA_NO_DRIVER)
 	{
+		int			rc;
+
 		/* nothing to test but the reason, where there is no driver at all */
 		printf("no usable gpu (%s): the gpu suites are skipped\n", why);
 #ifndef GPX_EMU
 		if (!driver_installed())
+		{
+			unit_case_begin("the reason where no driver is installed");
 			CHECKF(st == GPX_CUDA_NO_DRIVER && strcmp(why, "no NVIDIA driver found") == 0,
 				   "no driver on this machine: %s, \"%s\"", gpx_cuda_status_str(st), why);
+		}
 #endif
-		printf("%ld passed, %ld failed\n", g_passed, g_failed);
-		return g_failed ? 1 : 77;
+		if (unit_passed + unit_failed == 0)
+		{
+			/* no case ran: skipped, not one passed case */
+			printf("assertions: 0 passed, 0 failed\n0 passed, 0 failed\n");
+			return 77;
+		}
+		rc = unit_finish();
+		return rc ? rc : 77;
 	}
+	unit_case_begin("open the contexts");
 	CHECKF(st == GPX_CUDA_OK, "open: %s", gpx_cuda_status_str(st));
 	if (st != GPX_CUDA_OK)
-	{
-		printf("%ld passed, %ld failed\n", g_passed, g_failed);
-		return 1;
-	}
+		return unit_finish();
 	/* tiny cache and staging: eviction, many chunks, split queries */
 	if (open_ctx(&ctx_small, (size_t) (g_quick ? 1 : 8) << 20, (size_t) 128 << 10,
 				 g_devs) != GPX_CUDA_OK)
@@ -973,9 +975,9 @@ main(int argc, char **argv)
 			CHECKF(false, "open two-device context");
 	}
 
-	suite_decode(ctx);
-	suite_batch(ctx, ctx_small, ctx_multi);
-	suite_api(ctx);
+	UNIT_RUN(suite_decode(ctx));
+	UNIT_RUN(suite_batch(ctx, ctx_small, ctx_multi));
+	UNIT_RUN(suite_api(ctx));
 	{
 		char		desc[1024];
 
@@ -994,6 +996,5 @@ main(int argc, char **argv)
 	gpx_cuda_close(ctx_multi);
 	gpx_cuda_close(ctx_small);
 	gpx_cuda_close(ctx);
-	printf("%ld passed, %ld failed\n", g_passed, g_failed);
-	return g_failed ? 1 : 0;
+	return unit_finish();
 }

@@ -16,8 +16,9 @@
  *
  *   test_s8b [--quick] [--seed N]
  *
- * Prints "N passed, N failed" last; exits 1 on any failure, 77 (skip) when
- * no usable GPU is present.  Built by nvcc (make -f cuda/cuda.mk gpucheck)
+ * Counts with the unit-test harness (test/unit/unit.h), one case per
+ * packing: its closing lines, assertions then "N passed, N failed" of the
+ * cases; exits 1 on any failure, 77 (skip) when no usable GPU is present.  Built by nvcc (make -f cuda/cuda.mk gpucheck)
  * or, with -DGPX_EMU, against the host emulation (emucheck).
  */
 #include <vector>
@@ -27,16 +28,7 @@
 #include <string.h>
 
 #include "gpx_s8b_dev.cuh"
-
-static long g_passed,
-			g_failed;
-
-#define CHECKF(cond, ...) do { \
-	if (cond) g_passed++; \
-	else { g_failed++; \
-		if (g_failed <= 40) { fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-			fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } \
-} while (0)
+#include "unit.h"
 
 #define WARPS 8					/* warps per thread-block */
 
@@ -327,7 +319,7 @@ main(int argc, char **argv)
 	}
 	if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0)
 	{
-		printf("no usable gpu: skipped\n0 passed, 0 failed\n");
+		printf("no usable gpu: skipped\nassertions: 0 passed, 0 failed\n0 passed, 0 failed\n");
 		return 77;
 	}
 	printf("test_s8b: seed %llu%s\n", (unsigned long long) seed, quick ? ", quick" : "");
@@ -335,11 +327,13 @@ main(int argc, char **argv)
 		rng			r = {seed};
 		std::vector<tcase> cs = make_cases(r, quick);
 
-		for (size_t i = 0; i < cs.size(); i++)
-			for (int p = 0; p < 2; p++)
+		for (int p = 0; p < 2; p++)
+		{
+			unit_case_begin("%zu sections, %s packing", cs.size(),
+							p == GPX_S8B_GREEDY ? "greedy" : "optimal");
+			for (size_t i = 0; i < cs.size(); i++)
 				run_case(cs[i], (gpx_s8b_packing) p, ((i + p) & 1) != 0, r);
-		printf("%zu sections, both packings\n", cs.size());
+		}
 	}
-	printf("%ld passed, %ld failed\n", g_passed, g_failed);
-	return g_failed ? 1 : 0;
+	return unit_finish();
 }

@@ -121,6 +121,9 @@ for my $f (@fns)
 	{
 		my $rows = sample_rows($at[0]);
 		$sql = "SELECT $name(x) AS x FROM (VALUES $rows) v(x)" if @at == 1 && defined $rows;
+		# posting_intersect(T, nterms): the two non-NULL rows are the terms
+		$sql = "SELECT $name(x, 2) AS x FROM (VALUES $rows) v(x)"
+		  if @at == 2 && $at[1] eq 'integer' && defined $rows;
 	}
 	else
 	{

@@ -13,7 +13,7 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 
 use Exporter 'import';
-our @EXPORT = qw(gpx_node gpx_wait_executor gpx_data gpx_bg gpx_bg_finish
+our @EXPORT = qw(gpx_node gpx_wait_executor gpx_poll gpx_data gpx_bg gpx_bg_finish
   gpx_info gpx_stats gpx_check_queries gpx_wait_slots_free
   gpx_soak_setup gpx_soak_load_start gpx_soak_load_finish gpx_soak_verify
   gpx_proc_mem);
@@ -45,6 +45,34 @@ sub gpx_wait_executor
 		"SELECT executor_state = 'running' FROM gpuidx_info()")
 	  or die "executor did not start";
 	return $node->safe_psql('postgres', 'SELECT executor_pid FROM gpuidx_info()');
+}
+
+# Poll until $sql (one value) returns 't', at most $secs seconds (default
+# PostgreSQL::Test::Utils::timeout_default); 1 if it did.  Safe while the
+# server refuses connections (crash recovery, restart): psql gets the SQL
+# by -c and nothing on stdin.  $node->psql and poll_query_until write the
+# SQL to psql's stdin, and a psql that has already exited on a refused
+# connection breaks that pipe: IPC::Run dies with "ack Broken pipe".
+sub gpx_poll
+{
+	my ($node, $sql, $secs) = @_;
+	$secs //= $PostgreSQL::Test::Utils::timeout_default;
+	my $t0 = time;
+	while (1)
+	{
+		my ($out, $err) = ('', '');
+		eval {
+			IPC::Run::run(
+				[ $node->installed_command('psql'), '-XAtq', '-d',
+					$node->connstr('postgres'), '-c', $sql ],
+				'<', '/dev/null', '>', \$out, '2>', \$err,
+				IPC::Run::timeout($PostgreSQL::Test::Utils::timeout_default));
+		};
+		chomp $out;
+		return 1 if $out eq 't';
+		return 0 if time - $t0 >= $secs;
+		select(undef, undef, undef, 0.1);
+	}
 }
 
 # gpuidx_info() / gpuidx_stats as a hash.

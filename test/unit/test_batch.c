@@ -141,10 +141,12 @@ main(void)
 	unit_rng	r = {20240601};
 	gpx_batch_pool *p = NULL;
 
+	unit_case_begin("pool arguments");
 	CHECK(gpx_batch_pool_create(0, &p) == GPX_E_ARG && p == NULL);
 	CHECK(gpx_batch_pool_threads(NULL) == 0);
 	for (int nt = 1; nt <= 8; nt *= 2)
 	{
+		unit_case_begin("random and bad batches on a pool of %d threads", nt);
 		CHECK(gpx_batch_pool_create(nt, &p) == GPX_OK);
 		CHECK(gpx_batch_pool_threads(p) == nt);
 		/* the same pool runs several batches in a row */

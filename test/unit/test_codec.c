@@ -343,7 +343,7 @@ main(int argc, char **argv)
 
 	(void) argc;
 	(void) argv;
-	encoder_input();
+	UNIT_RUN(encoder_input());
 	for (li = 0; li < sizeof(lengths) / sizeof(lengths[0]); li++)
 		for (d = 0; d < 3; d++)
 		{
@@ -358,6 +358,8 @@ main(int argc, char **argv)
 
 				if (d == UNIT_EXTREME && u != 1)
 					continue;
+				unit_case_begin("round trip, corruptions and bit flips: %s, n=%u, universe %llu",
+								dnames[d], lengths[li], (unsigned long long) universes[u]);
 				for (c = 0; c < 3; c++)
 				{
 					roundtrip(codecs[c], docs, n, &r);
@@ -368,7 +370,6 @@ main(int argc, char **argv)
 					}
 				}
 			}
-			fprintf(stderr, "  done n=%u %s\n", lengths[li], dnames[d]);
 		}
 	/* dense run 0..n-1 and the two extremes alone */
 	{
@@ -376,6 +377,7 @@ main(int argc, char **argv)
 					pair[] = {0, GPX_MAX_DOCID},
 					top[] = {GPX_MAX_DOCID};
 
+		unit_case_begin("a dense run and the extreme docIDs alone");
 		for (i = 0; i < 100000; i++)
 			docs[i] = i;
 		for (c = 0; c < 3; c++)

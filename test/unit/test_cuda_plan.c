@@ -526,10 +526,12 @@ main(void)
 {
 	unit_rng	r = {20261125};
 
-	test_list_ok(&r);
+	UNIT_RUN(test_list_ok(&r));
+	unit_case_begin("20 random batches planned (test_plan_batch)");
 	for (int rep = 0; rep < 20; rep++)
 		test_plan_batch(&r);
 	CHECKF(many_planned >= 10, "only %d of 20 queries of many lists were planned", many_planned);
-	test_footprint(&r);
+	unit_case_end();
+	UNIT_RUN(test_footprint(&r));
 	return unit_finish();
 }

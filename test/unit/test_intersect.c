@@ -711,16 +711,16 @@ main(int argc, char **argv)
 	unit_rng	r = {20240611};
 	int			nq = argc > 1 ? atoi(argv[1]) : 160;
 
-	test_edges(&r);
-	test_empty_disjoint();
-	test_extremes(&r);
-	test_huge_ratio(&r);
-	test_strategy_choice(&r);
-	test_many_lists(&r);
-	test_block_boundaries(&r);
-	test_leapfrog();
-	test_random(&r, nq / 2, 1000000);
-	test_random(&r, nq * 3, 5000);
+	UNIT_RUN(test_edges(&r));
+	UNIT_RUN(test_empty_disjoint());
+	UNIT_RUN(test_extremes(&r));
+	UNIT_RUN(test_huge_ratio(&r));
+	UNIT_RUN(test_strategy_choice(&r));
+	UNIT_RUN(test_many_lists(&r));
+	UNIT_RUN(test_block_boundaries(&r));
+	UNIT_RUN(test_leapfrog());
+	UNIT_RUN(test_random(&r, nq / 2, 1000000));
+	UNIT_RUN(test_random(&r, nq * 3, 5000));
 	fprintf(stderr, "auto strategy over random queries: %ld merge passes, %ld probe passes\n",
 			strat_merge_passes, strat_probe_passes);
 	return unit_finish();

@@ -334,10 +334,10 @@ main(void)
 {
 	unit_rng	r = {20240615};
 
-	test_siphash_vectors();
-	test_derivation();
-	test_content_definition(&r);
-	test_content_sensitivity(&r);
-	test_forged_pairs(&r);
+	UNIT_RUN(test_siphash_vectors());
+	UNIT_RUN(test_derivation());
+	UNIT_RUN(test_content_definition(&r));
+	UNIT_RUN(test_content_sensitivity(&r));
+	UNIT_RUN(test_forged_pairs(&r));
 	return unit_finish();
 }

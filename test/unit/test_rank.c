@@ -824,12 +824,12 @@ test_rank_batch(void)
 int
 main(void)
 {
-	test_topk();
-	test_doclen();
-	test_bm25();
-	test_rank_random();
-	test_rank_edges();
-	test_rank_pruning();
-	test_rank_batch();
+	UNIT_RUN(test_topk());
+	UNIT_RUN(test_doclen());
+	UNIT_RUN(test_bm25());
+	UNIT_RUN(test_rank_random());
+	UNIT_RUN(test_rank_edges());
+	UNIT_RUN(test_rank_pruning());
+	UNIT_RUN(test_rank_batch());
 	return unit_finish();
 }

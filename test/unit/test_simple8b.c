@@ -583,11 +583,11 @@ test_fuzz(void)
 int
 main(void)
 {
-	test_helpers();
-	test_encode_api();
-	test_edges();
-	test_random();
-	test_hostile();
-	test_fuzz();
+	UNIT_RUN(test_helpers());
+	UNIT_RUN(test_encode_api());
+	UNIT_RUN(test_edges());
+	UNIT_RUN(test_random());
+	UNIT_RUN(test_hostile());
+	UNIT_RUN(test_fuzz());
 	return unit_finish();
 }
