@@ -102,9 +102,10 @@ test/bench/bin/bench_query: test/bench/bench_query.c test/bench/bench_util.h tes
 
 # ranked retrieval at library level: the OR algorithms and AND (docs/RANKING.md)
 test/bench/bin/bench_rank: test/bench/bench_rank.c test/bench/bench_util.h test/gen/gen_common.h \
-		$(BENCH_CODEC_SRCS) $(wildcard src/codec/*.h)
+		$(BENCH_CODEC_SRCS) $(wildcard src/codec/*.h) $(BENCH_REF_DEPS)
 	@mkdir -p test/bench/bin
-	$(BENCH_CC) $(BENCH_CFLAGS) -ffp-contract=off -Isrc/codec -Itest/gen -o $@ $< $(BENCH_CODEC_SRCS) -lm -lpthread
+	$(BENCH_CC) $(BENCH_CFLAGS) -ffp-contract=off -Isrc/codec -Itest/gen -Itest/ref -o $@ $< \
+		$(BENCH_CODEC_SRCS) $(BENCH_REF_SRCS) -lm -lpthread
 
 test/bench/bin/gpx_corpus: test/bench/gpx_corpus.c
 	@mkdir -p test/bench/bin
