@@ -1,20 +1,38 @@
 /*
  * gpx_cuda.cu - the pipeline of the CUDA back end and its extern "C" API
- * (cuda/gpx_cuda.h): a gpx_batch runs through the kernels of gpx_isect.cu
- * in chunks, over the devices that gpx_cuda_setup.cu opened, with lists
- * kept in each device's cache (gpx_cuda_cache.cuh).
+ * (cuda/gpx_cuda.h): batches run through the kernels of gpx_isect.cu in
+ * chunks, over the devices that gpx_cuda_setup.cu opened, with lists kept
+ * in each device's cache (gpx_cuda_cache.cuh).
  *
- * A batch is planned on the host (gpx_cuda_plan.h: lists ordered shortest
- * first, the source block range restricted to [max first, min last]
- * through the directory, empty answers settled at once), its queries are
- * spread over the devices by longest-processing-time on candidates x
- * lists, and each device's queries are cut into chunks that fit a slot (a
- * query larger than a slot is split by source blocks).  Chunks alternate
- * between the two slots of a device, so the host builds chunk i+1 and its
- * copy runs on the copy stream while chunk i computes; there is one event
- * wait per chunk, none per query.  The kernels write results straight into
+ * A batch (a "run") is planned on the host when it is submitted
+ * (gpx_cuda_plan.h: lists ordered shortest first, the source block range
+ * restricted to [max first, min last] through the directory, empty answers
+ * settled at once), its queries are spread over the devices by
+ * longest-processing-time on candidates x lists, and each device's
+ * queries are cut into chunks that fit a slot (a query larger than a slot
+ * is split by source blocks).  Runs are issued in submission order; each
+ * device has a ring of chunk slots, each with its own stream, so while
+ * one chunk computes the host builds and issues the next ones, of the same
+ * batch or of the batches submitted after it (the executor keeps several
+ * in flight).  A chunk runs on its slot's stream: staging copy, uploads,
+ * side tables, kernels; a chunk that uses a list another chunk still
+ * uploads waits for that chunk's uploads (an event), nothing else orders
+ * the slots, so small chunks share the GPU.  There is one event per chunk
+ * to collect it, none per query.  The kernels write results straight into
  * pinned mapped memory: the slot's result area, or the caller's output
- * when that lies in memory registered by gpx_cuda_pin().
+ * when that lies in memory registered by gpx_cuda_pin().  With
+ * gpx_cuda_options.graphs a chunk's copies and kernels are captured as a
+ * CUDA graph, kept per slot and shape, updated in place for the next chunk
+ * of that shape and launched as one.
+ *
+ * Chunks are collected in the order they were issued (a device's ring), so
+ * "every chunk up to seq_done is complete" holds and the cache evicts only
+ * lists no pending chunk uses.  A run is done when all its chunks are
+ * collected; runs may be done in any order.  A failure that concerns one
+ * run (a query the chunks cannot take, a list larger than the cache) fails
+ * that run only, once its chunks in flight are collected; a CUDA error
+ * fails every run in flight (the devices are drained, their caches
+ * dropped).
  *
  * Nothing here throws across the C boundary, prints, or calls PostgreSQL;
  * errors are gpx_cuda_status values with a message in the context.  Not
@@ -39,6 +57,9 @@ namespace
 #endif
 constexpr size_t GPX_DIRECT_MIN = GPX_DIRECT_MIN_BYTES;
 
+/* instantiated graphs a slot keeps (one per chunk shape) */
+constexpr size_t GPX_GRAPHS_PER_SLOT = 4;
+
 /* Where a chunk under construction stood before a query was added. */
 struct gpx_mark
 {
@@ -50,20 +71,6 @@ struct gpx_mark
 				transients,
 				fresh,
 				blob_used;
-};
-
-/* The state of one gpx_cuda_run_batch call. */
-struct gpx_run
-{
-	gpx_batch  *b = nullptr;
-	std::vector<gpx_cuda_qplan> plan;
-	std::vector<uint32_t> olist;	/* batch list indices */
-	std::vector<gpx_cuda_skey> keys;	/* planner scratch */
-	uint64_t	candidates = 0,
-				results = 0,
-				bytes_in = 0;
-	double		transfer_ms = 0,
-				compute_ms = 0;
 };
 
 /* Monotonic clock in milliseconds. */
@@ -96,10 +103,21 @@ enum gpx_place
 	GPX_NEVER					/* cannot fit even in an empty cache pool */
 };
 
+/* The slot of device d holding chunk seq in flight, or nullptr. */
+gpx_slot *
+gpx_slot_of_seq(gpx_dev *d, uint64_t seq)
+{
+	for (gpx_slot &s : d->slot)
+		if (s.busy && s.seq == seq)
+			return &s;
+	return nullptr;
+}
+
 /*
  * Make list bl resident for chunk s (found in the cache, or given a cache
  * entry and queued for upload with this chunk); *slot gets its list slot
- * in the chunk.
+ * in the chunk.  A cached list that a chunk still in flight uploads makes
+ * s wait for that chunk's uploads (s->deps).
  */
 gpx_place
 gpx_place_list(gpx_cuda_ctx *ctx, gpx_dev *d, gpx_slot *s,
@@ -109,7 +127,17 @@ gpx_place_list(gpx_cuda_ctx *ctx, gpx_dev *d, gpx_slot *s,
 	gpx_centry *e = gpx_cache_lookup(&d->cache, bl);
 
 	if (e != nullptr)
+	{
 		gpx_cache_hit(&d->cache, e, s->seq);
+		if (e->up_seq > d->seq_done && e->up_seq != s->seq)
+		{
+			gpx_slot   *u = gpx_slot_of_seq(d, e->up_seq);
+
+			if (u != nullptr &&
+				std::find(s->deps.begin(), s->deps.end(), u) == s->deps.end())
+				s->deps.push_back(u);
+		}
+	}
 	else
 	{
 		gpx_cuda_footprint fp;
@@ -141,7 +169,7 @@ gpx_place_list(gpx_cuda_ctx *ctx, gpx_dev *d, gpx_slot *s,
 			s->tbls.push_back(e->dl);
 		if (direct)
 		{
-			s->directs.push_back({l->base, d->cache.d_pool + e->off, l->len});
+			s->directs.push_back({l->base, d->cache.d_pool + e->off, l->len, pin != nullptr});
 			d->directs++;
 		}
 		else
@@ -194,7 +222,10 @@ gpx_mark_of(const gpx_slot *s)
 	return m;
 }
 
-/* Undo what a query added to the chunk since mark m. */
+/*
+ * Undo what a query added to the chunk since mark m (the cache entries it
+ * made are taken back; a dependency it added stays: harmless).
+ */
 void
 gpx_rollback(gpx_dev *d, gpx_slot *s, const gpx_mark &m, gpx_run *run)
 {
@@ -218,11 +249,12 @@ gpx_rollback(gpx_dev *d, gpx_slot *s, const gpx_mark &m, gpx_run *run)
 	s->blob_used = m.blob_used;
 }
 
-/* Reset a slot for building chunk seq. */
+/* Reset a slot for building chunk seq of run. */
 void
-gpx_slot_reset(gpx_slot *s, uint64_t seq)
+gpx_slot_reset(gpx_slot *s, uint64_t seq, gpx_run *run)
 {
 	s->seq = seq;
+	s->run = run;
 	s->dls.clear();
 	s->dl_ent.clear();
 	s->pieces.clear();
@@ -234,6 +266,7 @@ gpx_slot_reset(gpx_slot *s, uint64_t seq)
 	s->directs.clear();
 	s->transients.clear();
 	s->fresh.clear();
+	s->deps.clear();
 	s->tbl_max = 0;
 	s->skip_max = 0;
 	s->blob_used = 0;
@@ -242,24 +275,103 @@ gpx_slot_reset(gpx_slot *s, uint64_t seq)
 	s->bytes_in = 0;
 }
 
-/* Wait for a busy slot's chunk, then hand its results to the queries. */
-gpx_cuda_status
-gpx_collect(gpx_cuda_ctx *ctx, gpx_dev *d, gpx_slot *s, gpx_run *run)
+/* Fail run (once) with status st and message msg: nothing more is issued. */
+void
+gpx_run_fail(gpx_run *run, gpx_cuda_status st, const char *msg)
 {
-	gpx_batch  *b = run->b;
-	float		ms;
+	if (run->failed)
+		return;
+	run->failed = true;
+	run->status = st;
+	snprintf(run->err, sizeof(run->err), "%.*s", (int) sizeof(run->err) - 1, msg);
+	for (gpx_rdev &rd : run->dv)
+		rd.qpos = rd.assigned.size();
+}
 
+/*
+ * A run's chunks are all collected and nothing of it is left to issue:
+ * fill its job and move it to the done list.
+ */
+void
+gpx_run_check_done(gpx_cuda_ctx *ctx, gpx_run *run)
+{
+	gpx_cuda_job *job = run->job;
+	uint64_t	hits = 0,
+				misses = 0;
+
+	if (run->done || run->inflight > 0)
+		return;
+	for (const gpx_rdev &rd : run->dv)
+		if (rd.qpos < rd.assigned.size())
+			return;
+	run->done = true;
+	for (gpx_dev *d : ctx->devs)
+	{
+		hits += d->cache.hits;
+		misses += d->cache.misses;
+	}
+	memset(&job->stats, 0, sizeof(job->stats));
+	job->status = run->status;
+	snprintf(job->err, sizeof(job->err), "%s", run->err);
+	if (!run->failed)
+	{
+		job->stats.candidates = run->candidates;
+		job->stats.results = run->results;
+		job->stats.bytes_in = run->bytes_in;
+		/* the devices' counters moved by this run and any beside it */
+		job->stats.cache_hits = hits >= run->hits0 ? hits - run->hits0 : 0;
+		job->stats.cache_misses = misses >= run->misses0 ? misses - run->misses0 : 0;
+		job->stats.compute_ms = run->compute_ms;
+		job->stats.transfer_ms = run->transfer_ms;
+		ctx->batches++;
+	}
+	ctx->runs.erase(std::find(ctx->runs.begin(), ctx->runs.end(), run));
+	ctx->done.push_back(run);
+}
+
+/*
+ * Wait for the oldest chunk in flight on device d (block: until it is
+ * done; else only if it is done already), then hand its results to its
+ * run's queries.  *got says whether one was collected.
+ */
+gpx_cuda_status
+gpx_collect(gpx_cuda_ctx *ctx, gpx_dev *d, bool block, bool *got)
+{
+	gpx_slot   *s;
+	gpx_run    *run;
+	gpx_batch  *b;
+	float		ms;
 	double		t0 = gpx_ms(),
 				t1;
 
-	if (!s->busy)
+	*got = false;
+	if (d->nbusy == 0)
 		return GPX_CUDA_OK;
+	s = &d->slot[d->tail];
 	GPX_TRY(cudaSetDevice(d->ord));
-	GPX_TRY(cudaEventSynchronize(s->ev_done));
+	if (block)
+		GPX_TRY(cudaEventSynchronize(s->ev_done));
+	else
+	{
+		cudaError_t e = cudaEventQuery(s->ev_done);
+
+		if (e == cudaErrorNotReady)
+		{
+			(void) cudaGetLastError();
+			return GPX_CUDA_OK;
+		}
+		if (e != cudaSuccess)
+			return gpx_fail(ctx, e, "cudaEventQuery");
+	}
 	t1 = gpx_ms();
 	ctx->prof[3] += t1 - t0;
+	*got = true;
+	run = s->run;
+	b = run->b;
 	s->busy = false;
-	if (ctx->timing)
+	d->tail = (d->tail + 1) % (int) d->slot.size();
+	d->nbusy--;
+	if (ctx->timing && !ctx->graphs)
 	{
 		if (cudaEventElapsedTime(&ms, s->ev_t0, s->ev_in) == cudaSuccess)
 			run->transfer_ms += ms;
@@ -267,7 +379,13 @@ gpx_collect(gpx_cuda_ctx *ctx, gpx_dev *d, gpx_slot *s, gpx_run *run)
 			run->compute_ms += ms;
 		(void) cudaGetLastError();
 	}
-	for (size_t p = 0; p < s->hp.size(); p++)
+	else if (ctx->timing)
+	{
+		if (cudaEventElapsedTime(&ms, s->ev_t0, s->ev_done) == cudaSuccess)
+			run->compute_ms += ms;
+		(void) cudaGetLastError();
+	}
+	for (size_t p = 0; !run->failed && p < s->hp.size(); p++)
 	{
 		const gpx_hpiece &h = s->hp[p];
 		gpx_cuda_qplan &qp = run->plan[h.plan];
@@ -303,8 +421,11 @@ gpx_collect(gpx_cuda_ctx *ctx, gpx_dev *d, gpx_slot *s, gpx_run *run)
 	for (gpx_centry *e : s->transients)
 		gpx_cache_drop(&d->cache, e);
 	s->transients.clear();
+	s->run = nullptr;
 	if (s->seq > d->seq_done)
 		d->seq_done = s->seq;
+	run->inflight--;
+	gpx_run_check_done(ctx, run);
 	ctx->prof[4] += gpx_ms() - t1;
 	return GPX_CUDA_OK;
 }
@@ -322,33 +443,14 @@ gpx_stage_put(gpx_slot *s, size_t *at, const std::vector<T> &v)
 	return off;
 }
 
-/*
- * Send a built chunk: staging copy, uploads, tables, then the kernels.
- * The copies go on the copy stream, so that they overlap the other slot's
- * kernels, and the compute stream waits for them; a chunk with nothing to
- * overlap (the other slot idle, no query left for this device: a small
- * batch) puts everything on the compute stream and skips that hand-over.
- */
+/* The inputs of chunk s on stream cs: staging copy, direct copies, uploads, tables. */
 gpx_cuda_status
-gpx_issue(gpx_cuda_ctx *ctx, gpx_dev *d, gpx_slot *s, gpx_run *run)
+gpx_issue_inputs(gpx_cuda_ctx *ctx, gpx_slot *s, cudaStream_t cs, size_t at,
+				 size_t o_up, size_t o_tb)
 {
-	size_t		at = s->blob_used;
-	size_t		o_dl = gpx_stage_put(s, &at, s->dls);
-	size_t		o_pc = gpx_stage_put(s, &at, s->pieces);
-	size_t		o_ol = gpx_stage_put(s, &at, s->olist);
-	size_t		o_up = gpx_stage_put(s, &at, s->ups);
-	size_t		o_tb = gpx_stage_put(s, &at, s->tbls);
 	uint8_t    *ds = s->d_stage;
-	bool		solo = !d->slot[0].busy && !d->slot[1].busy &&
-		d->qpos >= d->assigned.size();
-	cudaStream_t cs = solo ? d->s_comp : d->s_copy;
-	cudaError_t e;
 
-	GPX_TRY(cudaSetDevice(d->ord));
-	if (ctx->timing)
-		GPX_TRY(cudaEventRecord(s->ev_t0, cs));
 	GPX_TRY(cudaMemcpyAsync(ds, s->h_stage, at, cudaMemcpyHostToDevice, cs));
-	run->bytes_in += at - s->blob_used;
 	for (const gpx_direct &c : s->directs)
 		GPX_TRY(cudaMemcpyAsync(c.dst, c.src, c.len, cudaMemcpyHostToDevice, cs));
 	GPX_TRY(gpx_cuda_k_upload((const gpx_dupload *) (ds + o_up), (uint32_t) s->ups.size(),
@@ -360,45 +462,242 @@ gpx_issue(gpx_cuda_ctx *ctx, gpx_dev *d, gpx_slot *s, gpx_run *run)
 		GPX_TRY(gpx_cuda_k_tables((const gpx_dl *) (ds + o_tb) + i, nt, s->tbl_max,
 								  s->skip_max, cs));
 	}
-	if (ctx->timing || !solo)
-		GPX_TRY(cudaEventRecord(s->ev_in, cs));
-	if (!solo)
-		GPX_TRY(cudaStreamWaitEvent(d->s_comp, s->ev_in, 0));
-	if (ctx->timing)
-		GPX_TRY(cudaEventRecord(s->ev_c0, d->s_comp));
+	return GPX_CUDA_OK;
+}
+
+/* The kernels of chunk s on stream cs. */
+gpx_cuda_status
+gpx_issue_kernels(gpx_cuda_ctx *ctx, gpx_slot *s, cudaStream_t cs, size_t o_dl,
+				  size_t o_pc, size_t o_ol)
+{
+	uint8_t    *ds = s->d_stage;
+	cudaError_t e;
+
 	e = gpx_cuda_k_chunk((const gpx_dl *) (ds + o_dl), s->nwork,
 						 (const gpx_dpiece *) (ds + o_pc), (uint32_t) s->pieces.size(),
 						 (const uint32_t *) (ds + o_ol), s->d_cand, s->d_cpiece,
 						 s->d_flag, s->d_pos, s->ncand, s->d_tmp, s->tmp_bytes,
-						 s->d_cnt, d->s_comp);
+						 s->d_cnt, cs);
 	if (e != cudaSuccess)
 		return gpx_fail(ctx, e, "gpx_cuda_k_chunk");
-	GPX_TRY(cudaEventRecord(s->ev_done, d->s_comp));
+	return GPX_CUDA_OK;
+}
+
+/*
+ * The copies and kernels of chunk s on stream cs: its inputs, ev_in when
+ * given (chunks of other slots that use lists it uploads wait for it),
+ * ev_c0 when given (timing), then the kernels.  In the host emulator
+ * (test/gpu/gpx_emu.h, whose scan kernel is a host loop) the inputs and
+ * the kernels are each one queued operation of cs, so that they run when
+ * the stream gets there, as on a GPU; shape tags them in a captured graph.
+ */
+gpx_cuda_status
+gpx_issue_ops(gpx_cuda_ctx *ctx, gpx_slot *s, cudaStream_t cs, size_t at, size_t o_dl,
+			  size_t o_pc, size_t o_ol, size_t o_up, size_t o_tb, cudaEvent_t ev_in,
+			  cudaEvent_t ev_c0, uint64_t shape)
+{
+#ifdef GPX_EMU
+	GPX_TRY(gpx_emu_task(cs, (uintptr_t) shape, [=]() {
+		(void) gpx_issue_inputs(ctx, s, cs, at, o_up, o_tb);
+	}));
+#else
+	gpx_cuda_status st = gpx_issue_inputs(ctx, s, cs, at, o_up, o_tb);
+
+	(void) shape;
+	if (st != GPX_CUDA_OK)
+		return st;
+#endif
+	if (ev_in != nullptr)
+		GPX_TRY(cudaEventRecord(ev_in, cs));
+	if (ev_c0 != nullptr)
+		GPX_TRY(cudaEventRecord(ev_c0, cs));
+#ifdef GPX_EMU
+	GPX_TRY(gpx_emu_task(cs, (uintptr_t) shape + 1, [=]() {
+		(void) gpx_issue_kernels(ctx, s, cs, o_dl, o_pc, o_ol);
+	}));
+	return GPX_CUDA_OK;
+#else
+	return gpx_issue_kernels(ctx, s, cs, o_dl, o_pc, o_ol);
+#endif
+}
+
+/*
+ * What a chunk issues, as far as a graph's topology goes: how many direct
+ * copies, whether it uploads, how many table launches, whether it has
+ * source blocks and candidates.  Chunks of one shape share a graph.
+ */
+uint64_t
+gpx_chunk_shape(const gpx_slot *s)
+{
+	uint64_t	ntb = (s->tbls.size() + 65534) / 65535;
+
+	return (uint64_t) std::min<size_t>(s->directs.size(), 0xFFFFF) |
+		(uint64_t) (!s->ups.empty()) << 20 |
+		(uint64_t) std::min<uint64_t>(ntb, 0xFF) << 21 |
+		(uint64_t) (s->tbl_max != 0) << 29 |
+		(uint64_t) (s->skip_max != 0) << 30 |
+		(uint64_t) (s->nwork > 0) << 31 |
+		(uint64_t) (s->ncand > 0 || !s->pieces.empty()) << 32;
+}
+
+/*
+ * Issue chunk s as one graph launch: capture its copies and kernels on
+ * its stream, update the slot's graph of the same shape in place (or
+ * instantiate one, replacing the least recently used), launch it.
+ */
+gpx_cuda_status
+gpx_issue_graph(gpx_cuda_ctx *ctx, gpx_dev *d, gpx_slot *s, size_t at, size_t o_dl,
+				size_t o_pc, size_t o_ol, size_t o_up, size_t o_tb)
+{
+	uint64_t	shape = gpx_chunk_shape(s);
+	cudaGraph_t g = nullptr;
+	gpx_gexec  *x = nullptr;
+	gpx_cuda_status st;
+	cudaError_t e;
+
+	GPX_TRY(cudaStreamBeginCapture(s->st, cudaStreamCaptureModeThreadLocal));
+	st = gpx_issue_ops(ctx, s, s->st, at, o_dl, o_pc, o_ol, o_up, o_tb, nullptr, nullptr,
+					   shape);
+	e = cudaStreamEndCapture(s->st, &g);
+	if (st != GPX_CUDA_OK || e != cudaSuccess)
+	{
+		if (g != nullptr)
+			cudaGraphDestroy(g);
+		return st != GPX_CUDA_OK ? st : gpx_fail(ctx, e, "cudaStreamEndCapture");
+	}
+	for (gpx_gexec *c : s->graphs)
+		if (c->shape == shape)
+			x = c;
+	if (x != nullptr)
+	{
+		cudaGraphExecUpdateResultInfo info;
+
+		if (cudaGraphExecUpdate(x->exec, g, &info) != cudaSuccess)
+		{
+			/* not updatable after all (another kernel inside cub, say) */
+			(void) cudaGetLastError();
+			cudaGraphExecDestroy(x->exec);
+			x->exec = nullptr;
+		}
+	}
+	else
+	{
+		if (s->graphs.size() >= GPX_GRAPHS_PER_SLOT)
+		{
+			auto		lru = std::min_element(s->graphs.begin(), s->graphs.end(),
+											   [](const gpx_gexec *a, const gpx_gexec *b)
+											   { return a->used < b->used; });
+
+			x = *lru;
+			cudaGraphExecDestroy(x->exec);
+			x->exec = nullptr;
+		}
+		else
+		{
+			x = new gpx_gexec;
+			x->exec = nullptr;
+			s->graphs.push_back(x);
+		}
+		x->shape = shape;
+	}
+	if (x->exec == nullptr)
+	{
+		e = cudaGraphInstantiate(&x->exec, g, 0);
+		if (e != cudaSuccess)
+		{
+			x->exec = nullptr;
+			x->shape = ~(uint64_t) 0;
+			cudaGraphDestroy(g);
+			return gpx_fail(ctx, e, "cudaGraphInstantiate");
+		}
+		d->graph_builds++;
+	}
+	cudaGraphDestroy(g);
+	x->used = s->seq;
+	GPX_TRY(cudaGraphLaunch(x->exec, s->st));
+	d->graph_launches++;
+	return GPX_CUDA_OK;
+}
+
+/*
+ * Send a built chunk on its slot's stream: first the waits for chunks of
+ * other slots that upload lists it uses, then its copies and kernels (one
+ * by one, or as a graph), then the event it is collected by.
+ */
+gpx_cuda_status
+gpx_issue(gpx_cuda_ctx *ctx, gpx_dev *d, gpx_slot *s, gpx_run *run)
+{
+	size_t		at = s->blob_used;
+	size_t		o_dl = gpx_stage_put(s, &at, s->dls);
+	size_t		o_pc = gpx_stage_put(s, &at, s->pieces);
+	size_t		o_ol = gpx_stage_put(s, &at, s->olist);
+	size_t		o_up = gpx_stage_put(s, &at, s->ups);
+	size_t		o_tb = gpx_stage_put(s, &at, s->tbls);
+	/* a graph may not copy from pageable memory: such chunks go one by one */
+	bool		graph = ctx->graphs &&
+		std::all_of(s->directs.begin(), s->directs.end(),
+					[](const gpx_direct &c) { return c.pinned; });
+	gpx_cuda_status st;
+
+	GPX_TRY(cudaSetDevice(d->ord));
+	for (gpx_slot *u : s->deps)
+	{
+		/* still in flight? (collected since: its uploads are done) */
+		if (!u->busy || u->seq > s->seq)
+			continue;
+		GPX_TRY(cudaStreamWaitEvent(s->st, ctx->graphs ? u->ev_done : u->ev_in, 0));
+		d->waits++;
+	}
+	if (ctx->timing)
+		GPX_TRY(cudaEventRecord(s->ev_t0, s->st));
+	if (graph)
+		st = gpx_issue_graph(ctx, d, s, at, o_dl, o_pc, o_ol, o_up, o_tb);
+	else
+	{
+		/* only a chunk that uploads can have dependents (or timings) */
+		bool		uploads = !s->ups.empty() || !s->directs.empty() || !s->tbls.empty();
+
+		st = gpx_issue_ops(ctx, s, s->st, at, o_dl, o_pc, o_ol, o_up, o_tb,
+						   uploads || ctx->timing ? s->ev_in : nullptr,
+						   ctx->timing ? s->ev_c0 : nullptr, gpx_chunk_shape(s));
+	}
+	if (st != GPX_CUDA_OK)
+		return st;
+	run->bytes_in += at - s->blob_used;
+	GPX_TRY(cudaEventRecord(s->ev_done, s->st));
 	s->busy = true;
 	d->seq_issued = s->seq;
+	d->head = (d->head + 1) % (int) d->slot.size();
+	d->nbusy++;
 	d->chunks++;
+	run->inflight++;
 	run->candidates += s->ncand;
 	return GPX_CUDA_OK;
 }
 
 /*
- * Fill slot s with the next queries of device d (as many as fit), waiting
- * for the other slot when the cache pool has no room; *any is false when
- * nothing was left to add.
+ * Fill slot s with the next queries of run on device d (index di), as
+ * many as fit, waiting for the device's oldest chunk when the cache pool
+ * has no room; *any is false when nothing was added.  A query the chunks
+ * cannot take fails the run: the chunk is undone (the caller sees *any
+ * false and issues nothing).
  */
 gpx_cuda_status
-gpx_build(gpx_cuda_ctx *ctx, gpx_dev *d, gpx_slot *s, gpx_run *run, bool *any)
+gpx_build(gpx_cuda_ctx *ctx, gpx_dev *d, uint32_t di, gpx_slot *s, gpx_run *run, bool *any)
 {
 	gpx_batch  *b = run->b;
+	gpx_rdev   &rd = run->dv[di];
+	gpx_mark	m0;
 
 	*any = false;
-	gpx_slot_reset(s, d->seq_issued + 1);
-	while (d->qpos < d->assigned.size())
+	gpx_slot_reset(s, d->seq_issued + 1, run);
+	m0 = gpx_mark_of(s);
+	while (rd.qpos < rd.assigned.size())
 	{
-		gpx_cuda_qplan &qp = run->plan[d->assigned[d->qpos]];
+		gpx_cuda_qplan &qp = run->plan[rd.assigned[rd.qpos]];
 		gpx_batch_query *q = &b->queries[qp.q];
 		const gpx_list *src = &b->lists[qp.src].list;
-		uint32_t	start = d->qblk == GPX_NONE ? qp.b0 : d->qblk;
+		uint32_t	start = rd.qblk == GPX_NONE ? qp.b0 : rd.qblk;
 		uint32_t	end;
 		uint32_t	cands;
 		uint32_t	sslot;
@@ -411,8 +710,12 @@ gpx_build(gpx_cuda_ctx *ctx, gpx_dev *d, gpx_slot *s, gpx_run *run, bool *any)
 			s->olist.size() + qp.ocount > d->max_olist)
 		{
 			if (s->pieces.empty())
-				return gpx_msg(ctx, GPX_CUDA_BAD_INPUT,
-							   "a query has more lists than a gpu chunk takes");
+			{
+				gpx_rollback(d, s, m0, run);
+				gpx_run_fail(run, GPX_CUDA_BAD_INPUT,
+							 "a query has more lists than a gpu chunk takes");
+				return GPX_CUDA_OK;
+			}
 			break;
 		}
 		if (!gpx_cuda_plan_piece(&qp, src, start, d->cand_cap - s->ncand,
@@ -435,21 +738,26 @@ gpx_build(gpx_cuda_ctx *ctx, gpx_dev *d, gpx_slot *s, gpx_run *run, bool *any)
 		{
 			gpx_rollback(d, s, m, run);
 			if (pl == GPX_NEVER)
-				return gpx_msg(ctx, GPX_CUDA_OOM,
-							   "a list is larger than the device list cache");
+			{
+				gpx_rollback(d, s, m0, run);
+				gpx_run_fail(run, GPX_CUDA_OOM, "a list is larger than the device list cache");
+				return GPX_CUDA_OK;
+			}
 			if (!s->pieces.empty())
 				break;			/* send what we have; retry in the next chunk */
-			if (d->slot[0].busy || d->slot[1].busy)
+			if (d->nbusy > 0)
 			{
-				gpx_slot   *o = d->slot[0].busy ? &d->slot[0] : &d->slot[1];
-				gpx_cuda_status st = gpx_collect(ctx, d, o, run);
+				bool		got;
+				gpx_cuda_status st = gpx_collect(ctx, d, true, &got);
 
 				if (st != GPX_CUDA_OK)
 					return st;
-				continue;		/* retry with the other chunk's lists evictable */
+				continue;		/* retry with that chunk's lists evictable */
 			}
-			return gpx_msg(ctx, GPX_CUDA_OOM,
-						   "the lists of one query do not fit in the device list cache");
+			gpx_rollback(d, s, m0, run);
+			gpx_run_fail(run, GPX_CUDA_OOM,
+						 "the lists of one query do not fit in the device list cache");
+			return GPX_CUDA_OK;
 		}
 
 		/* the piece */
@@ -461,7 +769,7 @@ gpx_build(gpx_cuda_ctx *ctx, gpx_dev *d, gpx_slot *s, gpx_run *run, bool *any)
 		pc.src = sslot;
 		pc.blk0 = start;
 		pc.wbeg = s->nwork;
-		h.plan = d->assigned[d->qpos];
+		h.plan = rd.assigned[rd.qpos];
 		h.last = end == qp.b1;
 		if (start != qp.b0 || !h.last)
 			d->splits++;
@@ -492,19 +800,19 @@ gpx_build(gpx_cuda_ctx *ctx, gpx_dev *d, gpx_slot *s, gpx_run *run, bool *any)
 		*any = true;
 		if (end == qp.b1)
 		{
-			d->qpos++;
-			d->qblk = GPX_NONE;
+			rd.qpos++;
+			rd.qblk = GPX_NONE;
 		}
 		else
 		{
-			d->qblk = end;
+			rd.qblk = end;
 			break;
 		}
 	}
 	return GPX_CUDA_OK;
 }
 
-/* Plan the batch's queries and spread them over the devices. */
+/* Plan a run's queries and spread them over the devices. */
 void
 gpx_plan(gpx_cuda_ctx *ctx, gpx_run *run)
 {
@@ -526,19 +834,18 @@ gpx_plan(gpx_cuda_ctx *ctx, gpx_run *run)
 	dev_of.resize(np);
 	gpx_cuda_plan_assign(run->plan.data(), np, (uint32_t) ctx->devs.size(),
 						 run->keys.data(), load.data(), dev_of.data());
-	for (gpx_dev *d : ctx->devs)
-	{
-		d->assigned.clear();
-		d->qpos = 0;
-		d->qblk = GPX_NONE;
-	}
+	run->dv.assign(ctx->devs.size(), gpx_rdev());
 	for (uint32_t i = 0; i < np; i++)
-		ctx->devs[dev_of[i]]->assigned.push_back(i);
+		run->dv[dev_of[i]].assigned.push_back(i);
 }
 
-/* After a failure: wait for what was sent, drop the caches, maybe mark broken. */
+/*
+ * After a CUDA error: wait for what was sent, drop the caches, free the
+ * slots, fail every run in flight with the context's message (maybe mark
+ * the context broken).
+ */
 void
-gpx_abort_run(gpx_cuda_ctx *ctx)
+gpx_abort_all(gpx_cuda_ctx *ctx, gpx_cuda_status st)
 {
 	for (gpx_dev *d : ctx->devs)
 	{
@@ -552,93 +859,183 @@ gpx_abort_run(gpx_cuda_ctx *ctx)
 		(void) cudaGetLastError();
 		for (gpx_slot &s : d->slot)
 		{
+			if (s.busy && s.run != nullptr)
+				s.run->inflight--;
 			s.busy = false;
+			s.run = nullptr;
 			s.transients.clear();
 		}
+		d->nbusy = 0;
+		d->tail = d->head;
 		gpx_cache_flush(&d->cache);
 		d->seq_done = d->seq_issued;
 	}
+	std::vector<gpx_run *> runs = ctx->runs;
+
+	for (gpx_run *run : runs)
+	{
+		run->inflight = 0;
+		gpx_run_fail(run, st, ctx->err);
+		gpx_run_check_done(ctx, run);
+	}
 }
 
-/* Run a batch over every device of ctx (see the file comment). */
+/*
+ * Issue what the slots allow: on each device, while the next slot of its
+ * ring is free, the next chunk of the oldest run with queries left there.
+ */
 gpx_cuda_status
-gpx_run_batch(gpx_cuda_ctx *ctx, gpx_batch *b, gpx_batch_stats *stats)
+gpx_pump(gpx_cuda_ctx *ctx)
 {
-	gpx_run		run;
-	uint64_t	h0 = 0,
-				m0 = 0,
-				h1 = 0,
-				m1 = 0;
-	bool		more = true;
-	gpx_cuda_status st = GPX_CUDA_OK;
-
-	double		t0 = gpx_ms();
-
-	run.b = b;
-	gpx_plan(ctx, &run);
-	ctx->prof[0] += gpx_ms() - t0;
-	for (gpx_dev *d : ctx->devs)
+	for (uint32_t di = 0; di < ctx->devs.size(); di++)
 	{
-		h0 += d->cache.hits;
-		m0 += d->cache.misses;
-	}
-	while (more && st == GPX_CUDA_OK)
-	{
-		more = false;
-		for (gpx_dev *d : ctx->devs)
+		gpx_dev    *d = ctx->devs[di];
+
+		for (;;)
 		{
-			gpx_slot   *s;
-			bool		any;
+			gpx_slot   *s = &d->slot[d->head];
+			gpx_run    *run = nullptr;
+			gpx_cuda_status st;
+			bool		any = false;
+			double		t0;
 
-			if (d->qpos >= d->assigned.size())
-				continue;
-			s = &d->slot[d->next];
-			if (s->busy && (st = gpx_collect(ctx, d, s, &run)) != GPX_CUDA_OK)
+			if (s->busy)
+				break;
+			for (gpx_run *r : ctx->runs)
+				if (!r->failed && r->dv[di].qpos < r->dv[di].assigned.size())
+				{
+					run = r;
+					break;
+				}
+			if (run == nullptr)
 				break;
 			t0 = gpx_ms();
-			st = gpx_build(ctx, d, s, &run, &any);
+			st = gpx_build(ctx, d, di, s, run, &any);
 			ctx->prof[1] += gpx_ms() - t0;
 			if (st != GPX_CUDA_OK)
-				break;
-			if (any)
+				return st;
+			if (!any)
 			{
-				t0 = gpx_ms();
-				st = gpx_issue(ctx, d, s, &run);
-				ctx->prof[2] += gpx_ms() - t0;
-				if (st != GPX_CUDA_OK)
-					break;
-				d->next ^= 1;
+				/* it failed; an empty chunk takes a block of any query */
+				if (!run->failed)
+					gpx_run_fail(run, GPX_CUDA_ERROR, "a query piece does not fit an empty chunk");
+				gpx_run_check_done(ctx, run);
+				continue;
 			}
-			if (d->qpos < d->assigned.size())
-				more = true;
+			t0 = gpx_ms();
+			st = gpx_issue(ctx, d, s, run);
+			ctx->prof[2] += gpx_ms() - t0;
+			if (st != GPX_CUDA_OK)
+				return st;
 		}
 	}
-	/* the remaining chunks, oldest first */
-	for (gpx_dev *d : ctx->devs)
-		for (int k = 0; k < 2 && st == GPX_CUDA_OK; k++)
-			st = gpx_collect(ctx, d, &d->slot[(d->next + k) & 1], &run);
-	if (st != GPX_CUDA_OK)
-	{
-		gpx_abort_run(ctx);
-		return st;
-	}
-	for (gpx_dev *d : ctx->devs)
-	{
-		h1 += d->cache.hits;
-		m1 += d->cache.misses;
-	}
-	ctx->batches++;
-	if (stats != nullptr)
-	{
-		stats->candidates = run.candidates;
-		stats->results = run.results;
-		stats->bytes_in = run.bytes_in;
-		stats->cache_hits = h1 - h0;
-		stats->cache_misses = m1 - m0;
-		stats->compute_ms = run.compute_ms;
-		stats->transfer_ms = run.transfer_ms;
-	}
 	return GPX_CUDA_OK;
+}
+
+/*
+ * Collect what the devices finished (block: wait for one chunk first,
+ * when one is in flight), then issue more.  A CUDA error aborts every run.
+ */
+void
+gpx_progress(gpx_cuda_ctx *ctx, bool block)
+{
+	gpx_cuda_status st = GPX_CUDA_OK;
+	bool		blocked = !block;
+
+	for (gpx_dev *d : ctx->devs)
+	{
+		bool		got = true;
+
+		while (st == GPX_CUDA_OK && got && d->nbusy > 0)
+		{
+			st = gpx_collect(ctx, d, !blocked, &got);
+			blocked |= got;
+		}
+	}
+	if (st == GPX_CUDA_OK)
+		st = gpx_pump(ctx);
+	if (st != GPX_CUDA_OK)
+		gpx_abort_all(ctx, st);
+}
+
+/* Queue a run for batch b (see gpx_cuda_submit). */
+gpx_cuda_status
+gpx_submit(gpx_cuda_ctx *ctx, gpx_batch *b, gpx_cuda_job *job)
+{
+	gpx_run    *run = new gpx_run;
+	double		t0 = gpx_ms();
+
+	run->b = b;
+	run->job = job;
+	job->priv = run;
+	job->status = GPX_CUDA_OK;
+	job->err[0] = '\0';
+	for (gpx_dev *d : ctx->devs)
+	{
+		run->hits0 += d->cache.hits;
+		run->misses0 += d->cache.misses;
+	}
+	try
+	{
+		gpx_plan(ctx, run);
+	}
+	catch (...)
+	{
+		delete run;
+		job->priv = nullptr;
+		throw;
+	}
+	ctx->prof[0] += gpx_ms() - t0;
+	ctx->runs.push_back(run);
+	ctx->max_runs = std::max<uint64_t>(ctx->max_runs, ctx->runs.size());
+	gpx_run_check_done(ctx, run);	/* nothing to compute at all */
+	gpx_progress(ctx, false);
+	return GPX_CUDA_OK;
+}
+
+/* Hand back a done job (from the done list); nullptr if none. */
+gpx_cuda_job *
+gpx_pop_done(gpx_cuda_ctx *ctx, gpx_cuda_job *want)
+{
+	for (size_t i = 0; i < ctx->done.size(); i++)
+	{
+		gpx_run    *run = ctx->done[i];
+		gpx_cuda_job *job = run->job;
+
+		if (want != nullptr && job != want)
+			continue;
+		ctx->done.erase(ctx->done.begin() + (long) i);
+		job->priv = nullptr;
+		delete run;
+		return job;
+	}
+	return nullptr;
+}
+
+/* Stop every run: drain the devices, fail what is not done. */
+void
+gpx_cancel_all(gpx_cuda_ctx *ctx)
+{
+	/* wait for what is in flight, then issue nothing */
+	for (gpx_run *run : ctx->runs)
+		gpx_run_fail(run, GPX_CUDA_ERROR, "cancelled");
+	for (gpx_dev *d : ctx->devs)
+	{
+		bool		got = true;
+		gpx_cuda_status st = GPX_CUDA_OK;
+
+		while (st == GPX_CUDA_OK && got && d->nbusy > 0)
+			st = gpx_collect(ctx, d, true, &got);
+		if (st != GPX_CUDA_OK)
+		{
+			gpx_abort_all(ctx, st);
+			break;
+		}
+	}
+	std::vector<gpx_run *> runs = ctx->runs;
+
+	for (gpx_run *run : runs)
+		gpx_run_check_done(ctx, run);
 }
 
 /* Make sure a device scratch buffer holds bytes (grows, never shrinks). */
@@ -681,6 +1078,9 @@ gpx_cuda_open(const gpx_cuda_options *opt, gpx_cuda_ctx **ctxp, char *err,
 	{
 		ctx = new gpx_cuda_ctx;
 		ctx->timing = opt == nullptr || !opt->no_timing;
+		ctx->graphs = opt != nullptr && opt->graphs;
+		ctx->nslots = opt != nullptr && opt->slots > 0 ?
+			std::min(std::max(opt->slots, 2), GPX_CUDA_MAX_SLOTS) : 2;
 		st = gpx_setup_open(ctx, opt);
 	}
 	catch (const std::bad_alloc &)
@@ -718,6 +1118,10 @@ gpx_cuda_close(gpx_cuda_ctx *ctx)
 	{
 		bool		opened = !ctx->devs.empty();
 
+		/* nothing may run into the caller's memory once closed */
+		gpx_cancel_all(ctx);
+		while (gpx_pop_done(ctx, nullptr) != nullptr)
+			;
 		gpx_setup_close(ctx);
 		if (opened)
 			for (const gpx_pin &p : ctx->pins)
@@ -805,32 +1209,142 @@ gpx_cuda_pin(gpx_cuda_ctx *ctx, void *ptr, size_t len)
 	}
 }
 
-/* Run a whole batch of intersections on the context's devices. */
+/* Whether a batch descriptor can be run at all. */
+static bool
+gpx_batch_ok(const gpx_batch *b)
+{
+	return b != nullptr && (b->nqueries == 0 || (b->queries != nullptr &&
+												 (b->nlists == 0 || b->lists != nullptr)));
+}
+
+/* Run a whole batch of intersections on the context's devices, and wait. */
 extern "C" gpx_cuda_status
 gpx_cuda_run_batch(gpx_cuda_ctx *ctx, gpx_batch *b, gpx_batch_stats *stats)
 {
+	gpx_cuda_job job;
+
 	if (stats != nullptr)
 		memset(stats, 0, sizeof(*stats));
 	if (ctx == nullptr)
 		return GPX_CUDA_BAD_INPUT;
-	if (b == nullptr || (b->nqueries > 0 && (b->queries == nullptr ||
-											 (b->nlists > 0 && b->lists == nullptr))))
+	if (!gpx_batch_ok(b))
+		return gpx_msg(ctx, GPX_CUDA_BAD_INPUT, "invalid batch descriptor");
+	if (ctx->broken)
+		return gpx_msg(ctx, GPX_CUDA_ERROR, "the gpu context failed earlier");
+	memset(&job, 0, sizeof(job));
+	try
+	{
+		gpx_submit(ctx, b, &job);
+		while (!((gpx_run *) job.priv)->done)
+			gpx_progress(ctx, true);
+		gpx_pop_done(ctx, &job);
+	}
+	catch (const std::bad_alloc &)
+	{
+		gpx_abort_all(ctx, gpx_msg(ctx, GPX_CUDA_OOM, "out of host memory"));
+		if (job.priv != nullptr)
+			gpx_pop_done(ctx, &job);
+		return GPX_CUDA_OOM;
+	}
+	catch (...)
+	{
+		gpx_abort_all(ctx, gpx_msg(ctx, GPX_CUDA_ERROR, "unexpected host error"));
+		if (job.priv != nullptr)
+			gpx_pop_done(ctx, &job);
+		return GPX_CUDA_ERROR;
+	}
+	if (job.status != GPX_CUDA_OK)
+		return gpx_msg(ctx, job.status, job.err);
+	if (stats != nullptr)
+		*stats = job.stats;
+	return GPX_CUDA_OK;
+}
+
+/* Queue batch b as job (see gpx_cuda.h). */
+extern "C" gpx_cuda_status
+gpx_cuda_submit(gpx_cuda_ctx *ctx, gpx_batch *b, gpx_cuda_job *job)
+{
+	if (ctx == nullptr || job == nullptr)
+		return GPX_CUDA_BAD_INPUT;
+	job->b = b;
+	job->priv = nullptr;
+	if (!gpx_batch_ok(b))
 		return gpx_msg(ctx, GPX_CUDA_BAD_INPUT, "invalid batch descriptor");
 	if (ctx->broken)
 		return gpx_msg(ctx, GPX_CUDA_ERROR, "the gpu context failed earlier");
 	try
 	{
-		return gpx_run_batch(ctx, b, stats);
+		return gpx_submit(ctx, b, job);
 	}
 	catch (const std::bad_alloc &)
 	{
-		gpx_abort_run(ctx);
-		return gpx_msg(ctx, GPX_CUDA_OOM, "out of host memory");
+		if (job->priv == nullptr)
+			return gpx_msg(ctx, GPX_CUDA_OOM, "out of host memory");
+		gpx_abort_all(ctx, gpx_msg(ctx, GPX_CUDA_OOM, "out of host memory"));
+		return GPX_CUDA_OK;		/* queued; it comes back failed */
 	}
 	catch (...)
 	{
-		gpx_abort_run(ctx);
-		return gpx_msg(ctx, GPX_CUDA_ERROR, "unexpected host error");
+		if (job->priv == nullptr)
+			return gpx_msg(ctx, GPX_CUDA_ERROR, "unexpected host error");
+		gpx_abort_all(ctx, gpx_msg(ctx, GPX_CUDA_ERROR, "unexpected host error"));
+		return GPX_CUDA_OK;
+	}
+}
+
+/* A finished job, after making progress (see gpx_cuda.h). */
+extern "C" gpx_cuda_job *
+gpx_cuda_reap(gpx_cuda_ctx *ctx, bool wait)
+{
+	gpx_cuda_job *job;
+
+	if (ctx == nullptr)
+		return nullptr;
+	try
+	{
+		if ((job = gpx_pop_done(ctx, nullptr)) != nullptr)
+			return job;
+		gpx_progress(ctx, false);
+		if ((job = gpx_pop_done(ctx, nullptr)) != nullptr)
+			return job;
+		while (wait && !ctx->runs.empty())
+		{
+			gpx_progress(ctx, true);
+			if ((job = gpx_pop_done(ctx, nullptr)) != nullptr)
+				return job;
+		}
+	}
+	catch (const std::bad_alloc &)
+	{
+		gpx_abort_all(ctx, gpx_msg(ctx, GPX_CUDA_OOM, "out of host memory"));
+	}
+	catch (...)
+	{
+		gpx_abort_all(ctx, gpx_msg(ctx, GPX_CUDA_ERROR, "unexpected host error"));
+	}
+	return gpx_pop_done(ctx, nullptr);
+}
+
+/* Jobs submitted and not handed back. */
+extern "C" int
+gpx_cuda_pending(const gpx_cuda_ctx *ctx)
+{
+	return ctx == nullptr ? 0 : (int) (ctx->runs.size() + ctx->done.size());
+}
+
+/* Stop every job (see gpx_cuda.h). */
+extern "C" void
+gpx_cuda_cancel(gpx_cuda_ctx *ctx)
+{
+	if (ctx == nullptr)
+		return;
+	try
+	{
+		gpx_cancel_all(ctx);
+	}
+	catch (...)
+	{
+		gpx_abort_all(ctx, gpx_msg(ctx, GPX_CUDA_ERROR, "unexpected host error"));
 	}
 }
 
@@ -865,7 +1379,7 @@ gpx_cuda_decode(gpx_cuda_ctx *ctx, const gpx_list *l, uint32_t *out)
 	if (e != cudaSuccess)
 	{
 		st = gpx_fail(ctx, e, "decode kernel");
-		gpx_abort_run(ctx);
+		gpx_abort_all(ctx, st);
 		return st;
 	}
 	GPX_TRY(cudaMemcpy(out, d->d_scr_out, (size_t) l->n * 4, cudaMemcpyDeviceToHost));
@@ -884,7 +1398,7 @@ gpx_cuda_cache_has(gpx_cuda_ctx *ctx, gpx_key key)
 	return 0;
 }
 
-/* One line: devices, cache use and hit rate. */
+/* One line: devices, chunk slots, cache use and hit rate, pipeline counters. */
 extern "C" void
 gpx_cuda_describe(gpx_cuda_ctx *ctx, char *buf, size_t len)
 {
@@ -897,7 +1411,10 @@ gpx_cuda_describe(gpx_cuda_ctx *ctx, char *buf, size_t len)
 				chunks = 0,
 				ev = 0,
 				dir = 0,
-				spl = 0;
+				spl = 0,
+				waits = 0,
+				gl = 0,
+				gb = 0;
 
 	if (buf == nullptr || len == 0)
 		return;
@@ -925,16 +1442,24 @@ gpx_cuda_describe(gpx_cuda_ctx *ctx, char *buf, size_t len)
 		ev += d->cache.evictions;
 		dir += d->directs;
 		spl += d->splits;
+		waits += d->waits;
+		gl += d->graph_launches;
+		gb += d->graph_builds;
 	}
 	if (o < len)
 		snprintf(buf + o, len - o,
 				 "; list cache %.1f of %.1f MiB, %zu lists, %.1f%% hits, %llu evictions; "
-				 "%llu batches in %llu chunks, %llu split pieces, %llu direct copies",
+				 "%llu batches in %llu chunks, %llu split pieces, %llu direct copies; "
+				 "%d chunk slots per gpu, at most %llu batches in flight, %llu upload waits; "
+				 "graphs %s (%llu launches, %llu instantiated)",
 				 used / 1048576.0, cap / 1048576.0, nl,
 				 hits + misses ? 100.0 * hits / (double) (hits + misses) : 0.0,
 				 (unsigned long long) ev, (unsigned long long) ctx->batches,
 				 (unsigned long long) chunks, (unsigned long long) spl,
-				 (unsigned long long) dir);
+				 (unsigned long long) dir, ctx->nslots,
+				 (unsigned long long) ctx->max_runs, (unsigned long long) waits,
+				 ctx->graphs ? "on" : "off", (unsigned long long) gl,
+				 (unsigned long long) gb);
 }
 
 /* The last error message of ctx. */

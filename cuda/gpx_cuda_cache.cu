@@ -161,6 +161,7 @@ gpx_cache_add(gpx_cache *c, const gpx_batch_list *bl, const gpx_cuda_footprint *
 	e->off = off;
 	e->bytes = fp->bytes;
 	e->last_seq = seq;
+	e->up_seq = seq;
 	e->memo_seq = 0;
 	e->memo_slot = 0;
 	gpx_make_dl(l, c->d_pool + off, &e->dl);

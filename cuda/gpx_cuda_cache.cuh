@@ -82,6 +82,9 @@ struct gpx_centry
 	size_t		bytes;			/* pool bytes (blob + tables) */
 	gpx_dl		dl;				/* device view */
 	uint64_t	last_seq;		/* last chunk that uses it */
+	uint64_t	up_seq;			/* the chunk that uploads it (its blob and
+								 * tables are ready once that chunk's
+								 * uploads are) */
 	bool		in_map;			/* false: transient (freed with its chunk) */
 	std::list<gpx_centry *>::iterator lru;
 	uint64_t	memo_seq;		/* chunk whose list slot memo_slot it has */

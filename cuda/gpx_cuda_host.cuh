@@ -1,16 +1,20 @@
 /*
  * gpx_cuda_host.cuh - the host-side state of the CUDA back end, shared by
- * its files: the context (devices, pinned ranges, the last error), each
- * device (streams, list cache, two chunk slots, limits, counters) and each
- * chunk slot (staging buffer, device arrays, events, the chunk being built
- * or in flight).  gpx_cuda_setup.cu makes and frees them; gpx_cuda.cu runs
- * batches through them.
+ * its files: the context (devices, pinned ranges, the batches in flight,
+ * the last error), each device (list cache, a ring of chunk slots, limits,
+ * counters), each chunk slot (stream, staging buffer, device arrays,
+ * events, the chunk being built or in flight) and each batch run.
+ * gpx_cuda_setup.cu makes and frees them; gpx_cuda.cu runs batches
+ * through them.
  *
- * Per device: a copy stream and a compute stream; a list cache
- * (gpx_cuda_cache.cuh); two chunk slots, each with a pinned staging buffer
- * (lists to upload plus the chunk's descriptors, one host-to-device copy),
- * candidate/flag/scan arrays, and pinned *mapped* result and count areas
- * that the kernels write directly.
+ * Per device: a list cache (gpx_cuda_cache.cuh) and a ring of chunk slots
+ * (gpx_cuda_options.slots, 2 by default), each with its own stream, a
+ * pinned staging buffer (lists to upload plus the chunk's descriptors, one
+ * host-to-device copy), candidate/flag/scan arrays, and pinned *mapped*
+ * result and count areas that the kernels write directly.  Chunks are
+ * issued into the ring in order and collected in the same order; on the
+ * GPU the chunks of different slots run side by side, ordered only where
+ * one uses a list that another one uploads.
  */
 #ifndef GPX_CUDA_HOST_CUH
 #define GPX_CUDA_HOST_CUH
@@ -46,11 +50,23 @@ struct gpx_direct
 	const void *src;
 	void	   *dst;
 	size_t		len;
+	bool		pinned;			/* src lies in memory gpx_cuda_pin registered */
 };
 
-/* One of the two chunk slots of a device. */
+struct gpx_run;
+
+/* An instantiated graph of a slot's chunks, for chunks of one shape. */
+struct gpx_gexec
+{
+	uint64_t	shape;			/* what the chunk issues (gpx_issue) */
+	cudaGraphExec_t exec;
+	uint64_t	used;			/* last use, for replacement */
+};
+
+/* One of the chunk slots of a device. */
 struct gpx_slot
 {
+	cudaStream_t st = nullptr;	/* its chunks' copies and kernels */
 	uint8_t    *h_stage = nullptr;	/* pinned, write-combined */
 	uint8_t    *d_stage = nullptr;
 	size_t		stage_cap = 0;
@@ -71,8 +87,11 @@ struct gpx_slot
 				ev_done = nullptr;
 	bool		busy = false;
 	uint64_t	seq = 0;
+	std::vector<gpx_gexec *> graphs;	/* instantiated graphs of its chunks,
+										 * by shape */
 
 	/* the chunk being built or in flight */
+	gpx_run    *run = nullptr;	/* the batch it belongs to */
 	std::vector<gpx_dl> dls;
 	std::vector<gpx_centry *> dl_ent;
 	std::vector<gpx_dpiece> pieces;
@@ -84,6 +103,7 @@ struct gpx_slot
 	std::vector<gpx_direct> directs;
 	std::vector<gpx_centry *> transients;
 	std::vector<gpx_centry *> fresh;	/* entries created for this chunk */
+	std::vector<gpx_slot *> deps;	/* slots whose chunks upload lists it uses */
 	uint32_t	tbl_max = 0;
 	uint32_t	skip_max = 0;	/* largest nblocks among the skip builds */
 	size_t		blob_used = 0;
@@ -101,13 +121,14 @@ struct gpx_dev
 	int			sms = 0;
 	int			cc_major = 0,	/* compute capability */
 				cc_minor = 0;
-	cudaStream_t s_copy = nullptr,
-				s_comp = nullptr;
+	cudaStream_t s_comp = nullptr;	/* set-up, decode */
 	gpx_cache	cache;
-	gpx_slot	slot[2];
-	int			next = 0;
+	std::vector<gpx_slot> slot;	/* the ring */
+	int			head = 0;		/* next slot to fill */
+	int			tail = 0;		/* oldest chunk in flight */
+	int			nbusy = 0;		/* chunks in flight */
 	uint64_t	seq_issued = 0,
-				seq_done = 0;
+				seq_done = 0;	/* every chunk up to it is collected */
 	uint32_t	cand_cap = 0,
 				max_pieces = 0,
 				max_lists = 0,
@@ -116,15 +137,45 @@ struct gpx_dev
 				max_ups = 0;
 	uint64_t	chunks = 0,
 				directs = 0,
-				splits = 0;
+				splits = 0,
+				waits = 0,		/* cross-slot waits for uploads */
+				graph_launches = 0,
+				graph_builds = 0;	/* instantiations (not updates) */
 	uint8_t    *d_scr_in = nullptr;
 	size_t		scr_in_cap = 0;
 	uint32_t   *d_scr_out = nullptr;
 	size_t		scr_out_cap = 0;
-	/* the running batch */
-	std::vector<uint32_t> assigned;
+};
+
+/* A batch's queries on one device, and how far they are issued. */
+struct gpx_rdev
+{
+	std::vector<uint32_t> assigned;	/* plan indices */
 	size_t		qpos = 0;
-	uint32_t	qblk = GPX_NONE;
+	uint32_t	qblk = GPX_NONE;	/* the next piece of a split query */
+};
+
+/* One batch, from submission until it is handed back. */
+struct gpx_run
+{
+	gpx_batch  *b = nullptr;
+	gpx_cuda_job *job = nullptr;
+	std::vector<gpx_cuda_qplan> plan;
+	std::vector<uint32_t> olist;	/* batch list indices */
+	std::vector<gpx_cuda_skey> keys;	/* planner scratch */
+	std::vector<gpx_rdev> dv;	/* per device */
+	uint32_t	inflight = 0;	/* its chunks issued, not collected */
+	bool		failed = false;	/* status, err say why; nothing more issued */
+	bool		done = false;
+	gpx_cuda_status status = GPX_CUDA_OK;
+	char		err[256] = "";
+	uint64_t	candidates = 0,
+				results = 0,
+				bytes_in = 0,
+				hits0 = 0,		/* cache counters at submission */
+				misses0 = 0;
+	double		transfer_ms = 0,
+				compute_ms = 0;
 };
 
 /* A range registered with gpx_cuda_pin(). */
@@ -137,15 +188,20 @@ struct gpx_pin
 	uint8_t    *dev;			/* device address of p when mapped */
 };
 
-/* The context: devices, pinned ranges, the last error. */
+/* The context: devices, pinned ranges, batches in flight, the last error. */
 struct gpx_cuda_ctx
 {
 	std::vector<gpx_dev *> devs;
 	std::vector<gpx_pin> pins;
+	std::vector<gpx_run *> runs;	/* submitted, not done: issue order */
+	std::vector<gpx_run *> done;	/* done, not handed back */
 	char		err[512] = "";
 	bool		broken = false;
 	bool		timing = true;	/* record timing events (gpx_cuda_options) */
+	bool		graphs = false; /* chunks as graph launches (gpx_cuda_options) */
+	int			nslots = 2;		/* chunk slots per device */
 	uint64_t	batches = 0;
+	uint64_t	max_runs = 0;	/* most batches in flight at once */
 	double		prof[5] = {0, 0, 0, 0, 0};	/* host ms: plan, build, issue, wait, collect */
 };
 

@@ -56,6 +56,40 @@ gpx_cuda_run_batch(gpx_cuda_ctx *ctx, gpx_batch *b, gpx_batch_stats *stats)
 	return GPX_CUDA_UNAVAILABLE;
 }
 
+/* Unavailable: nothing is queued. */
+gpx_cuda_status
+gpx_cuda_submit(gpx_cuda_ctx *ctx, gpx_batch *b, gpx_cuda_job *job)
+{
+	(void) ctx;
+	(void) b;
+	(void) job;
+	return GPX_CUDA_UNAVAILABLE;
+}
+
+/* Nothing is ever pending. */
+gpx_cuda_job *
+gpx_cuda_reap(gpx_cuda_ctx *ctx, bool wait)
+{
+	(void) ctx;
+	(void) wait;
+	return NULL;
+}
+
+/* Nothing is ever pending. */
+int
+gpx_cuda_pending(const gpx_cuda_ctx *ctx)
+{
+	(void) ctx;
+	return 0;
+}
+
+/* Nothing to stop. */
+void
+gpx_cuda_cancel(gpx_cuda_ctx *ctx)
+{
+	(void) ctx;
+}
+
 /* Unavailable. */
 gpx_cuda_status
 gpx_cuda_decode(gpx_cuda_ctx *ctx, const gpx_list *l, uint32_t *out)

@@ -128,10 +128,13 @@ gpx_setup_meta_reserve(const gpx_dev *d)
 		(size_t) d->max_ups * sizeof(gpx_dupload);
 }
 
-/* Allocate the buffers of one slot (stage bytes of staging). */
+/* Allocate the stream and buffers of one slot (stage bytes of staging). */
 static gpx_cuda_status
 gpx_setup_slot(gpx_cuda_ctx *ctx, gpx_dev *d, gpx_slot *s, size_t stage)
 {
+	unsigned	ev_flags = ctx->timing ? cudaEventDefault : cudaEventDisableTiming;
+
+	GPX_SETUP_TRY(cudaStreamCreateWithFlags(&s->st, cudaStreamNonBlocking));
 	GPX_SETUP_TRY(cudaHostAlloc((void **) &s->h_stage, stage,
 						  cudaHostAllocPortable | cudaHostAllocWriteCombined));
 	GPX_SETUP_TRY(cudaMalloc((void **) &s->d_stage, stage));
@@ -149,17 +152,26 @@ gpx_setup_slot(gpx_cuda_ctx *ctx, gpx_dev *d, gpx_slot *s, size_t stage)
 	GPX_SETUP_TRY(cudaHostAlloc((void **) &s->h_cnt, (size_t) d->max_pieces * 4,
 						  cudaHostAllocMapped | cudaHostAllocPortable));
 	GPX_SETUP_TRY(cudaHostGetDevicePointer((void **) &s->d_cnt, s->h_cnt, 0));
-	GPX_SETUP_TRY(cudaEventCreateWithFlags(&s->ev_t0, cudaEventDefault));
-	GPX_SETUP_TRY(cudaEventCreateWithFlags(&s->ev_in, cudaEventDefault));
-	GPX_SETUP_TRY(cudaEventCreateWithFlags(&s->ev_c0, cudaEventDefault));
-	GPX_SETUP_TRY(cudaEventCreateWithFlags(&s->ev_done, cudaEventDefault));
+	/* events without timing are cheaper to record and to wait for */
+	GPX_SETUP_TRY(cudaEventCreateWithFlags(&s->ev_t0, ev_flags));
+	GPX_SETUP_TRY(cudaEventCreateWithFlags(&s->ev_in, ev_flags));
+	GPX_SETUP_TRY(cudaEventCreateWithFlags(&s->ev_c0, ev_flags));
+	GPX_SETUP_TRY(cudaEventCreateWithFlags(&s->ev_done, ev_flags));
 	return GPX_CUDA_OK;
 }
 
-/* Free one slot's buffers (NULL-safe). */
+/* Free one slot's stream, graphs and buffers (NULL-safe). */
 static void
 gpx_setup_slot_free(gpx_slot *s)
 {
+	for (gpx_gexec *g : s->graphs)
+	{
+		cudaGraphExecDestroy(g->exec);
+		delete g;
+	}
+	s->graphs.clear();
+	if (s->st)
+		cudaStreamDestroy(s->st);
 	if (s->h_stage)
 		cudaFreeHost(s->h_stage);
 	if (s->h_res)
@@ -195,8 +207,6 @@ gpx_setup_dev_free(gpx_dev *d)
 	cudaFree(d->cache.d_pool);
 	cudaFree(d->d_scr_in);
 	cudaFree(d->d_scr_out);
-	if (d->s_copy)
-		cudaStreamDestroy(d->s_copy);
 	if (d->s_comp)
 		cudaStreamDestroy(d->s_comp);
 	(void) cudaGetLastError();
@@ -231,7 +241,6 @@ gpx_setup_dev(gpx_cuda_ctx *ctx, gpx_dev *d, const gpx_cuda_options *opt)
 	d->total_mem = p.totalGlobalMem;
 	d->sms = p.multiProcessorCount;
 	GPX_SETUP_TRY(cudaSetDevice(d->ord));
-	GPX_SETUP_TRY(cudaStreamCreateWithFlags(&d->s_copy, cudaStreamNonBlocking));
 	GPX_SETUP_TRY(cudaStreamCreateWithFlags(&d->s_comp, cudaStreamNonBlocking));
 	GPX_SETUP_TRY(cudaMemGetInfo(&fr, &tot));
 
@@ -242,7 +251,7 @@ gpx_setup_dev(gpx_cuda_ctx *ctx, gpx_dev *d, const gpx_cuda_options *opt)
 	GPX_SETUP_TRY(cudaMalloc((void **) &d->cache.d_pool, pool));
 	d->cache.pool.init(pool);
 
-	/* slots: half the batch budget each; limits scale with it */
+	/* slots: half the batch budget each (however many); limits scale with it */
 	stage = opt != nullptr && opt->batch_bytes > 0 ? opt->batch_bytes / 2 : 32 * GPX_MIB;
 	stage = std::min(std::max(stage, (size_t) 64 << 10), 128 * GPX_MIB);
 	stage = gpx_al(stage, 4096);
@@ -256,6 +265,7 @@ gpx_setup_dev(gpx_cuda_ctx *ctx, gpx_dev *d, const gpx_cuda_options *opt)
 	d->max_work = d->cand_cap / 128 + d->max_pieces;
 	if (gpx_setup_meta_reserve(d) + (16 << 10) > stage)
 		return gpx_msg(ctx, GPX_CUDA_ERROR, "batch staging buffer too small");
+	d->slot.resize(ctx->nslots);
 	for (gpx_slot &s : d->slot)
 		if ((st = gpx_setup_slot(ctx, d, &s, stage)) != GPX_CUDA_OK)
 			return st;

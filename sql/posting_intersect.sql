@@ -325,10 +325,13 @@ SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 SET max_parallel_workers_per_gather = 2;
 SET parallel_leader_participation = off;     -- the workers see every row
-EXPLAIN (COSTS OFF)
-SELECT g, posting_intersect(pf), posting_intersect(lr), posting_intersect(qs),
-       posting_intersect_count(qs)
-FROM pi_par GROUP BY g;
+-- partial aggregation hashed; the finalize step is sorted, or hashed where
+-- the library is preloaded (the planner hook of exec_plan.c)
+SELECT pg_temp.plan_has(q, 'Partial HashAggregate') AS partial_hashed,
+       pg_temp.plan_has(q, 'Finalize (Group|Hash)Aggregate') AS finalized
+FROM (VALUES ('SELECT g, posting_intersect(pf), posting_intersect(lr), posting_intersect(qs),
+                      posting_intersect_count(qs)
+               FROM pi_par GROUP BY g')) v(q);
 INSERT INTO par_res
 SELECT 'parallel hash', g, posting_intersect(pf), posting_intersect(lr),
        posting_intersect(qs), posting_intersect_count(qs)

@@ -514,6 +514,9 @@ SELECT ('{1}'::posting_pfor | NULL::posting_qs) IS NULL AS or_null,
 \set readme `cat README.md`
 \set example `cat sql/postings_sync.psql`
 SELECT strpos(:'readme', :'example') > 0 AS readme_shows_this_sql;
+-- its tables, as the README's SQL surface makes them
+CREATE TABLE docs (id int PRIMARY KEY, body text);
+CREATE TABLE postings (term text PRIMARY KEY, docs posting_pfor);
 \i sql/postings_sync.psql
 -- the reference: the postings rebuilt from scratch
 CREATE FUNCTION pg_temp.postings_diff() RETURNS bigint LANGUAGE sql AS $$

@@ -124,6 +124,7 @@ static struct
 static int	cl_ninflight = 0;
 static bool cl_exit_hooked = false;
 static bool cl_warned_no_gpu = false;	/* this session was told once */
+static bool cl_warned_no_executor = false;	/* likewise, without preloading */
 
 /* --------------------------------------------------------- cleanup -- */
 
@@ -294,6 +295,36 @@ client_check_gpu(int nq)
 				(errmsg("gpuidx.device is gpu, but the executor has no usable gpu: intersections run on its cpu threads"),
 				 errdetail("The executor runs batches on %s (%s).", desc, note),
 				 errhint("This is said once per session; gpuidx_stats.gpu_unavailable counts the queries.")));
+	}
+}
+
+/*
+ * gpuidx.device = gpu or cpu (every query to the executor), and there is
+ * no executor at all: the library is not preloaded.  Raise 55000; or, with
+ * gpuidx.executor_fallback on, let the backend compute the queries, with a
+ * WARNING once a session (nothing counts them: gpuidx_stats lives in the
+ * shared memory that preloading reserves).
+ */
+static void
+client_check_preloaded(void)
+{
+	const char *dev = gpuidx_exec_device == GPX_DEVICE_GPU ? "gpu" : "cpu";
+
+	if (gpuidx_exec_device == GPX_DEVICE_AUTO || !gpuidx_exec_use)
+		return;
+	if (!gpuidx_exec_fallback)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("gpuidx.device is %s, but there is no executor: gpuidx is not preloaded", dev),
+				 errdetail("The executor runs only when shared_preload_libraries includes gpuidx."),
+				 errhint("Add gpuidx to shared_preload_libraries and restart the server, set gpuidx.device to auto, or gpuidx.executor_fallback = on to compute in the backend.")));
+	if (!cl_warned_no_executor)
+	{
+		cl_warned_no_executor = true;
+		ereport(WARNING,
+				(errmsg("gpuidx.device is %s, but there is no executor: intersections are computed in the backend", dev),
+				 errdetail("The executor runs only when shared_preload_libraries includes gpuidx."),
+				 errhint("This is said once per session.")));
 	}
 }
 
@@ -1183,8 +1214,13 @@ gpuidx_exec_intersect_many(GpxExecQuery *qs, int nq)
 
 	for (int q = 0; q < nq; q++)
 		qs[q].done = false;
-	if (nq <= 0 || gpuidx_exec_shm == NULL || !gpuidx_exec_use)
+	if (nq <= 0 || !gpuidx_exec_use)
 		return 0;
+	if (gpuidx_exec_shm == NULL)
+	{
+		client_check_preloaded();
+		return 0;
+	}
 	if (cl_ninflight > 0)
 		client_release_all();	/* left over by an earlier error */
 	if (!cl_exit_hooked)

@@ -25,16 +25,26 @@ extern void gpuidx_exec_cost_note_backend(uint64 work, double seconds);
 /* A round trip took ns besides its batching wait and compute time. */
 extern void gpuidx_exec_cost_note_overhead(int64 ns);
 
-/* The executor ran work units on par threads (1: a GPU) in run_us. */
+/*
+ * The executor ran a batch of work units on par threads (1: a GPU) in
+ * run_us, its requests having waited wait_us on average to be taken.
+ */
 extern void gpuidx_exec_cost_note_executor(uint64 work, int64 run_us,
-										   uint64 par);
+										   uint64 par, int64 wait_us);
 
-/* The executor opened a GPU: an optimistic guess until batches measure. */
-extern void gpuidx_exec_cost_gpu_opened(void);
+/* The executor opened a GPU (gpu) or its CPU threads: the fit starts over. */
+extern void gpuidx_exec_cost_device_opened(bool gpu);
 
-/* Current coefficients for gpuidx_info(): backend and executor ns per unit
- * of work, round-trip overhead in us. */
-extern void gpuidx_exec_cost_show(double *backend_ns, double *exec_ns,
-								  double *overhead_us);
+/* The model's current coefficients, for gpuidx_info(). */
+typedef struct GpxCostShow
+{
+	double		backend_ns;		/* c_b: backend cost per probe */
+	double		exec_ns;		/* c_e: executor cost per probe and thread */
+	double		overhead_us;	/* o: round trip besides waiting, computing */
+	double		batch_us;		/* F: fixed cost of a batch */
+	double		wait_us;		/* d: mean wait to be taken into a batch */
+} GpxCostShow;
+
+extern void gpuidx_exec_cost_show(GpxCostShow *c);
 
 #endif							/* EXEC_COST_H */

@@ -287,6 +287,11 @@ gpuidx_exec_slot_set_state(int i, GpxSlotState to)
 	Assert(i >= 0 && i < gpuidx_exec_shm->ctl->nslots);
 	Assert(LWLockHeldByMeInMode(gpuidx_exec_shm->ctl->lock, LW_EXCLUSIVE));
 	Assert(exec_slot_may_go((GpxSlotState) sl->state, to));
+	/* a slot in a batch names it; one leaving it is in no batch anymore */
+	Assert((sl->state != GPX_SLOT_RUNNING && sl->state != GPX_SLOT_ABANDONED) ||
+		   sl->batch_id != 0);
+	if (to != GPX_SLOT_RUNNING && to != GPX_SLOT_ABANDONED)
+		sl->batch_id = 0;
 	sl->state = to;
 }
 
@@ -309,6 +314,7 @@ gpuidx_exec_slot_take(void)
 	sl->owner_procno = -1;
 	sl->owner_pid = 0;
 	sl->exec_gen = 0;
+	sl->batch_id = 0;
 	sl->cache_epoch = 0;
 	sl->chunk_off = sl->chunk_len = 0;
 	sl->lists_off = sl->out_off = sl->out_words = 0;

@@ -31,11 +31,18 @@
  * Slot state machine (owner = the backend that allocated it):
  *
  *   FREE --owner allocates--> FILLING --owner enqueues--> QUEUED
- *   QUEUED --executor takes it into a batch--> RUNNING
- *   RUNNING --executor finishes--> DONE --owner reads, frees--> FREE
+ *   QUEUED --executor takes it into batch b--> RUNNING(b)
+ *   RUNNING(b) --batch b finishes--> DONE --owner reads, frees--> FREE
  *   FILLING/QUEUED/DONE --owner gives up (cancel, error, exit)--> FREE
- *   RUNNING --owner gives up--> ABANDONED --executor finishes--> FREE
- *   RUNNING --executor exits--> QUEUED (requeued once, then DONE, failed)
+ *   RUNNING(b) --owner gives up--> ABANDONED(b) --batch b finishes--> FREE
+ *   RUNNING(b) --executor exits--> QUEUED (requeued once, then DONE, failed)
+ *
+ * The executor keeps up to gpuidx.pipeline_depth batches in flight (taken,
+ * built, handed to a device, not finished), so RUNNING and ABANDONED slots
+ * carry the id of their batch (batch_id): each belongs to exactly one
+ * batch in flight, only that batch's end moves it on, and batches end in
+ * any order.  An exiting executor first stops every batch in flight
+ * (nothing writes into the arena afterwards), then requeues them all.
  *
  * Every change goes through gpuidx_exec_slot_set_state, under the lock,
  * which assert-enabled builds check against this machine.  Only the owner
@@ -151,6 +158,7 @@ typedef struct GpxExecSlot
 	int32		prev;			/* queue links, or free-list link (next) */
 	int32		next;
 	uint64		exec_gen;		/* executor incarnation that took it */
+	uint64		batch_id;		/* RUNNING, ABANDONED: its batch in flight */
 	uint64		cache_epoch;	/* epoch of the cache pins it holds */
 	uint64		chunk_off;		/* its arena chunk */
 	uint64		chunk_len;
@@ -199,6 +207,9 @@ typedef struct GpxExecStats
 	pg_atomic_uint64 batch_requests;	/* requests over all batches */
 	pg_atomic_uint64 multi_backend_batches;	/* batches from >= 2 backends */
 	pg_atomic_uint64 max_batch_backends;
+	pg_atomic_uint64 overlapped_batches;	/* taken while another batch was
+											 * in flight */
+	pg_atomic_uint64 max_in_flight;	/* most batches in flight at once */
 	pg_atomic_uint64 executor_us;	/* executor compute time */
 	pg_atomic_uint64 gpu_batches;	/* batches the GPU computed */
 	pg_atomic_uint64 gpu_failures;	/* GPU batches redone on cpu threads */
@@ -242,7 +253,8 @@ typedef struct GpxExecShared
 	bool		exec_gpu;		/* batches run on a GPU */
 	char		device_desc[GPX_DEVICE_DESC_LEN];	/* what runs batches */
 	char		device_note[256];	/* why not a GPU, when not */
-	uint64		batches_total;	/* batch ids */
+	uint64		batches_total;	/* batch ids (the last one given) */
+	int			exec_in_flight;	/* batches in flight now (unlocked writes) */
 	int			fault;			/* GpxFault */
 	int			fault_ms;
 	TimestampTz gpu_oom_until;	/* fault gpu_oom armed until (0: off) */
@@ -294,6 +306,11 @@ typedef struct GpxExecShared
 	pg_atomic_uint64 cost_backend_ps;	/* in-backend SvS, one thread */
 	pg_atomic_uint64 cost_exec_ps;	/* executor, per thread (GPU: whole) */
 	pg_atomic_uint64 cost_overhead_ns;	/* round trip besides batching */
+	pg_atomic_uint64 cost_batch_ns;	/* fixed cost of a batch (fitted) */
+	pg_atomic_uint64 cost_wait_ns;	/* requests' wait to be taken */
+	pg_atomic_uint64 cost_fit[4];	/* the fit's weighted sums (doubles):
+									 * x, y, x^2, x*y of batches' (work per
+									 * thread, run ns) */
 
 	/*
 	 * Backends with requests in flight, and how many of them are blocked

@@ -13,6 +13,7 @@
 #include "postmaster/bgworker.h"
 #include "utils/guc.h"
 
+#include "exec_plan.h"
 #include "exec_shmem.h"
 #include "gpuidx.h"
 
@@ -33,6 +34,8 @@ bool		gpuidx_exec_use = true;
 bool		gpuidx_exec_fallback = true;
 int			gpuidx_exec_timeout_ms = 10000;
 int			gpuidx_exec_spin_us = 0;
+int			gpuidx_exec_pipeline_depth = 2;
+bool		gpuidx_exec_gpu_graphs = false;
 
 static const struct config_enum_entry device_options[] = {
 	{"auto", GPX_DEVICE_AUTO, false},
@@ -146,6 +149,15 @@ gpuidx_define_gucs(void)
 							"Saves the wake-up of each round trip at the cost of a busy core while polling; 0 sleeps at once.",
 							&gpuidx_exec_spin_us, 0, 0, 1000 * 1000,
 							PGC_SIGHUP, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("gpuidx.pipeline_depth",
+							"Batches the executor keeps in flight at once.",
+							"While a batch runs on the GPU or the CPU threads the executor takes, builds and sends the next ones; 1 runs one batch at a time.",
+							&gpuidx_exec_pipeline_depth, 2, 1, GPX_EXEC_MAX_DEPTH,
+							PGC_SIGHUP, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("gpuidx.gpu_graphs",
+							 "Send each GPU chunk as one CUDA graph launch.",
+							 "On: the chunk's copies and kernels are captured once and updated in place, then launched together; off: issued one by one.",
+							 &gpuidx_exec_gpu_graphs, false, PGC_SIGHUP, 0, NULL, NULL, NULL);
 	DefineCustomEnumVariable("gpuidx.device",
 							 "Where intersections run: auto, gpu or cpu.",
 							 "auto keeps cheap queries in the backend and sends the others to the executor; gpu and cpu send every query to the executor, which runs it on a GPU or on CPU threads. gpu while the executor has no usable GPU is an error, or with gpuidx.executor_fallback on a warning (once per session) and the executor's CPU threads.",
@@ -192,7 +204,8 @@ gpuidx_register_worker(void)
 
 /*
  * Module load hook: define the settings; when preloaded, reserve the
- * executor's shared memory and register its worker.
+ * executor's shared memory, register its worker and install the planner
+ * hook that keeps a GROUP BY of intersections one batch (exec_plan.c).
  */
 void
 _PG_init(void)
@@ -204,4 +217,5 @@ _PG_init(void)
 		return;
 	gpuidx_exec_shmem_init();
 	gpuidx_register_worker();
+	gpuidx_plan_init();
 }

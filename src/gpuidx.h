@@ -28,6 +28,11 @@ extern bool gpuidx_exec_fallback;		/* gpuidx.executor_fallback */
 extern int	gpuidx_exec_timeout_ms;		/* gpuidx.executor_timeout (ms) */
 extern char *gpuidx_exec_gpus;			/* gpuidx.gpus: "0" or "0,1,..." */
 extern int	gpuidx_exec_spin_us;		/* gpuidx.spin_wait (us) */
+extern int	gpuidx_exec_pipeline_depth;	/* gpuidx.pipeline_depth */
+extern bool gpuidx_exec_gpu_graphs;		/* gpuidx.gpu_graphs */
+
+/* Most batches the executor keeps in flight (gpuidx.pipeline_depth). */
+#define GPX_EXEC_MAX_DEPTH 8
 
 /* Most GPUs gpuidx.gpus may name. */
 #define GPX_EXEC_MAX_GPUS 16

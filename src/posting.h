@@ -102,4 +102,10 @@ extern void posting_decode_into(const gpx_list *l, uint32 *out);
 /* Decode a whole opened list into a palloc'd array (n <= POSTING_MAX_ELEMS). */
 extern uint32 *posting_decode_all(const PostingList *pl, const char *what);
 
+/*
+ * Whether fn is the final function of a posting_intersect aggregate,
+ * which computes all pending groups of a statement as one executor batch.
+ */
+extern bool posting_intersect_final_batches(PGFunction fn);
+
 #endif							/* POSTING_H */

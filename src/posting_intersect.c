@@ -53,9 +53,11 @@
  *
  * reaches the executor as one batch instead of one round trip per group.
  * Under a sorted GroupAggregate each group is finished before the next
- * starts, so each goes alone; posting_intersect_batch() is the form that
- * is one batch whatever the plan.  In a window the state can still grow
- * after a final call, so window use neither registers nor caches.
+ * starts, so each would go alone: with the library preloaded, the planner
+ * hook of exec_plan.c plans such a grouping hashed wherever hashing is
+ * possible and enabled; posting_intersect_batch() is the form that is one
+ * batch in every case.  In a window the state can still grow after a
+ * final call, so window use neither registers nor caches.
  */
 #include "posting.h"
 
@@ -804,6 +806,21 @@ posting_intersect_terms_count_final(PG_FUNCTION_ARGS)
 		PG_RETURN_INT64(0);
 	isect_result(st, &res, &nres);
 	PG_RETURN_INT64((int64) nres);
+}
+
+/*
+ * Whether fn is the final function of an aggregate that hands the pending
+ * groups of its statement to the executor as one batch (isect_compute):
+ * the planner hook of exec_plan.c plans a grouping of such aggregates
+ * hashed, so that every group is pending when the first final call runs.
+ */
+bool
+posting_intersect_final_batches(PGFunction fn)
+{
+	return fn == posting_intersect_final ||
+		fn == posting_intersect_count_final ||
+		fn == posting_intersect_terms_final ||
+		fn == posting_intersect_terms_count_final;
 }
 
 /* ------------------------------------------------------------ batch -- */

@@ -171,9 +171,17 @@ gpx_status	gpx_batch_run_cpu(gpx_batch *b, int nthreads, gpx_batch_stats *stats)
 /* ---- persistent CPU thread pool (gpx_batch_cpu.c; added for the executor) --
  *
  * gpx_batch_run_cpu() starts and joins its threads on every call; the
- * executor keeps one pool for its lifetime instead.  A pool is used by one
- * thread at a time; that thread takes part in every run.  Helper threads
- * block all signals and call nothing but the codec core.
+ * executor keeps one pool for its lifetime instead.  Helper threads block
+ * all signals and call nothing but the codec core.
+ *
+ * A pool runs batches one at a time (gpx_batch_pool_run: the calling
+ * thread takes part and returns when every query has its status) or
+ * several at once (gpx_batch_pool_submit: the call returns at once, the
+ * helpers take the queries of the jobs in submission order, the oldest
+ * job's first, and the caller learns of each job's end through
+ * gpx_batch_pool_done or the pool's notify descriptor).  Submitting,
+ * polling, helping and cancelling are for one thread at a time (the
+ * executor's main thread); the helpers are the pool's own.
  */
 
 /* Upper bound on a pool's thread count. */
@@ -181,17 +189,87 @@ gpx_status	gpx_batch_run_cpu(gpx_batch *b, int nthreads, gpx_batch_stats *stats)
 
 typedef struct gpx_batch_pool gpx_batch_pool;
 
+/*
+ * One batch run asynchronously on a pool.  The caller owns the job, the
+ * batch and everything it points to, and must keep them until the job is
+ * done (gpx_batch_pool_done); the pool writes each query's status, count
+ * and results, then stats, then marks the job done.
+ */
+typedef struct gpx_batch_job
+{
+	gpx_batch  *b;				/* the batch (set by gpx_batch_pool_submit) */
+	gpx_batch_stats stats;		/* valid once done */
+	/* private to the pool */
+	uint32_t   *order;			/* query order, longest first, or NULL */
+	uint32_t	next;			/* next position to hand out */
+	uint32_t	limit;			/* positions to hand out (nqueries; less
+								 * once cancelled) */
+	uint32_t	finished;		/* queries finished */
+	int			done;
+	double		t0;
+	struct gpx_batch_job *link;	/* queue of jobs with queries to hand out */
+} gpx_batch_job;
+
 /* Start nthreads - 1 helper threads (1 <= nthreads <= GPX_BATCH_MAX_THREADS). */
 gpx_status	gpx_batch_pool_create(int nthreads, gpx_batch_pool **pool);
 
 /* Threads that run a batch, the caller included (0 for NULL). */
 int			gpx_batch_pool_threads(const gpx_batch_pool *pool);
 
-/* Run every query of b (as gpx_batch_run_cpu, without thread start-up). */
+/*
+ * Run every query of b and return when each has its status (as
+ * gpx_batch_run_cpu, without thread start-up); the calling thread takes
+ * part.  Jobs submitted earlier are served first.
+ */
 gpx_status	gpx_batch_pool_run(gpx_batch_pool *pool, gpx_batch *b,
 							   gpx_batch_stats *stats);
 
-/* Join the helper threads and free the pool (NULL is a no-op). */
+/*
+ * Queue b as job and return at once (GPX_E_ARG for a bad descriptor,
+ * GPX_E_TOOBIG when out of memory; nothing is queued then).  A pool
+ * without helpers (one thread) runs queries only in gpx_batch_pool_help.
+ */
+gpx_status	gpx_batch_pool_submit(gpx_batch_pool *pool, gpx_batch *b,
+								  gpx_batch_job *job);
+
+/*
+ * Queue b as job and run it to its end now, the calling thread taking part
+ * (as gpx_batch_pool_run: helpers are woken only for its other queries);
+ * the job is done on return.
+ */
+gpx_status	gpx_batch_pool_submit_wait(gpx_batch_pool *pool, gpx_batch *b,
+									   gpx_batch_job *job);
+
+/* Whether job has finished (every query has its status); never blocks. */
+bool		gpx_batch_pool_done(const gpx_batch_job *job);
+
+/*
+ * Run one query of the oldest submitted job that has one left, in the
+ * calling thread; false when none was left.
+ */
+bool		gpx_batch_pool_help(gpx_batch_pool *pool);
+
+/* Wait until job is done, running its queries (and older ones) meanwhile. */
+void		gpx_batch_pool_wait(gpx_batch_pool *pool, gpx_batch_job *job);
+
+/*
+ * A descriptor that becomes readable when a job finishes (poll it with
+ * the caller's own event loop), or -1; gpx_batch_pool_notify_clear empties
+ * it before the jobs are looked at.
+ */
+int			gpx_batch_pool_notify_fd(const gpx_batch_pool *pool);
+void		gpx_batch_pool_notify_clear(gpx_batch_pool *pool);
+
+/*
+ * Stop every submitted job: queries not yet started are never run (their
+ * status and count keep what the caller put there), the running ones are
+ * waited for, and every job is done when this returns.  Afterwards no
+ * thread of the pool touches any batch (the caller may exit or free).
+ */
+void		gpx_batch_pool_cancel(gpx_batch_pool *pool);
+
+/* Join the helper threads and free the pool (NULL is a no-op); jobs still
+ * submitted are cancelled first. */
 void		gpx_batch_pool_destroy(gpx_batch_pool *pool);
 
 #ifdef __cplusplus

@@ -444,7 +444,7 @@ make_queries(rng &r, const pool &P, uint32_t nq)
 		{
 			/* long lists only: sources larger than a small chunk */
 			q.lists.resize(1 + r.below(2));
-			q.codecs.resize(q.lists.size());
+			q.codecs.resize(q.lists.size(), q.codecs[0]);	/* a second list gets a real codec */
 			for (auto &li : q.lists)
 				li = (uint32_t) r.below(24);
 		}
@@ -817,6 +817,312 @@ suite_api(gpx_cuda_ctx *ctx)
 	CHECKF(gpx_cuda_compiled() == 1, "gpx_cuda_compiled");
 }
 
+/* --------------------------------------------------------- pipeline -- */
+
+/* A batch of the pipelined runs: its queries, the CPU's run, the GPU's, its job. */
+struct pbatch
+{
+	std::vector<tquery> qs;
+	tbatch		C,
+				G;
+	gpx_cuda_job job;
+	bool		back = false;
+};
+
+/* Open a context with slots chunk slots per device (and graphs); nullptr on failure. */
+static gpx_cuda_ctx *
+open_pipe_ctx(size_t cache, size_t batch, const std::vector<int> &devs, int slots, bool graphs)
+{
+	gpx_cuda_options o;
+	gpx_cuda_ctx *ctx = nullptr;
+	char		err[512] = "";
+
+	memset(&o, 0, sizeof(o));
+	o.devices = devs.empty() ? NULL : devs.data();
+	o.ndevices = (int) devs.size();
+	o.cache_bytes = cache;
+	o.batch_bytes = batch;
+	o.slots = slots;
+	o.graphs = graphs;
+	if (gpx_cuda_open(&o, &ctx, err, sizeof(err)) != GPX_CUDA_OK)
+	{
+		CHECKF(false, "open a context with %d slots%s: %s", slots, graphs ? " and graphs" : "", err);
+		return nullptr;
+	}
+	return ctx;
+}
+
+/* Whether a GPU-run batch equals its CPU run, query by query, guard words intact. */
+static bool
+pipeline_same(const pbatch &p, size_t *bad)
+{
+	for (size_t i = 0; i < p.qs.size(); i++)
+	{
+		const gpx_batch_query &g = p.G.qv[i],
+					&c = p.C.qv[i];
+
+		*bad = i;
+		if (g.status != c.status || g.out_count != c.out_count ||
+			(g.status == GPX_OK &&
+			 memcmp(p.G.b.out + g.out_offset, p.C.b.out + c.out_offset, (size_t) g.out_count * 4) != 0) ||
+			p.G.b.out[g.out_offset + g.out_capacity] != 0xDEADBEEFu)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * nb batches of 1..40 random queries through ctx, up to depth submitted at
+ * once and handed back in whatever order they finish; every one equals
+ * its CPU run.  With arena, every other batch writes its results there
+ * (pinned and mapped: the kernels write them in place).
+ */
+static void
+pipeline_run(gpx_cuda_ctx *ctx, const pool &P, rng &r, uint32_t nb, uint32_t depth,
+			 const char *what, uint32_t *arena, size_t arena_words)
+{
+	std::vector<pbatch> B(nb);
+	size_t		arena_at = 0;
+	uint32_t	next = 0,
+				back = 0,
+				inflight = 0,
+				most = 0;
+	long		f0 = unit_failed;
+
+	for (pbatch &p : B)
+	{
+		p.qs = make_queries(r, P, 1 + (uint32_t) r.below(40));
+		for (tquery &q : p.qs)
+			q.small_out = false;	/* its capacity needs the naive answer */
+		build_batch(P, p.qs, p.C, nullptr, 0);
+		gpx_batch_run_cpu(&p.C.b, 2, NULL);
+		build_batch(P, p.qs, p.G, nullptr, 0);
+		if (arena != nullptr && (&p - &B[0]) % 2 == 1 &&
+			arena_at + p.G.out.size() <= arena_words)
+		{
+			build_batch(P, p.qs, p.G, arena + arena_at, p.G.out.size());
+			for (size_t i = 0; i < p.G.out.size(); i++)
+				arena[arena_at + i] = 0xDEADBEEFu;
+			arena_at += p.G.out.size();
+		}
+		for (auto &q : p.G.qv)
+			q.status = -1, q.out_count = 12345;
+	}
+	while (back < nb)
+	{
+		gpx_cuda_job *job;
+
+		while (inflight < depth && next < nb)
+		{
+			gpx_cuda_status st = gpx_cuda_submit(ctx, &B[next].G.b, &B[next].job);
+
+			CHECKF(st == GPX_CUDA_OK, "%s: submit batch %u: %s", what, next, gpx_cuda_status_str(st));
+			if (st != GPX_CUDA_OK)
+				return;
+			B[next].job.user = &B[next];
+			next++;
+			inflight++;
+			most = std::max(most, (uint32_t) gpx_cuda_pending(ctx));
+		}
+		job = gpx_cuda_reap(ctx, r.below(3) == 0);
+		if (job == nullptr)
+			continue;
+		{
+			pbatch	   *p = (pbatch *) job->user;
+			size_t		bad = 0;
+
+			CHECKF(!p->back, "%s: a batch handed back twice", what);
+			p->back = true;
+			back++;
+			inflight--;
+			CHECKF(job->status == GPX_CUDA_OK, "%s: batch %zu: %s (%s)", what,
+				   (size_t) (p - &B[0]), gpx_cuda_status_str(job->status), job->err);
+			if (job->status == GPX_CUDA_OK)
+				CHECKF(pipeline_same(*p, &bad), "%s: batch %zu query %zu differs from the cpu",
+					   what, (size_t) (p - &B[0]), bad);
+		}
+	}
+	CHECKF(gpx_cuda_pending(ctx) == 0 && gpx_cuda_reap(ctx, true) == nullptr,
+		   "%s: nothing left pending", what);
+	CHECKF(depth < 2 || most >= 2, "%s: at most %u batches were in flight", what, most);
+	printf("pipeline %-31s %u batches, up to %u in flight: %s\n", what, nb, most,
+		   unit_failed == f0 ? "ok" : "FAILURES");
+}
+
+/*
+ * Several batches in flight (gpx_cuda_submit / gpx_cuda_reap): on a
+ * context with three slots, on a tiny cache and staging (many chunks,
+ * evictions, queries split, uploads other chunks wait for), on two device
+ * contexts, with graphs; a batch that fails among others in flight; a
+ * cancel with batches in flight; the synchronous call between them.
+ */
+static void
+suite_pipeline(void)
+{
+	rng			r = {g_seed ^ 0x919E11ull};
+	pool		P;
+	gpx_cuda_ctx *c3 = open_pipe_ctx(0, (size_t) 8 << 20, g_devs, 3, false),
+			   *tiny = open_pipe_ctx((size_t) 1 << 20, (size_t) 128 << 10, g_devs, 4, false),
+			   *graphs = open_pipe_ctx(0, (size_t) 8 << 20, g_devs, 3, true),
+			   *tiny_graphs = open_pipe_ctx((size_t) 1 << 20, (size_t) 128 << 10, g_devs, 3, true),
+			   *two = nullptr;
+	std::vector<int> twodev = g_devs.empty() ? std::vector<int> {0, 0} : g_devs;
+	uint32_t	nb = g_quick ? 8 : 40;
+	size_t		words = (size_t) 4 << 20;
+	uint32_t   *arena = (uint32_t *) aligned_alloc(4096, words * 4);
+	char		desc[1024];
+
+	if (twodev.size() == 1)
+		twodev.push_back(twodev[0]);
+	two = open_pipe_ctx((size_t) 64 << 20, (size_t) 4 << 20, twodev, 2, false);
+	make_pool(r, P, g_quick ? 20000 : 200000);
+	if (c3 != nullptr)
+	{
+		CHECKF(gpx_cuda_pin(c3, arena, words * 4) == GPX_CUDA_OK, "pin the output arena");
+		pipeline_run(c3, P, r, nb, 3, "three slots, depth 3", arena, words);
+		pipeline_run(c3, P, r, nb, 1, "three slots, one at a time", arena, words);
+		pipeline_run(c3, P, r, nb, 8, "three slots, depth 8", nullptr, 0);
+	}
+	if (tiny != nullptr)
+	{
+		pipeline_run(tiny, P, r, nb, 4, "tiny cache and staging", nullptr, 0);
+		pipeline_run(tiny, P, r, nb, 4, "tiny cache and staging again", nullptr, 0);
+	}
+	if (two != nullptr)
+		pipeline_run(two, P, r, nb, 3, "two device contexts", nullptr, 0);
+	if (graphs != nullptr)
+	{
+		pipeline_run(graphs, P, r, nb, 3, "graphs", nullptr, 0);
+		pipeline_run(graphs, P, r, nb, 3, "graphs again (updated)", nullptr, 0);
+		gpx_cuda_describe(graphs, desc, sizeof(desc));
+		CHECKF(strstr(desc, "graphs on (") != nullptr && strstr(desc, "(0 launches") == nullptr,
+			   "graphs launched: %s", desc);
+	}
+	if (tiny_graphs != nullptr)
+		pipeline_run(tiny_graphs, P, r, nb, 3, "graphs, tiny cache and staging", nullptr, 0);
+
+	/* one batch fails (a list larger than the cache), the others do not */
+	if (tiny != nullptr)
+	{
+		std::vector<uint32_t> big = make_list(r, D_UNIFORM, 600000);
+		blob		bb;
+		pbatch		ok1,
+					ok2;
+		gpx_batch	b;
+		gpx_batch_query q;
+		gpx_batch_list L;
+		std::vector<uint32_t> out(big.size() + 8);
+		gpx_cuda_job jbig;
+		int			nback = 0;
+		size_t		bad = 0;
+
+		encode(GPX_CODEC_LRC, big, bb);
+		memset(&b, 0, sizeof(b));
+		memset(&q, 0, sizeof(q));
+		L.list = bb.l;
+		L.key = bb.key;
+		q.nlists = 1;
+		q.out_capacity = (uint32_t) big.size();
+		b.nqueries = 1;
+		b.nlists = 1;
+		b.queries = &q;
+		b.lists = &L;
+		b.out = out.data();
+		b.out_words = out.size();
+		for (pbatch *p : {&ok1, &ok2})
+		{
+			p->qs = make_queries(r, P, 20);
+			for (tquery &tq : p->qs)
+				tq.small_out = false;
+			build_batch(P, p->qs, p->C, nullptr, 0);
+			gpx_batch_run_cpu(&p->C.b, 2, NULL);
+			build_batch(P, p->qs, p->G, nullptr, 0);
+		}
+		CHECKF(gpx_cuda_submit(tiny, &ok1.G.b, &ok1.job) == GPX_CUDA_OK &&
+			   gpx_cuda_submit(tiny, &b, &jbig) == GPX_CUDA_OK &&
+			   gpx_cuda_submit(tiny, &ok2.G.b, &ok2.job) == GPX_CUDA_OK, "submit three");
+		for (gpx_cuda_job *j; (j = gpx_cuda_reap(tiny, true)) != nullptr; nback++)
+		{
+			if (j == &jbig)
+				CHECKF(j->status == GPX_CUDA_OOM && strstr(j->err, "larger than the device list cache"),
+					   "the batch with a list larger than the cache fails alone: %s (%s)",
+					   gpx_cuda_status_str(j->status), j->err);
+			else
+				CHECKF(j->status == GPX_CUDA_OK &&
+					   pipeline_same(j == &ok1.job ? ok1 : ok2, &bad),
+					   "the batches beside a failing one: %s (%s), query %zu",
+					   gpx_cuda_status_str(j->status), j->err, bad);
+		}
+		CHECKF(nback == 3, "three batches handed back, %d", nback);
+	}
+
+	/* cancel with batches in flight: all come back, then the context works */
+	if (c3 != nullptr)
+	{
+		std::vector<pbatch> B(4);
+		int			nback = 0,
+					nok = 0;
+		size_t		bad = 0;
+
+		for (pbatch &p : B)
+		{
+			p.qs = make_queries(r, P, 30);
+			for (tquery &tq : p.qs)
+				tq.small_out = false;
+			build_batch(P, p.qs, p.C, nullptr, 0);
+			gpx_batch_run_cpu(&p.C.b, 2, NULL);
+			build_batch(P, p.qs, p.G, nullptr, 0);
+			CHECKF(gpx_cuda_submit(c3, &p.G.b, &p.job) == GPX_CUDA_OK, "submit before cancel");
+			p.job.user = &p;
+		}
+		gpx_cuda_cancel(c3);
+		for (gpx_cuda_job *j; (j = gpx_cuda_reap(c3, false)) != nullptr; nback++)
+		{
+			CHECKF(j->status == GPX_CUDA_OK ||
+				   (j->status == GPX_CUDA_ERROR && strcmp(j->err, "cancelled") == 0),
+				   "after cancel: %s (%s)", gpx_cuda_status_str(j->status), j->err);
+			if (j->status == GPX_CUDA_OK)
+			{
+				CHECKF(pipeline_same(*(pbatch *) j->user, &bad), "a batch done before the cancel is right");
+				nok++;
+			}
+		}
+		CHECKF(nback == 4 && gpx_cuda_pending(c3) == 0, "cancel: %d of 4 handed back", nback);
+		printf("pipeline %-31s 4 batches, %d done before it: %s\n", "cancel", nok,
+			   nback == 4 ? "ok" : "FAILURES");
+		pipeline_run(c3, P, r, nb, 3, "after a cancel", nullptr, 0);
+		{
+			/* the synchronous call beside batches in flight */
+			pbatch		p,
+						s;
+
+			for (pbatch *x : {&p, &s})
+			{
+				x->qs = make_queries(r, P, 25);
+				for (tquery &tq : x->qs)
+					tq.small_out = false;
+				build_batch(P, x->qs, x->C, nullptr, 0);
+				gpx_batch_run_cpu(&x->C.b, 2, NULL);
+				build_batch(P, x->qs, x->G, nullptr, 0);
+			}
+			CHECKF(gpx_cuda_submit(c3, &p.G.b, &p.job) == GPX_CUDA_OK, "submit beside a run");
+			CHECKF(gpx_cuda_run_batch(c3, &s.G.b, NULL) == GPX_CUDA_OK && pipeline_same(s, &bad),
+				   "gpx_cuda_run_batch with a batch in flight");
+			CHECKF(gpx_cuda_reap(c3, true) == &p.job && pipeline_same(p, &bad),
+				   "and the batch in flight is handed back after it, right");
+		}
+	}
+	for (gpx_cuda_ctx *c : {c3, tiny, graphs, tiny_graphs, two})
+	{
+		if (c == nullptr)
+			continue;
+		gpx_cuda_describe(c, desc, sizeof(desc));
+		printf("describe pipeline: %s\n", desc);
+		gpx_cuda_close(c);
+	}
+	free(arena);
+}
+
 #ifdef GPX_EMU
 /*
  * Machines the back end must refuse, played by the emulator: each open
@@ -978,6 +1284,7 @@ main(int argc, char **argv)
 	UNIT_RUN(suite_decode(ctx));
 	UNIT_RUN(suite_batch(ctx, ctx_small, ctx_multi));
 	UNIT_RUN(suite_api(ctx));
+	UNIT_RUN(suite_pipeline());
 	{
 		char		desc[1024];
 

@@ -259,7 +259,8 @@ my %want_ctx = (
 	'gpuidx.cache_size' => 'postmaster', 'gpuidx.gpus' => 'postmaster',
 	'gpuidx.device' => 'superuser', 'gpuidx.batch_threshold' => 'sighup',
 	'gpuidx.batch_max_wait' => 'sighup', 'gpuidx.executor_threads' => 'sighup',
-	'gpuidx.spin_wait' => 'sighup',
+	'gpuidx.spin_wait' => 'sighup', 'gpuidx.pipeline_depth' => 'sighup',
+	'gpuidx.gpu_graphs' => 'sighup',
 	'gpuidx.use_executor' => 'user', 'gpuidx.executor_fallback' => 'user',
 	'gpuidx.executor_timeout' => 'user');
 my %ctx = map { split /\|/ } split /\n/, $node->safe_psql('postgres',

@@ -5,7 +5,9 @@
 # session, counted in gpuidx_stats.gpu_unavailable, and the answers are
 # right.  The executor first runs with its own gpuidx.device = cpu (it
 # opens no GPU on any machine); then, where the machine has no GPU, with
-# gpuidx.device = gpu (it tried, and says why it found none).
+# gpuidx.device = gpu (it tried, and says why it found none).  Last, a
+# server without the library preloaded: gpuidx.device = gpu or cpu there
+# is refused, or warned about once per session.
 use strict;
 use warnings;
 use FindBin;
@@ -105,5 +107,32 @@ SKIP:
 	skip 'this machine has a gpu', 17 if gpx_info($node)->{device_active} =~ /^gpu/;
 	check_no_gpu('executor without a gpu', 'no gpu: ');
 }
+
+# --- without preloading there is no executor at all ----------------------
+# gpuidx.device = gpu or cpu asks for one: refused with fallback off, else a
+# WARNING once per session and the backend's answer; auto says nothing
+my $plain = gpx_node('nogpu_plain', preload => 0);
+my $one = q{SELECT posting_intersect(d)::text FROM (VALUES ('{1,2,3}'::posting_pfor), ('{2,3}')) v(d)};
+# psql on the plain node with verbose errors; returns (rc, stdout, stderr)
+sub run_plain
+{
+	my ($sql) = @_;
+	my ($out, $err) = ('', '');
+	my $rc = $plain->psql('postgres', "\\set VERBOSITY verbose\n$sql",
+		stdout => \$out, stderr => \$err);
+	return ($rc, $out, $err);
+}
+for my $dev (qw(gpu cpu))
+{
+	my ($rc, $out, $err) = run_plain("SET gpuidx.device = $dev; SET gpuidx.executor_fallback = off; $one");
+	like($err, qr/ERROR:  55000: gpuidx\.device is $dev, but there is no executor: gpuidx is not preloaded/,
+		"not preloaded, device = $dev, fallback off: 55000, the reason named");
+	($rc, $out, $err) = run_plain("SET gpuidx.device = $dev; $one; $one");
+	is("$rc|$out", "0|{2,3}\n{2,3}", "not preloaded, device = $dev, fallback on: the backend's answers");
+	my $n = () = $err =~ /WARNING:  01000: gpuidx\.device is $dev, but there is no executor: intersections are computed in the backend/g;
+	is($n, 1, "not preloaded, device = $dev, fallback on: one warning per session");
+}
+my ($prc, $pout, $perr) = run_plain("SET gpuidx.executor_fallback = off; $one");
+is("$prc|$pout|$perr", "0|{2,3}|", 'not preloaded, device = auto: the backend, nothing said');
 
 done_testing();
