@@ -3,7 +3,7 @@
 # Works on its own (no PostgreSQL needed, e.g. on the GPU machine):
 #   make -f cuda/cuda.mk gpucheck     test/gpu/test_gpu (GPU vs CPU, needs a GPU), then
 #                                     test/gpu/sqlcheck.sh: pg_regress through the GPU executor
-#   make -f cuda/cuda.mk gpubench     build test/gpu/bin/bench_gpu
+#   make -f cuda/cuda.mk gpubench     build test/gpu/bin/bench_gpu and bench_rank
 #   make -f cuda/cuda.mk emucheck     the same tests on the host emulation of
 #                                     the kernels (test/gpu/gpx_emu.h), no GPU
 #   make -f cuda/cuda.mk gpu-build    just build the programs
@@ -55,10 +55,11 @@ GPU_S8B_EMU_BIN := test/gpu/bin/test_s8b_emu
 # ranked retrieval: GPU top-k (cuda/gpx_rank*.cu) = CPU (gpx_rank_batch_run)
 GPU_RANK_BIN := test/gpu/bin/test_rank$(GPU_VARIANT)
 GPU_RANK_EMU_BIN := test/gpu/bin/test_rank_emu
+GPU_RANK_BENCH_BIN := test/gpu/bin/bench_rank$(GPU_VARIANT)
 
 .PHONY: gpucheck gpucheck-lib gpucheck-sql gpubench emucheck gpu-build gpu-clean
 
-gpu-build: $(GPU_TEST_BIN) $(GPU_BENCH_BIN) $(GPU_S8B_BIN) $(GPU_RANK_BIN)
+gpu-build: $(GPU_TEST_BIN) $(GPU_BENCH_BIN) $(GPU_S8B_BIN) $(GPU_RANK_BIN) $(GPU_RANK_BENCH_BIN)
 
 # gpucheck: GPU-versus-CPU library suites, then the whole pg_regress suite
 # through the GPU executor (needs the extension installed; run as root or
@@ -73,7 +74,7 @@ gpucheck-lib: $(GPU_TEST_BIN) $(GPU_S8B_BIN) $(GPU_RANK_BIN)
 gpucheck-sql:
 	test/gpu/sqlcheck.sh
 
-gpubench: $(GPU_BENCH_BIN)
+gpubench: $(GPU_BENCH_BIN) $(GPU_RANK_BENCH_BIN)
 
 emucheck: $(GPU_EMU_BIN) $(GPU_S8B_EMU_BIN) $(GPU_RANK_EMU_BIN)
 	$(GPU_EMU_BIN) --quick $(GPU_TEST_ARGS)
@@ -129,6 +130,10 @@ $(GPU_S8B_EMU_BIN): test/gpu/test_s8b.cu test/gpu/gpu_rng.h $(GPU_CODEC_OBJS) $(
 $(GPU_RANK_BIN): test/gpu/test_rank.cu test/gpu/gpu_rng.h $(GPU_CUDA_OBJS) $(GPU_CODEC_OBJS) $(GPU_UNIT_OBJS)
 	@mkdir -p $(dir $@)
 	$(GPU_NVCC) $(GPU_NVCCFLAGS) $(GPU_UNIT_INC) -o $@ $< $(GPU_CUDA_OBJS) $(GPU_CODEC_OBJS) $(GPU_UNIT_OBJS) -lpthread
+
+$(GPU_RANK_BENCH_BIN): test/gpu/bench_rank.cu test/gpu/gpu_rng.h $(GPU_CUDA_OBJS) $(GPU_CODEC_OBJS) $(GPU_CUDA_HDRS)
+	@mkdir -p $(dir $@)
+	$(GPU_NVCC) $(GPU_NVCCFLAGS) -o $@ $< $(GPU_CUDA_OBJS) $(GPU_CODEC_OBJS) -lpthread
 
 $(GPU_RANK_EMU_BIN): test/gpu/test_rank.cu test/gpu/gpu_rng.h $(GPU_EMU_OBJS) $(GPU_CODEC_OBJS) $(GPU_UNIT_OBJS)
 	@mkdir -p $(dir $@)

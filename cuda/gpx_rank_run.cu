@@ -1,7 +1,7 @@
 /*
  * gpx_rank_run.cu - the host driver of ranked retrieval on the GPU
- * (gpx_cuda_rank.h): uploads a batch's lists and document lengths,
- * decodes the lists, then runs the queries in chunks whose candidate
+ * (gpx_cuda_rank.h): uploads the lists the batch's terms use and the
+ * document lengths, decodes the lists, then runs the queries in chunks whose candidate
  * slots fit gpx_rk_cand_cap (a chunk holds at least one query): score,
  * select, copy the results back and put each query's where the batch
  * wants them.  Device memory is taken for the call and given back.
@@ -83,6 +83,7 @@ gpx_rk_run(gpx_cuda_ctx *ctx, gpx_rank_batch *b, gpx_cuda_rank_stats *stats)
 	uint32_t	nl = b->nlists;
 	std::vector<uint64_t> offs(nl + 1), boff(nl + 1);
 	std::vector<uint32_t> blk_start(nl + 1);
+	std::vector<uint8_t> used(nl, 0);
 	std::vector<gpx_dl> dls(nl);
 	std::vector<uint8_t> stage;
 	std::vector<gpx_rk_term> terms(b->nterms);
@@ -105,21 +106,25 @@ gpx_rk_run(gpx_cuda_ctx *ctx, gpx_rank_batch *b, gpx_cuda_rank_stats *stats)
 	gpx_rk_args a;
 	cudaError_t e;
 
-	/* the lists: blobs packed 16-aligned, decoded 4-aligned */
+	/* the lists some term uses: blobs packed 16-aligned, decoded 4-aligned */
+	for (uint32_t t = 0; t < b->nterms; t++)
+		if (b->terms[t].list >= 0 && (uint32_t) b->terms[t].list < nl)
+			used[b->terms[t].list] = 1;
 	offs[0] = boff[0] = 0;
 	blk_start[0] = 0;
 	for (uint32_t i = 0; i < nl; i++)
 	{
 		const gpx_list *l = &b->lists[i];
+		bool		live = used[i] && l->n > 0;
 
-		if (!gpx_cuda_list_ok(l))
+		if (used[i] && !gpx_cuda_list_ok(l))
 			return gpx_msg(ctx, GPX_CUDA_BAD_INPUT, "list not supported by the gpu kernels");
-		offs[i + 1] = offs[i] + gpx_al(l->n, 4);
-		boff[i + 1] = boff[i] + gpx_al(l->n > 0 ? l->len : 0, 16);
-		if ((uint64_t) blk_start[i] + (l->n > 0 ? l->nblocks : 0) > UINT32_MAX)
+		offs[i + 1] = offs[i] + (live ? gpx_al(l->n, 4) : 0);
+		boff[i + 1] = boff[i] + (live ? gpx_al(l->len, 16) : 0);
+		if ((uint64_t) blk_start[i] + (live ? l->nblocks : 0) > UINT32_MAX)
 			return gpx_msg(ctx, GPX_CUDA_BAD_INPUT, "too many list blocks in one batch");
-		blk_start[i + 1] = blk_start[i] + (l->n > 0 ? l->nblocks : 0);
-		if (stats)
+		blk_start[i + 1] = blk_start[i] + (live ? l->nblocks : 0);
+		if (stats && live)
 		{
 			stats->lists++;
 			stats->postings += l->n;
@@ -127,7 +132,7 @@ gpx_rk_run(gpx_cuda_ctx *ctx, gpx_rank_batch *b, gpx_cuda_rank_stats *stats)
 	}
 	stage.resize(boff[nl]);
 	for (uint32_t i = 0; i < nl; i++)
-		if (b->lists[i].n > 0)
+		if (used[i] && b->lists[i].n > 0)
 			memcpy(stage.data() + boff[i], b->lists[i].base, b->lists[i].len);
 	GPX_TRY(cudaSetDevice(d->ord));
 	GPX_TRY(mem.get(&d_blobs, stage.size()));
@@ -140,7 +145,10 @@ gpx_rk_run(gpx_cuda_ctx *ctx, gpx_rank_batch *b, gpx_cuda_rank_stats *stats)
 	GPX_TRY(mem.get(&d_t, b->nterms * sizeof(gpx_rk_term)));
 	GPX_TRY(mem.get(&d_q, b->nqueries * sizeof(gpx_rk_query)));
 	for (uint32_t i = 0; i < nl; i++)
-		gpx_make_dl(&b->lists[i], d_blobs + boff[i], &dls[i]);
+		if (used[i])
+			gpx_make_dl(&b->lists[i], d_blobs + boff[i], &dls[i]);
+		else
+			memset(&dls[i], 0, sizeof(gpx_dl));	/* no blocks: never read */
 	for (uint32_t t = 0; t < b->nterms; t++)
 	{
 		const gpx_rank_bterm *bt = &b->terms[t];
