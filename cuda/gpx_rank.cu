@@ -16,8 +16,8 @@
  *   topk    one thread-block per query: the number of matches m, then
  *           kk = min(k, m); a radix select (8 bits a pass, shared
  *           histograms) finds the kk-th best score T over the score bits,
- *           then among the scores equal to T the (kk - #above)-th smallest
- *           docID D; the kk pairs above T or equal to T with docID <= D
+ *           then, unless every score equal to T is wanted, among those the
+ *           (kk - #above)-th smallest docID D; the kk pairs above T or equal to T with docID <= D
  *           are exactly the top kk (gpx_topk.h's order), compacted to
  *           scratch and placed best first by counting, for each, the
  *           pairs better than it.
@@ -208,6 +208,7 @@ gpx_k_rank_topk(gpx_rk_args a)
 	__shared__ uint32_t s_rem,
 				s_nv,
 				s_gt,
+				s_eq,
 				s_cnt;
 	const gpx_rk_query *Q = &a.q[blockIdx.x];
 	const double *sc = a.csc + Q->cand_off;
@@ -217,6 +218,7 @@ gpx_k_rank_topk(gpx_rk_args a)
 	uint32_t	n = Q->cand_n,
 				kk,
 				c = 0,
+				e,
 				r;
 	uint64_t	T,
 				D;
@@ -225,6 +227,7 @@ gpx_k_rank_topk(gpx_rk_args a)
 	{
 		s_nv = 0;
 		s_gt = 0;
+		s_eq = 0;
 		s_cnt = 0;
 	}
 	__syncthreads();
@@ -239,23 +242,39 @@ gpx_k_rank_topk(gpx_rk_args a)
 		return;					/* the whole block alike */
 	}
 
-	/* T: the kk-th largest score (as bits); then how many lie above it */
+	/* T: the kk-th largest score (as bits); how many lie above it, at it */
 	T = gpx_rk_select([&](uint32_t i, uint64_t *v) {
 						  *v = gpx_rk_bits(sc[i]);
 						  return sc[i] > 0.0;
 					  }, n, kk, 64, hist, &s_prefix, &s_rem);
 	c = 0;
+	e = 0;
 	for (uint32_t i = threadIdx.x; i < n; i += blockDim.x)
-		c += sc[i] > 0.0 && gpx_rk_bits(sc[i]) > T;
+		if (sc[i] > 0.0)
+		{
+			uint64_t	v = gpx_rk_bits(sc[i]);
+
+			c += v > T;
+			e += v == T;
+		}
 	gpx_rk_block_add(c, &s_gt);
+	gpx_rk_block_add(e, &s_eq);
 	r = kk - s_gt;
 
-	/* D: the r-th smallest docID scoring exactly T (largest of ~docID) */
-	D = gpx_rk_select([&](uint32_t i, uint64_t *v) {
-						  *v = (uint32_t) ~cd[i];
-						  return sc[i] > 0.0 && gpx_rk_bits(sc[i]) == T;
-					  }, n, r, 32, hist, &s_prefix, &s_rem);
-	D = (uint32_t) ~(uint32_t) D;
+	/*
+	 * D: the r-th smallest docID scoring exactly T (the largest of
+	 * ~docID); every one of them when all r are wanted (the usual case)
+	 */
+	if (r == s_eq)
+		D = UINT32_MAX;
+	else
+	{
+		D = gpx_rk_select([&](uint32_t i, uint64_t *v) {
+							  *v = (uint32_t) ~cd[i];
+							  return sc[i] > 0.0 && gpx_rk_bits(sc[i]) == T;
+						  }, n, r, 32, hist, &s_prefix, &s_rem);
+		D = (uint32_t) ~(uint32_t) D;
+	}
 
 	/* the kk winners, in any order, to scratch */
 	for (uint32_t i = threadIdx.x; i < n; i += blockDim.x)
