@@ -6,8 +6,9 @@
  *           the codecs' warp decoders, frequencies by gpx_rk_block_tfs;
  *   score   one thread per candidate slot.  AND: the slot's docID comes
  *           from the query's shortest list; each term, in query order, is
- *           searched for it (binary search in its decoded list) and adds
- *           its weight; a term without it makes the slot no match.  OR:
+ *           searched for it (binary search in its decoded list, within the
+ *           window of the warp's 32 docIDs) and adds its weight; a term
+ *           without it makes the slot no match.  OR:
  *           the slot is a posting of term t; when an earlier term holds
  *           the same docID the slot is not its owner (no match), else the
  *           score is term t's weight plus, in query order, the weights of
@@ -64,23 +65,66 @@ gpx_k_rank_decode(const gpx_dl *dls, const uint64_t *offs, const uint32_t *blk_s
 	}
 }
 
-/* Score every candidate slot of the batch (ncand in all). */
+/*
+ * Position of docID d in a[0..n), or n when absent.  win (warp-uniform):
+ * the warp's 32 docIDs are ascending by lane (dmin at lane 0, dmax at
+ * lane 31), so lanes 0 and 31 find the window of a that can hold them
+ * and every lane searches only that; else each lane searches all of a.
+ * All 32 lanes must call when win holds.
+ */
+GPX_DEV uint32_t
+gpx_rk_win_find(const uint32_t *a, uint32_t n, uint32_t d, bool win, uint32_t dmin,
+				uint32_t dmax, uint32_t lane)
+{
+	uint32_t	lo = 0,
+				hi = n,
+				i;
+
+	if (win)
+	{
+		uint32_t	x = 0;
+
+		if (lane == 0)
+			x = gpx_rk_lower(a, n, dmin);
+		else if (lane == 31)
+			x = dmax == UINT32_MAX ? n : gpx_rk_lower(a, n, dmax + 1);
+		lo = __shfl_sync(GPX_D_FULL, x, 0);
+		hi = __shfl_sync(GPX_D_FULL, x, 31);
+	}
+	i = lo + gpx_rk_lower(a + lo, hi - lo, d);
+	return i < hi && a[i] == d ? i : n;
+}
+
+/*
+ * Score every candidate slot of the batch (ncand in all).  A warp takes 32
+ * consecutive slots (lanes past the end redo the last slot and write
+ * nothing); when they are postings of one list of one query (the usual
+ * case) their docIDs ascend by lane and each term's search is confined to
+ * the warp's window (gpx_rk_win_find).
+ */
 __global__ void __launch_bounds__(GPX_RK_THREADS)
 gpx_k_rank_score(gpx_rk_args a, uint64_t ncand)
 {
-	for (uint64_t i = (uint64_t) blockIdx.x * blockDim.x + threadIdx.x; i < ncand;
-		 i += (uint64_t) gridDim.x * blockDim.x)
+	uint32_t	lane = threadIdx.x & 31;
+
+	for (uint64_t base = (uint64_t) blockIdx.x * blockDim.x + (threadIdx.x & ~31u);
+		 base < ncand; base += (uint64_t) gridDim.x * blockDim.x)
 	{
+		uint64_t	i = base + lane < ncand ? base + lane : ncand - 1;
 		uint32_t	lo = 0,
 					hi = a.nq;
 		const gpx_rk_query *Q;
 		const gpx_rk_term *T;
 		uint32_t	p,
 					d,
-					t0;
+					t0,
+					m,
+					dmin,
+					dmax;
 		double		s = 0.0,
 					norm;
-		bool		ok = true;
+		bool		ok = true,
+					win;
 
 		/* the last query whose slots start at or before i */
 		while (hi - lo > 1)
@@ -94,48 +138,60 @@ gpx_k_rank_score(gpx_rk_args a, uint64_t ncand)
 		}
 		Q = &a.q[lo];
 		T = a.t + Q->first_term;
+		m = Q->nterms;
 		p = (uint32_t) (i - Q->cand_off);
 		if (Q->mode == GPX_RANK_MODE_AND)
-		{
 			t0 = Q->drv;
-			d = a.docs[T[t0].off + p];
-			norm = gpx_rk_norm(&a, d);
-			for (uint32_t j = 0; j < Q->nterms; j++)
-			{
-				uint32_t	pos = j == t0 ? p : gpx_rk_find(a.docs + T[j].off, T[j].n, d);
-
-				if (pos >= T[j].n)
-				{
-					ok = false;
-					break;
-				}
-				s = GPX_DADD(s, gpx_bm25_weight(&a.bm, T[j].idf, a.tfs[T[j].off + pos], norm));
-			}
-		}
 		else
-		{
 			for (t0 = 0; p >= T[t0].n; t0++)
 				p -= T[t0].n;
-			d = a.docs[T[t0].off + p];
-			for (uint32_t j = 0; j < t0 && ok; j++)
-				if (gpx_rk_find(a.docs + T[j].off, T[j].n, d) < T[j].n)
-					ok = false;		/* an earlier term scores it */
-			if (ok)
-			{
-				norm = gpx_rk_norm(&a, d);
-				s = GPX_DADD(s, gpx_bm25_weight(&a.bm, T[t0].idf, a.tfs[T[t0].off + p], norm));
-				for (uint32_t j = t0 + 1; j < Q->nterms; j++)
-				{
-					uint32_t	pos = gpx_rk_find(a.docs + T[j].off, T[j].n, d);
+		d = a.docs[T[t0].off + p];
+		norm = gpx_rk_norm(&a, d);
+		{
+			uint32_t	lo0 = __shfl_sync(GPX_D_FULL, lo, 0),
+						t00 = __shfl_sync(GPX_D_FULL, t0, 0);
 
-					if (pos < T[j].n)
-						s = GPX_DADD(s, gpx_bm25_weight(&a.bm, T[j].idf,
-														a.tfs[T[j].off + pos], norm));
+			win = __all_sync(GPX_D_FULL, lo == lo0 && t0 == t00);
+		}
+		dmin = __shfl_sync(GPX_D_FULL, d, 0);
+		dmax = __shfl_sync(GPX_D_FULL, d, 31);
+
+		/*
+		 * Terms in query order.  AND: each must hold d.  OR: a term before
+		 * t0 holding d makes the slot no match (that term's slot scores
+		 * d); t0 and the later terms holding d add their weights.
+		 */
+		for (uint32_t j = 0; j < m; j++)
+		{
+			uint32_t	pos;
+
+			if (win && !__any_sync(GPX_D_FULL, ok))
+				break;			/* the whole warp alike */
+			if (j == t0)
+				pos = p;
+			else
+			{
+				pos = gpx_rk_win_find(a.docs + T[j].off, T[j].n, d, win, dmin, dmax, lane);
+				if (pos >= T[j].n)
+				{
+					if (Q->mode == GPX_RANK_MODE_AND)
+						ok = false;
+					continue;
+				}
+				if (j < t0 && Q->mode == GPX_RANK_MODE_OR)
+				{
+					ok = false;	/* OR: an earlier term scores it */
+					continue;
 				}
 			}
+			if (ok)
+				s = GPX_DADD(s, gpx_bm25_weight(&a.bm, T[j].idf, a.tfs[T[j].off + pos], norm));
 		}
-		a.cdoc[i] = d;
-		a.csc[i] = ok ? s : 0.0;
+		if (base + lane < ncand)
+		{
+			a.cdoc[i] = d;
+			a.csc[i] = ok ? s : 0.0;
+		}
 	}
 }
 
