@@ -29,6 +29,9 @@ typedef struct gpx_cuda_rank_stats
 	uint64_t	results;		/* pairs returned */
 	uint32_t	chunks;			/* device rounds the queries took */
 	uint64_t	bytes_in;		/* host-to-device bytes */
+	double		upload_ms;		/* device time: copies in, list decode */
+	double		score_ms;		/* device time: scoring kernels */
+	double		select_ms;		/* device time: top-k kernels */
 } gpx_cuda_rank_stats;
 
 /*

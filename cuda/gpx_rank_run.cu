@@ -50,6 +50,44 @@ struct gpx_rk_mem
 	}
 };
 
+/* CUDA events of one call (for the phase times), destroyed when it returns. */
+struct gpx_rk_events
+{
+	cudaEvent_t ev[5] = {nullptr, nullptr, nullptr, nullptr, nullptr};
+	bool		on = false;
+
+	/* Create them; false (and timing off) when that fails. */
+	bool		create()
+	{
+		for (cudaEvent_t &e : ev)
+			if (cudaEventCreate(&e) != cudaSuccess)
+				return false;
+		on = true;
+		return true;
+	}
+	/* Record event i on st when timing. */
+	cudaError_t record(int i, cudaStream_t st)
+	{
+		return on ? cudaEventRecord(ev[i], st) : cudaSuccess;
+	}
+	/* Milliseconds from event a to event b (0 when not timing). */
+	double		ms(int a, int b)
+	{
+		float		x = 0;
+
+		if (on && cudaEventElapsedTime(&x, ev[a], ev[b]) == cudaSuccess)
+			return x;
+		return 0;
+	}
+	/* Destroy them. */
+	~gpx_rk_events()
+	{
+		for (cudaEvent_t e : ev)
+			if (e != nullptr)
+				(void) cudaEventDestroy(e);
+	}
+};
+
 /* Candidate slots of query bq, and (AND) the position of its shortest list. */
 static uint64_t
 gpx_rk_cands(const gpx_rank_batch *b, const gpx_rank_bquery *bq, uint32_t *drv)
@@ -90,6 +128,7 @@ gpx_rk_run(gpx_cuda_ctx *ctx, gpx_rank_batch *b, gpx_cuda_rank_stats *stats)
 	std::vector<gpx_rk_query> qs(b->nqueries);
 	std::vector<uint32_t> chunk_end;
 	gpx_rk_mem	mem;
+	gpx_rk_events evs;
 	uint8_t    *d_blobs,
 			   *d_dl;
 	gpx_dl	   *d_dls;
@@ -205,6 +244,9 @@ gpx_rk_run(gpx_cuda_ctx *ctx, gpx_rank_batch *b, gpx_cuda_rank_stats *stats)
 	GPX_TRY(mem.get(&a.osc, max_res * sizeof(double)));
 	GPX_TRY(mem.get(&a.ocount, (size_t) max_nq * sizeof(uint32_t)));
 
+	if (stats && !evs.create())
+		(void) cudaGetLastError();	/* no timing, nothing else changes */
+	GPX_TRY(evs.record(0, st));
 	GPX_TRY(cudaMemcpyAsync(d_blobs, stage.data(), stage.size(), cudaMemcpyHostToDevice, st));
 	GPX_TRY(cudaMemcpyAsync(d_dls, dls.data(), nl * sizeof(gpx_dl), cudaMemcpyHostToDevice, st));
 	GPX_TRY(cudaMemcpyAsync(d_offs, offs.data(), (nl + 1) * sizeof(uint64_t), cudaMemcpyHostToDevice, st));
@@ -216,6 +258,8 @@ gpx_rk_run(gpx_cuda_ctx *ctx, gpx_rank_batch *b, gpx_cuda_rank_stats *stats)
 		stats->bytes_in += stage.size() + dl_bytes + nl * sizeof(gpx_dl) +
 			b->nterms * sizeof(gpx_rk_term) + b->nqueries * sizeof(gpx_rk_query);
 	e = gpx_cuda_k_rank_decode(d_dls, d_offs, d_blk, nl, blk_start[nl], d_docs, d_tfs, st);
+	if (e == cudaSuccess)
+		e = evs.record(1, st);
 	if (e != cudaSuccess)
 	{
 		ctx->broken = true;
@@ -242,9 +286,15 @@ gpx_rk_run(gpx_cuda_ctx *ctx, gpx_rank_batch *b, gpx_cuda_rank_stats *stats)
 
 			a.q = d_q + first;
 			a.nq = end - first;
-			e = gpx_cuda_k_rank_score(&a, ncand, st);
+			e = evs.record(2, st);
+			if (e == cudaSuccess)
+				e = gpx_cuda_k_rank_score(&a, ncand, st);
+			if (e == cudaSuccess)
+				e = evs.record(3, st);
 			if (e == cudaSuccess)
 				e = gpx_cuda_k_rank_topk(&a, st);
+			if (e == cudaSuccess)
+				e = evs.record(4, st);
 			if (e == cudaSuccess)
 				e = cudaMemcpyAsync(hdoc.data(), a.odoc, nres * sizeof(uint32_t),
 									cudaMemcpyDeviceToHost, st);
@@ -284,6 +334,10 @@ gpx_rk_run(gpx_cuda_ctx *ctx, gpx_rank_batch *b, gpx_cuda_rank_stats *stats)
 			{
 				stats->candidates += ncand;
 				stats->chunks++;
+				if (first == 0)
+					stats->upload_ms = evs.ms(0, 1);
+				stats->score_ms += evs.ms(2, 3);
+				stats->select_ms += evs.ms(3, 4);
 			}
 			first = end;
 		}

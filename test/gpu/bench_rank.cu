@@ -19,7 +19,8 @@
  * --min-shortest docIDs, default 10^4), timed end to end as a caller sees
  * it: GPU = upload of the batch's lists and document lengths, decode,
  * score, select, results back (median of --runs, default 3, after one
- * warm-up); CPU = the same batch split over the threads.  --docs N scales
+ * warm-up), with the device time of its phases (CUDA events, last run);
+ * CPU = the same batch split over the threads.  --docs N scales
  * the collection down to N documents (list lengths in proportion: a quick
  * check, or the host emulation).  Every query's
  * results are compared, docIDs and score bits.  Prints a markdown table;
@@ -379,8 +380,9 @@ main(int argc, char **argv)
 
 	printf("\n## Ranked retrieval, GOV2-calibrated, %zu queries a batch\n\n", nq);
 	printf("| mode | k | GPU ms | GPU q/s | CPU %d thr ms | CPU q/s | CPU 1 thr q/s | "
-		   "GPU / CPU all | candidates / query | results |\n", g_threads);
-	printf("|---|---|---|---|---|---|---|---|---|---|\n");
+		   "GPU / CPU all | GPU upload+decode / score / select ms | candidates / query | results |\n",
+		   g_threads);
+	printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
 	for (uint32_t mode = GPX_RANK_MODE_AND; mode <= GPX_RANK_MODE_OR; mode++)
 		for (uint32_t k : {10u, 1000u})
 		{
@@ -433,11 +435,11 @@ main(int argc, char **argv)
 				make_batch(S, C, sub, mode, k);
 				t1 = run_cpu(S, 1);
 			}
-			printf("| %s | %u | %.1f | %.0f | %.1f | %.0f | %.0f | %.1fx | %.0f | %s |\n",
+			printf("| %s | %u | %.1f | %.0f | %.1f | %.0f | %.0f | %.1fx | %.1f / %.1f / %.1f | %.0f | %s |\n",
 				   mode == GPX_RANK_MODE_AND ? "AND" : "OR", k, median(tg) * 1e3,
 				   nq / median(tg), median(tc) * 1e3, nq / median(tc), one / t1,
-				   median(tc) / median(tg), (double) gs.candidates / nq,
-				   eq ? "equal" : "DIFFER");
+				   median(tc) / median(tg), gs.upload_ms, gs.score_ms, gs.select_ms,
+				   (double) gs.candidates / nq, eq ? "equal" : "DIFFER");
 			fflush(stdout);
 		}
 	gpx_cuda_close(ctx);
