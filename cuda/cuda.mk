@@ -53,8 +53,8 @@ GPU_EMU_BIN := test/gpu/bin/test_gpu_emu
 GPU_S8B_BIN := test/gpu/bin/test_s8b$(GPU_VARIANT)
 GPU_S8B_EMU_BIN := test/gpu/bin/test_s8b_emu
 # ranked retrieval: GPU top-k (cuda/gpx_rank*.cu) = CPU (gpx_rank_batch_run)
-GPU_RANK_BIN := test/gpu/bin/test_rank$(GPU_VARIANT)
-GPU_RANK_EMU_BIN := test/gpu/bin/test_rank_emu
+GPU_RANK_BIN := test/gpu/bin/test_gpu_rank$(GPU_VARIANT)
+GPU_RANK_EMU_BIN := test/gpu/bin/test_gpu_rank_emu
 GPU_RANK_BENCH_BIN := test/gpu/bin/bench_rank$(GPU_VARIANT)
 
 .PHONY: gpucheck gpucheck-lib gpucheck-sql gpubench emucheck gpu-build gpu-clean
@@ -127,7 +127,7 @@ $(GPU_S8B_EMU_BIN): test/gpu/test_s8b.cu test/gpu/gpu_rng.h $(GPU_CODEC_OBJS) $(
 	$(GPU_CXX) $(GPU_EMUFLAGS) $(GPU_UNIT_INC) -x c++ -o $@ $< -x none $(GPU_CODEC_OBJS) \
 		$(GPU_UNIT_OBJS) -lpthread
 
-$(GPU_RANK_BIN): test/gpu/test_rank.cu test/gpu/gpu_rng.h $(GPU_CUDA_OBJS) $(GPU_CODEC_OBJS) $(GPU_UNIT_OBJS)
+$(GPU_RANK_BIN): test/gpu/test_gpu_rank.cu test/gpu/gpu_rng.h $(GPU_CUDA_OBJS) $(GPU_CODEC_OBJS) $(GPU_UNIT_OBJS)
 	@mkdir -p $(dir $@)
 	$(GPU_NVCC) $(GPU_NVCCFLAGS) $(GPU_UNIT_INC) -o $@ $< $(GPU_CUDA_OBJS) $(GPU_CODEC_OBJS) $(GPU_UNIT_OBJS) -lpthread
 
@@ -135,7 +135,7 @@ $(GPU_RANK_BENCH_BIN): test/gpu/bench_rank.cu test/gpu/gpu_rng.h $(GPU_CUDA_OBJS
 	@mkdir -p $(dir $@)
 	$(GPU_NVCC) $(GPU_NVCCFLAGS) -o $@ $< $(GPU_CUDA_OBJS) $(GPU_CODEC_OBJS) -lpthread
 
-$(GPU_RANK_EMU_BIN): test/gpu/test_rank.cu test/gpu/gpu_rng.h $(GPU_EMU_OBJS) $(GPU_CODEC_OBJS) $(GPU_UNIT_OBJS)
+$(GPU_RANK_EMU_BIN): test/gpu/test_gpu_rank.cu test/gpu/gpu_rng.h $(GPU_EMU_OBJS) $(GPU_CODEC_OBJS) $(GPU_UNIT_OBJS)
 	@mkdir -p $(dir $@)
 	$(GPU_CXX) $(GPU_EMUFLAGS) $(GPU_UNIT_INC) -x c++ -o $@ $< -x none $(GPU_EMU_OBJS) $(GPU_CODEC_OBJS) \
 		$(GPU_UNIT_OBJS) -lpthread

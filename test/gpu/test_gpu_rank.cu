@@ -1,5 +1,5 @@
 /*
- * test_rank.cu - ranked retrieval on the GPU (gpx_cuda_rank_run, kernels
+ * test_gpu_rank.cu - ranked retrieval on the GPU (gpx_cuda_rank_run, kernels
  * in cuda/gpx_rank.cu) against the CPU (gpx_rank_batch_run), bit for bit:
  * every query's status, result count, docIDs, order and score bits.
  *
@@ -14,7 +14,7 @@
  * so its batch takes several rounds.  The CPU side runs the default OR algorithm (block-max
  * MaxScore) and the exhaustive one, which agree with each other.
  *
- *   test_rank [--quick] [--seed N]
+ *   test_gpu_rank [--quick] [--seed N]
  *
  * Counts with the unit-test harness (test/unit/unit.h), one case per
  * collection: closing lines "assertions: ..." then "N passed, N failed";
@@ -255,7 +255,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "gpx_cuda_open: %s: %s\n", gpx_cuda_status_str(st), err);
 		return 1;
 	}
-	printf("test_rank: seed %llu%s\n", (unsigned long long) seed, quick ? ", quick" : "");
+	printf("test_gpu_rank: seed %llu%s\n", (unsigned long long) seed, quick ? ", quick" : "");
 	{
 		rng			r = {seed};
 		int			ncoll = quick ? 6 : 24;
