@@ -20,8 +20,8 @@
  *           then, unless every score equal to T is wanted, among those the
  *           (kk - #above)-th smallest docID D; the kk pairs above T or equal to T with docID <= D
  *           are exactly the top kk (gpx_topk.h's order), compacted to
- *           scratch and placed best first by counting, for each, the
- *           pairs better than it.
+ *           scratch and sorted best first there by a bitonic sort (padded
+ *           to a power of two), then copied to the query's result slots.
  */
 #include "gpx_rank_dev.cuh"
 #include "gpx_rank_batch.h"
@@ -269,8 +269,8 @@ gpx_k_rank_topk(gpx_rk_args a)
 	const gpx_rk_query *Q = &a.q[blockIdx.x];
 	const double *sc = a.csc + Q->cand_off;
 	const uint32_t *cd = a.cdoc + Q->cand_off;
-	uint32_t   *sdoc = a.sdoc + Q->res_off;
-	double	   *ssc = a.ssc + Q->res_off;
+	uint32_t   *sdoc = a.sdoc + Q->scr_off;
+	double	   *ssc = a.ssc + Q->scr_off;
 	uint32_t	n = Q->cand_n,
 				kk,
 				c = 0,
@@ -347,17 +347,49 @@ gpx_k_rank_topk(gpx_rk_args a)
 	}
 	__syncthreads();
 
-	/* each one's place: the number of winners better than it */
+	/*
+	 * Best first: a bitonic sort of the winners in scratch, padded to a
+	 * power of two with pairs worse than any (score -1)
+	 */
+	{
+		uint32_t	P = 1;
+
+		while (P < kk)
+			P <<= 1;
+		for (uint32_t i = kk + threadIdx.x; i < P; i += blockDim.x)
+		{
+			sdoc[i] = UINT32_MAX;
+			ssc[i] = -1.0;
+		}
+		__syncthreads();
+		for (uint32_t size = 2; size <= P; size <<= 1)
+			for (uint32_t stride = size >> 1; stride > 0; stride >>= 1)
+			{
+				for (uint32_t t = threadIdx.x; t < P / 2; t += blockDim.x)
+				{
+					uint32_t	lo = 2 * stride * (t / stride) + t % stride,
+								hi = lo + stride;
+					bool		up = (lo & size) == 0;
+					double		s1 = ssc[lo],
+								s2 = ssc[hi];
+					uint32_t	d1 = sdoc[lo],
+								d2 = sdoc[hi];
+
+					if (gpx_topk_better(s2, d2, s1, d1) == up)
+					{
+						ssc[lo] = s2;
+						sdoc[lo] = d2;
+						ssc[hi] = s1;
+						sdoc[hi] = d1;
+					}
+				}
+				__syncthreads();
+			}
+	}
 	for (uint32_t i = threadIdx.x; i < kk; i += blockDim.x)
 	{
-		uint32_t	di = sdoc[i],
-					rank = 0;
-		double		si = ssc[i];
-
-		for (uint32_t j = 0; j < kk; j++)
-			rank += gpx_topk_better(ssc[j], sdoc[j], si, di);
-		a.odoc[Q->res_off + rank] = di;
-		a.osc[Q->res_off + rank] = si;
+		a.odoc[Q->res_off + i] = sdoc[i];
+		a.osc[Q->res_off + i] = ssc[i];
 	}
 	if (threadIdx.x == 0)
 		a.ocount[blockIdx.x] = kk;

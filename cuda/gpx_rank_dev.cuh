@@ -52,6 +52,8 @@ typedef struct gpx_rk_query
 	uint32_t	mode;			/* GPX_RANK_MODE_AND or _OR */
 	uint32_t	drv;			/* AND: query position of the shortest list */
 	uint64_t	res_off;		/* its k result slots in odoc[] / osc[] */
+	uint64_t	scr_off;		/* its selection scratch in sdoc[] / ssc[]:
+								 * k rounded up to a power of two */
 } gpx_rk_query;
 
 /* Everything the scoring and selection kernels read and write. */
@@ -69,7 +71,7 @@ typedef struct gpx_rk_args
 	gpx_bm25	bm;				/* gpx_bm25_init on the host */
 	uint32_t   *cdoc;			/* candidates */
 	double	   *csc;
-	uint32_t   *sdoc;			/* selection scratch, k slots per query */
+	uint32_t   *sdoc;			/* selection scratch (scr_off) */
 	double	   *ssc;
 	uint32_t   *odoc;			/* results, k slots per query, best first */
 	double	   *osc;

@@ -139,7 +139,8 @@ gpx_rk_run(gpx_cuda_ctx *ctx, gpx_rank_batch *b, gpx_cuda_rank_stats *stats)
 	gpx_rk_query *d_q;
 	gpx_rk_term *d_t;
 	uint64_t	max_cand = 0,
-				max_res = 0;
+				max_res = 0,
+				max_scr = 0;
 	uint32_t	max_nq = 0;
 	size_t		dl_bytes = (size_t) b->doclen->span * b->doclen->width;
 	gpx_rk_args a;
@@ -201,8 +202,10 @@ gpx_rk_run(gpx_cuda_ctx *ctx, gpx_rank_batch *b, gpx_cuda_rank_stats *stats)
 	/* the queries, in chunks of at most gpx_rk_cand_cap slots */
 	{
 		uint64_t	cand = 0,
-					res = 0;
-		uint32_t	first = 0;
+					res = 0,
+					scr = 0;
+		uint32_t	first = 0,
+					p2;
 
 		for (uint32_t q = 0; q < b->nqueries; q++)
 		{
@@ -214,7 +217,7 @@ gpx_rk_run(gpx_cuda_ctx *ctx, gpx_rank_batch *b, gpx_cuda_rank_stats *stats)
 			{
 				chunk_end.push_back(q);
 				first = q;
-				cand = res = 0;
+				cand = res = scr = 0;
 			}
 			Q->cand_off = cand;
 			Q->cand_n = (uint32_t) c;
@@ -225,10 +228,15 @@ gpx_rk_run(gpx_cuda_ctx *ctx, gpx_rank_batch *b, gpx_cuda_rank_stats *stats)
 			Q->k = bq->k;
 			Q->mode = bq->mode;
 			Q->res_off = res;
+			Q->scr_off = scr;
 			cand += c;
 			res += bq->k;
+			for (p2 = 1; p2 < bq->k; p2 <<= 1)
+				;
+			scr += p2;
 			max_cand = cand > max_cand ? cand : max_cand;
 			max_res = res > max_res ? res : max_res;
+			max_scr = scr > max_scr ? scr : max_scr;
 			max_nq = q + 1 - first > max_nq ? q + 1 - first : max_nq;
 		}
 		if (b->nqueries > 0)
@@ -238,8 +246,8 @@ gpx_rk_run(gpx_cuda_ctx *ctx, gpx_rank_batch *b, gpx_cuda_rank_stats *stats)
 	memset(&a, 0, sizeof(a));
 	GPX_TRY(mem.get(&a.cdoc, max_cand * sizeof(uint32_t)));
 	GPX_TRY(mem.get(&a.csc, max_cand * sizeof(double)));
-	GPX_TRY(mem.get(&a.sdoc, max_res * sizeof(uint32_t)));
-	GPX_TRY(mem.get(&a.ssc, max_res * sizeof(double)));
+	GPX_TRY(mem.get(&a.sdoc, max_scr * sizeof(uint32_t)));
+	GPX_TRY(mem.get(&a.ssc, max_scr * sizeof(double)));
 	GPX_TRY(mem.get(&a.odoc, max_res * sizeof(uint32_t)));
 	GPX_TRY(mem.get(&a.osc, max_res * sizeof(double)));
 	GPX_TRY(mem.get(&a.ocount, (size_t) max_nq * sizeof(uint32_t)));
