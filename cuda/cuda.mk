@@ -3,7 +3,7 @@
 # Works on its own (no PostgreSQL needed, e.g. on the GPU machine):
 #   make -f cuda/cuda.mk gpucheck     test/gpu/test_gpu (GPU vs CPU, needs a GPU), then
 #                                     test/gpu/sqlcheck.sh: pg_regress through the GPU executor
-#   make -f cuda/cuda.mk gpubench     build test/gpu/bin/bench_gpu and bench_rank
+#   make -f cuda/cuda.mk gpubench     build test/gpu/bin/bench_gpu and bench_gpu_rank
 #   make -f cuda/cuda.mk emucheck     the same tests on the host emulation of
 #                                     the kernels (test/gpu/gpx_emu.h), no GPU
 #   make -f cuda/cuda.mk gpu-build    just build the programs
@@ -55,7 +55,7 @@ GPU_S8B_EMU_BIN := test/gpu/bin/test_s8b_emu
 # ranked retrieval: GPU top-k (cuda/gpx_rank*.cu) = CPU (gpx_rank_batch_run)
 GPU_RANK_BIN := test/gpu/bin/test_gpu_rank$(GPU_VARIANT)
 GPU_RANK_EMU_BIN := test/gpu/bin/test_gpu_rank_emu
-GPU_RANK_BENCH_BIN := test/gpu/bin/bench_rank$(GPU_VARIANT)
+GPU_RANK_BENCH_BIN := test/gpu/bin/bench_gpu_rank$(GPU_VARIANT)
 
 .PHONY: gpucheck gpucheck-lib gpucheck-sql gpubench emucheck gpu-build gpu-clean
 
@@ -131,7 +131,7 @@ $(GPU_RANK_BIN): test/gpu/test_gpu_rank.cu test/gpu/gpu_rng.h $(GPU_CUDA_OBJS) $
 	@mkdir -p $(dir $@)
 	$(GPU_NVCC) $(GPU_NVCCFLAGS) $(GPU_UNIT_INC) -o $@ $< $(GPU_CUDA_OBJS) $(GPU_CODEC_OBJS) $(GPU_UNIT_OBJS) -lpthread
 
-$(GPU_RANK_BENCH_BIN): test/gpu/bench_rank.cu test/gpu/gpu_rng.h $(GPU_CUDA_OBJS) $(GPU_CODEC_OBJS) $(GPU_CUDA_HDRS)
+$(GPU_RANK_BENCH_BIN): test/gpu/bench_gpu_rank.cu test/gpu/gpu_rng.h $(GPU_CUDA_OBJS) $(GPU_CODEC_OBJS) $(GPU_CUDA_HDRS)
 	@mkdir -p $(dir $@)
 	$(GPU_NVCC) $(GPU_NVCCFLAGS) -o $@ $< $(GPU_CUDA_OBJS) $(GPU_CODEC_OBJS) -lpthread
 

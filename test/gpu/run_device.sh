@@ -22,7 +22,7 @@
 #   benchquick test/gpu/bin/bench_gpu --quick
 #   rank       test/gpu/bin/test_gpu_rank (GPU top-k = CPU, bit for bit), then
 #              compute-sanitizer memcheck and racecheck of test_gpu_rank --quick
-#   rankbench  test/gpu/bin/bench_rank ($RANK_ARGS): ranked AND / OR top-10 and
+#   rankbench  test/gpu/bin/bench_gpu_rank ($RANK_ARGS): ranked AND / OR top-10 and
 #              top-1000, GPU vs CPU, GOV2-calibrated collection
 # Steps that would start with less than 20 s of the budget left are skipped.
 set -u
@@ -107,7 +107,7 @@ for s in $STEPS; do
 			step rankrace 200 "$SAN" --tool racecheck test/gpu/bin/test_gpu_rank --quick
 			grep -E 'RACECHECK SUMMARY|ERROR SUMMARY|passed,|hazard' "$OUT/rankrace.log" | head -20 ;;
 		rankbench)
-			step rankbench 330 test/gpu/bin/bench_rank ${RANK_ARGS:-}
+			step rankbench 330 test/gpu/bin/bench_gpu_rank ${RANK_ARGS:-}
 			cat "$OUT/rankbench.log" ;;
 		*)
 			echo "unknown step $s" ;;

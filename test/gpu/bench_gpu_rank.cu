@@ -1,5 +1,5 @@
 /*
- * bench_rank.cu - ranked retrieval (BM25 top-k, AND and OR) on the GPU
+ * bench_gpu_rank.cu - ranked retrieval (BM25 top-k, AND and OR) on the GPU
  * (gpx_cuda_rank_run) beside the CPU (gpx_rank_batch_run on every
  * hardware thread, and on one), in one run, on the GOV2-calibrated
  * collection of bench_gpu's isect part: 25,205,179 documents in 64 topic
@@ -11,7 +11,7 @@
  * (test/gen/gen_tf.h says where the numbers come from).  The lists carry
  * no frequencies (the list format has none yet): tf = 1 everywhere.
  *
- *   bench_rank [--queries N] [--threads N] [--codec pfor|lrc|qs] [--runs N]
+ *   bench_gpu_rank [--queries N] [--threads N] [--codec pfor|lrc|qs] [--runs N]
  *              [--min-shortest N] [--docs N]
  *
  * For each of AND and OR, top-10 and top-1000: one batch of N queries
