@@ -14,8 +14,8 @@
  * The lists are the query's terms in order (a repeated term counts
  * twice); a NULL element is a term no document holds (AND: no result;
  * OR: it adds nothing).  A list stored without frequencies ranks as if
- * every tf were 1.  Every query of a call is one gpx_rank_batch, the form
- * the executor takes.
+ * every tf were 1.  Every query of a call is one gpx_rank_batch, sent to
+ * the executor as one request where gpuidx.device routes it (exec_rank.c).
  */
 #include "posting.h"
 #include "posting_doclen.h"
@@ -26,6 +26,7 @@
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 
+#include "exec_rank.h"
 #include "gpx_rank_batch.h"
 
 /* The checked scalar arguments of a ranked query. */
@@ -107,7 +108,10 @@ rank_open_list(Datum d, PostingList *pl, const gpx_doclen *dl)
 				 errhint("Rebuild the statistics from the same documents as the lists.")));
 }
 
-/* Run a prepared batch in the backend, raising its errors. */
+/*
+ * Run a batch: on the executor where gpuidx.device routes it (exec_rank.c),
+ * else (or when the executor cannot) in the backend, raising its errors.
+ */
 static void
 rank_run(gpx_rank_batch *b)
 {
@@ -117,6 +121,8 @@ rank_run(gpx_rank_batch *b)
 
 	if (st != GPX_OK)
 		elog(ERROR, "gpuidx: ranked batch rejected: %s", gpx_status_str(st));
+	if (gpuidx_exec_rank(b))
+		return;
 	ws = gpx_rank_batch_work_size(b, 0, b->nqueries);
 	work = MemoryContextAllocHuge(CurrentMemoryContext, ws);
 	st = gpx_rank_batch_run(b, 0, b->nqueries, work, ws, NULL);
