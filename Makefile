@@ -32,8 +32,10 @@ REGRESS_OPTS = --load-extension=$(EXTENSION)
 
 PG_CONFIG ?= pg_config
 PG_CPPFLAGS = -I$(srcdir)/src -I$(srcdir)/src/codec -I$(srcdir)/cuda
+# -ffp-contract=off: BM25 scores must be the same bits on every path
+# (src/codec/gpx_bm25.h), so no multiply-add may be fused
 PG_CFLAGS = -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare \
-	-Wno-missing-field-initializers
+	-Wno-missing-field-initializers -ffp-contract=off
 
 # ---- CUDA (optional) ------------------------------------------------------
 # With nvcc: cuda/*.cu plus the host-only planner cuda/gpx_cuda_plan.c, for
@@ -100,7 +102,7 @@ REF_HDRS = test/ref/gpx_ref.h
 
 # C unit tests of the codec core and the CUDA planner (no PostgreSQL needed)
 UNIT_CC ?= $(CC)
-UNIT_CFLAGS ?= -O2 -g -std=gnu11 -Wall -Wextra -Isrc/codec -Icuda -Itest/ref -Itest/unit
+UNIT_CFLAGS ?= -O2 -g -std=gnu11 -Wall -Wextra -ffp-contract=off -Isrc/codec -Icuda -Itest/ref -Itest/unit
 UNIT_TESTS = $(patsubst test/unit/%.c,test/unit/bin/%,$(wildcard test/unit/test_*.c))
 UNIT_LIB_SRCS = $(CODEC_SRCS) cuda/gpx_cuda_plan.c $(REF_SRCS) test/unit/unit.c
 

@@ -3,7 +3,7 @@
 # Works on its own (no PostgreSQL needed, e.g. on the GPU machine):
 #   make -f cuda/cuda.mk gpucheck     test/gpu/test_gpu (GPU vs CPU, needs a GPU), then
 #                                     test/gpu/sqlcheck.sh: pg_regress through the GPU executor
-#   make -f cuda/cuda.mk gpubench     build test/gpu/bin/bench_gpu
+#   make -f cuda/cuda.mk gpubench     build test/gpu/bin/bench_gpu and bench_gpu_rank
 #   make -f cuda/cuda.mk emucheck     the same tests on the host emulation of
 #                                     the kernels (test/gpu/gpx_emu.h), no GPU
 #   make -f cuda/cuda.mk gpu-build    just build the programs
@@ -28,7 +28,7 @@ GPU_VARIANT ?=
 GPU_NVCCFLAGS ?= -O3 -std=c++17 $(CUDA_GENCODE) -Xcompiler -Wall $(GPU_DEFS) -Isrc/codec -Icuda
 GPU_CC ?= gcc
 GPU_CXX ?= g++
-GPU_CFLAGS ?= -O2 -g -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare -Isrc/codec -Icuda
+GPU_CFLAGS ?= -O2 -g -std=gnu11 -ffp-contract=off -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare -Isrc/codec -Icuda
 GPU_EMUFLAGS ?= -O1 -g -std=c++17 -Wall -Wno-unknown-pragmas -DGPX_EMU -DGPX_DIRECT_MIN_BYTES=4096 -Itest/gpu -Isrc/codec -Icuda
 GPU_TEST_ARGS ?=
 
@@ -52,28 +52,34 @@ GPU_EMU_BIN := test/gpu/bin/test_gpu_emu
 # Simple-8b frequency blocks: device decode (cuda/gpx_s8b_dev.cuh) = CPU decode
 GPU_S8B_BIN := test/gpu/bin/test_s8b$(GPU_VARIANT)
 GPU_S8B_EMU_BIN := test/gpu/bin/test_s8b_emu
+# ranked retrieval: GPU top-k (cuda/gpx_rank*.cu) = CPU (gpx_rank_batch_run)
+GPU_RANK_BIN := test/gpu/bin/test_gpu_rank$(GPU_VARIANT)
+GPU_RANK_EMU_BIN := test/gpu/bin/test_gpu_rank_emu
+GPU_RANK_BENCH_BIN := test/gpu/bin/bench_gpu_rank$(GPU_VARIANT)
 
 .PHONY: gpucheck gpucheck-lib gpucheck-sql gpubench emucheck gpu-build gpu-clean
 
-gpu-build: $(GPU_TEST_BIN) $(GPU_BENCH_BIN) $(GPU_S8B_BIN)
+gpu-build: $(GPU_TEST_BIN) $(GPU_BENCH_BIN) $(GPU_S8B_BIN) $(GPU_RANK_BIN) $(GPU_RANK_BENCH_BIN)
 
 # gpucheck: GPU-versus-CPU library suites, then the whole pg_regress suite
 # through the GPU executor (needs the extension installed; run as root or
 # as a user that may start PostgreSQL)
 gpucheck: gpucheck-lib gpucheck-sql
 
-gpucheck-lib: $(GPU_TEST_BIN) $(GPU_S8B_BIN)
+gpucheck-lib: $(GPU_TEST_BIN) $(GPU_S8B_BIN) $(GPU_RANK_BIN)
 	$(GPU_TEST_BIN) $(GPU_TEST_ARGS)
 	$(GPU_S8B_BIN)
+	$(GPU_RANK_BIN)
 
 gpucheck-sql:
 	test/gpu/sqlcheck.sh
 
-gpubench: $(GPU_BENCH_BIN)
+gpubench: $(GPU_BENCH_BIN) $(GPU_RANK_BENCH_BIN)
 
-emucheck: $(GPU_EMU_BIN) $(GPU_S8B_EMU_BIN)
+emucheck: $(GPU_EMU_BIN) $(GPU_S8B_EMU_BIN) $(GPU_RANK_EMU_BIN)
 	$(GPU_EMU_BIN) --quick $(GPU_TEST_ARGS)
 	$(GPU_S8B_EMU_BIN) --quick
+	$(GPU_RANK_EMU_BIN) --quick
 
 $(GPU_OBJDIR)/codec/%.o: src/codec/%.c $(wildcard src/codec/*.h)
 	@mkdir -p $(dir $@)
@@ -119,6 +125,19 @@ $(GPU_S8B_BIN): test/gpu/test_s8b.cu test/gpu/gpu_rng.h $(GPU_CODEC_OBJS) $(GPU_
 $(GPU_S8B_EMU_BIN): test/gpu/test_s8b.cu test/gpu/gpu_rng.h $(GPU_CODEC_OBJS) $(GPU_UNIT_OBJS) $(GPU_CUDA_HDRS) test/gpu/gpx_emu.h
 	@mkdir -p $(dir $@)
 	$(GPU_CXX) $(GPU_EMUFLAGS) $(GPU_UNIT_INC) -x c++ -o $@ $< -x none $(GPU_CODEC_OBJS) \
+		$(GPU_UNIT_OBJS) -lpthread
+
+$(GPU_RANK_BIN): test/gpu/test_gpu_rank.cu test/gpu/gpu_rng.h $(GPU_CUDA_OBJS) $(GPU_CODEC_OBJS) $(GPU_UNIT_OBJS)
+	@mkdir -p $(dir $@)
+	$(GPU_NVCC) $(GPU_NVCCFLAGS) $(GPU_UNIT_INC) -o $@ $< $(GPU_CUDA_OBJS) $(GPU_CODEC_OBJS) $(GPU_UNIT_OBJS) -lpthread
+
+$(GPU_RANK_BENCH_BIN): test/gpu/bench_gpu_rank.cu test/gpu/gpu_rng.h $(GPU_CUDA_OBJS) $(GPU_CODEC_OBJS) $(GPU_CUDA_HDRS)
+	@mkdir -p $(dir $@)
+	$(GPU_NVCC) $(GPU_NVCCFLAGS) -o $@ $< $(GPU_CUDA_OBJS) $(GPU_CODEC_OBJS) -lpthread
+
+$(GPU_RANK_EMU_BIN): test/gpu/test_gpu_rank.cu test/gpu/gpu_rng.h $(GPU_EMU_OBJS) $(GPU_CODEC_OBJS) $(GPU_UNIT_OBJS)
+	@mkdir -p $(dir $@)
+	$(GPU_CXX) $(GPU_EMUFLAGS) $(GPU_UNIT_INC) -x c++ -o $@ $< -x none $(GPU_EMU_OBJS) $(GPU_CODEC_OBJS) \
 		$(GPU_UNIT_OBJS) -lpthread
 
 gpu-clean:

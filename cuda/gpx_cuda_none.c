@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "gpx_cuda.h"
+#include "gpx_cuda_rank.h"
 
 /* False: this build has no CUDA. */
 int
@@ -124,4 +125,22 @@ gpx_cuda_last_error(gpx_cuda_ctx *ctx)
 {
 	(void) ctx;
 	return "gpuidx was built without nvcc";
+}
+
+/* Unavailable. */
+gpx_cuda_status
+gpx_cuda_rank_run(gpx_cuda_ctx *ctx, gpx_rank_batch *b, gpx_cuda_rank_stats *stats)
+{
+	(void) ctx;
+	(void) b;
+	if (stats != NULL)
+		memset(stats, 0, sizeof(*stats));
+	return GPX_CUDA_UNAVAILABLE;
+}
+
+/* Nothing to set. */
+void
+gpx_cuda_rank_chunk_slots(uint64_t slots)
+{
+	(void) slots;
 }

@@ -1405,3 +1405,60 @@ gpuidx_exec_intersect_all(GpxExecQuery *qs, int nq)
 	/* the backend side of the cost model */
 	gpuidx_exec_cost_note_backend(work, INSTR_TIME_GET_DOUBLE(t1));
 }
+
+/* ------------------------------------------- other request kinds -- */
+
+/*
+ * What the other request kinds (a ranked batch: exec_rank.c) share with
+ * the intersections: this backend's list of requests in flight, given up
+ * on error, cancel and exit, and the checks of gpuidx.device.
+ */
+
+/* Before sending: drop leftovers of an earlier error, hook backend exit. */
+void
+gpuidx_exec_client_begin(void)
+{
+	if (cl_ninflight > 0)
+		client_release_all();
+	if (!cl_exit_hooked)
+	{
+		before_shmem_exit(client_on_exit, (Datum) 0);
+		cl_exit_hooked = true;
+	}
+}
+
+/* Record a slot this backend just took (lock held). */
+void
+gpuidx_exec_client_track(int slot, uint64 gen)
+{
+	client_remember(slot, gen);
+}
+
+/* Give one request up and forget it (lock held). */
+void
+gpuidx_exec_client_release_locked(int slot, uint64 gen)
+{
+	client_release_locked(slot, gen);
+	client_forget(slot);
+}
+
+/* Give every request of this backend up (error, cancel). */
+void
+gpuidx_exec_client_release_all(void)
+{
+	client_release_all();
+}
+
+/* gpuidx.device checks: no executor at all (not preloaded). */
+void
+gpuidx_exec_client_check_preloaded(void)
+{
+	client_check_preloaded();
+}
+
+/* gpuidx.device checks: gpu asked for, the executor has none. */
+void
+gpuidx_exec_client_check_gpu(int nq)
+{
+	client_check_gpu(nq);
+}

@@ -83,4 +83,16 @@ extern void gpuidx_exec_read_stored(GpxExecStored *s);
 /* Answer every query: executor where routed, backend for the rest. */
 extern void gpuidx_exec_intersect_all(GpxExecQuery *qs, int nq);
 
+/*
+ * For the other request kinds (exec_rank.c): the in-flight bookkeeping
+ * (requests given up on error, cancel and backend exit) and the
+ * gpuidx.device checks that intersections use.
+ */
+extern void gpuidx_exec_client_begin(void);
+extern void gpuidx_exec_client_track(int slot, uint64 gen);
+extern void gpuidx_exec_client_release_locked(int slot, uint64 gen);
+extern void gpuidx_exec_client_release_all(void);
+extern void gpuidx_exec_client_check_preloaded(void);
+extern void gpuidx_exec_client_check_gpu(int nq);
+
 #endif							/* EXEC_CLIENT_H */

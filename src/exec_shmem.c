@@ -342,6 +342,7 @@ gpuidx_exec_slot_take(void)
 	sl->generation++;
 	gpuidx_exec_slot_set_state(i, GPX_SLOT_FILLING);
 	sl->requeues = 0;
+	sl->kind = GPX_REQ_KIND_ISECT;
 	sl->prev = sl->next = -1;
 	sl->owner_procno = -1;
 	sl->owner_pid = 0;

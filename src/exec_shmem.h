@@ -132,6 +132,11 @@ typedef enum GpxFault
 
 /* ------------------------------------------------- request format -- */
 
+/* GpxExecSlot.kind: what a request asks for */
+#define GPX_REQ_KIND_ISECT 0	/* intersections (the layout above) */
+#define GPX_REQ_KIND_RANK 1		/* a ranked batch, alone in its batch
+								 * (layout in exec_rank.c) */
+
 /* GpxReqList.flags */
 #define GPX_REQ_INLINE	0x1		/* blob copied at off */
 #define GPX_REQ_BY_KEY	0x2		/* blob held by the executor's cache */
@@ -158,6 +163,7 @@ typedef struct GpxReqList
 typedef struct GpxExecSlot
 {
 	uint32		state;			/* GpxSlotState */
+	uint32		kind;			/* GPX_REQ_KIND_* */
 	uint32		requeues;		/* times an exiting executor requeued it */
 	uint64		generation;		/* bumped at every allocation */
 	int			owner_procno;	/* pgprocno of the owning backend */

@@ -38,9 +38,11 @@
 
 #include "exec_cache.h"
 #include "exec_cost.h"
+#include "exec_rank.h"
 #include "exec_shmem.h"
 #include "gpuidx.h"
 #include "gpx_cuda.h"
+#include "gpx_cuda_rank.h"
 
 /*
  * One request taken into a batch, indexed by its slot (a slot belongs to
@@ -84,6 +86,7 @@ typedef struct ExecFlight
 	int64		wait_us;		/* its requests' waits to be taken, summed */
 	ExecWhere	where;
 	bool		rerun;			/* on the CPU threads after the GPU failed */
+	bool		rank;			/* one ranked request (exec_rank.c) */
 	instr_time	t0;				/* handed to the device */
 	MemoryContext cxt;			/* its descriptors */
 	gpx_batch	b;
@@ -493,6 +496,9 @@ exec_take_batch(ExecFlight *fl, int64 *sleep_us, int *fault, int *fault_ms)
 		GpxExecSlot *sl = &gpuidx_exec_shm->slots[i];
 		ExecTaken  *t = &ex.tk[i];
 
+		/* a ranked request is a batch of its own */
+		if (ntaken > 0 && sl->kind == GPX_REQ_KIND_RANK)
+			break;
 		gpuidx_exec_queue_remove(i);
 		sl->batch_id = fl->id;
 		gpuidx_exec_slot_set_state(i, GPX_SLOT_RUNNING);
@@ -511,6 +517,8 @@ exec_take_batch(ExecFlight *fl, int64 *sleep_us, int *fault, int *fault_ms)
 		tail = i;
 		ntaken++;
 		work += sl->work;
+		if (sl->kind == GPX_REQ_KIND_RANK)
+			break;
 	}
 	if (ctl->fault == GPX_FAULT_ERROR || ctl->fault == GPX_FAULT_STALL)
 	{
@@ -701,8 +709,9 @@ exec_finish_batch(ExecFlight *fl, int64 run_us)
 		ExecTaken  *t = &ex.tk[i];
 		gpx_batch_query *rq = (gpx_batch_query *) gpuidx_exec_chunk(i);
 
-		/* the slot is RUNNING or ABANDONED: only we may touch its chunk */
-		if (t->status != GPX_REQ_OK)
+		/* the slot is RUNNING or ABANDONED: only we may touch its chunk;
+		 * a ranked request's answers are written by exec_run_rank */
+		if (t->status != GPX_REQ_OK || sl->kind == GPX_REQ_KIND_RANK)
 			continue;
 		for (uint32 q = 0; q < sl->nqueries; q++)
 		{
@@ -857,6 +866,9 @@ exec_submit(ExecFlight *fl)
 	exec_submit_cpu(fl);
 }
 
+static void exec_drain(void);
+static void exec_run_rank(ExecFlight *fl);
+
 /*
  * Take, build and send one batch into a free flight; false when none was
  * due (*sleep_us then says how long the oldest request may still wait).
@@ -874,6 +886,10 @@ exec_launch_batch(int64 *sleep_us)
 
 	if (exec_take_batch(fl, sleep_us, &fault, &fault_ms) == 0)
 		return false;
+	/* a ranked request runs alone on the device: finish what is on it */
+	fl->rank = gpuidx_exec_shm->slots[fl->head].kind == GPX_REQ_KIND_RANK;
+	if (fl->rank && ex.cuda != NULL)
+		exec_drain();
 	fl->used = true;
 	fl->rerun = false;
 	ctl->exec_in_flight = ex.nflight + 1;
@@ -883,15 +899,21 @@ exec_launch_batch(int64 *sleep_us)
 		gpuidx_exec_count(&ctl->stats.overlapped_batches, 1);
 	gpuidx_exec_count_max(&ctl->stats.max_in_flight, ex.nflight);
 
-	old = MemoryContextSwitchTo(fl->cxt);
-	exec_build_batch(fl);
-	MemoryContextSwitchTo(old);
+	if (!fl->rank)
+	{
+		old = MemoryContextSwitchTo(fl->cxt);
+		exec_build_batch(fl);
+		MemoryContextSwitchTo(old);
+	}
 
 	if (fault == GPX_FAULT_ERROR)
 		elog(ERROR, "gpuidx executor: injected fault");
 	if (fault == GPX_FAULT_STALL)
 		exec_stall(fault_ms);
-	exec_submit(fl);
+	if (fl->rank)
+		exec_run_rank(fl);
+	else
+		exec_submit(fl);
 	return true;
 }
 
@@ -937,7 +959,7 @@ exec_flight_done(ExecFlight *fl)
 	gpuidx_exec_count_max(&ctl->stats.max_batch_backends, nowners);
 	/* per-thread cost: the pool spreads queries over its threads (a rerun
 	 * after a GPU failure says nothing about either device) */
-	if (!fl->rerun)
+	if (!fl->rerun && !fl->rank)
 		gpuidx_exec_cost_note_executor(fl->work, run_us, on_gpu ? 1 :
 									   Min((uint64) ex.pool_threads, fl->nqueries),
 									   fl->wait_us / Max(fl->ntaken, 1));
@@ -948,6 +970,59 @@ exec_flight_done(ExecFlight *fl)
 	ctl->exec_in_flight = ex.nflight - 1;
 	if (--ex.nflight == 0)
 		pgstat_report_activity(STATE_IDLE, NULL);
+}
+
+/*
+ * Run fl, one ranked request, here and now (exec_rank.c): on the GPU when
+ * one is open (gpx_cuda_rank_run, synchronous; the other batches were
+ * drained), else, or when the GPU fails (logged, counted in gpu_failures,
+ * as for intersections; fault gpu_oom included), with gpx_rank_batch_run
+ * on this thread.  Then the batch ends as any other (exec_flight_done),
+ * except that ranking times do not feed the intersections' cost model.
+ */
+static void
+exec_run_rank(ExecFlight *fl)
+{
+	GpxRankRun	rr;
+	MemoryContext old = MemoryContextSwitchTo(fl->cxt);
+	ExecTaken  *t = &ex.tk[fl->head];
+	bool		on_gpu = false;
+
+	INSTR_TIME_SET_CURRENT(fl->t0);
+	t->status = gpuidx_exec_rank_build(fl->head, &rr);
+	t->nqueries = t->status == GPX_REQ_OK ? rr.b.nqueries : 0;
+	fl->nqueries = t->nqueries;
+	fl->work = fl->postings = t->status == GPX_REQ_OK ? rr.candidates : 0;
+	if (t->status == GPX_REQ_OK)
+	{
+		if (ex.cuda != NULL || ex.device == GPX_DEVICE_GPU)
+		{
+			if (exec_gpu_oom_injected())
+			{
+				exec_gpu_failed(GPX_CUDA_OOM, "injected fault gpu_oom: out of gpu or pinned memory");
+				fl->rerun = true;
+			}
+			else if (ex.cuda != NULL)
+			{
+				gpx_cuda_status rc = gpx_cuda_rank_run(ex.cuda, &rr.b, NULL);
+
+				if (rc == GPX_CUDA_OK)
+					on_gpu = true;
+				else
+				{
+					exec_gpu_failed(rc, gpx_cuda_last_error(ex.cuda));
+					fl->rerun = true;
+				}
+			}
+		}
+		if (!on_gpu)
+			gpuidx_exec_rank_cpu(&rr);
+		gpuidx_exec_rank_finish(fl->head, &rr);
+	}
+	MemoryContextSwitchTo(old);
+	fl->where = on_gpu ? EXEC_ON_GPU : EXEC_ON_CPU;
+	fl->gpu_job.status = GPX_CUDA_OK;
+	exec_flight_done(fl);
 }
 
 /*

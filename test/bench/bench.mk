@@ -40,7 +40,7 @@ BENCH_CUDA_LINK = $(if $(strip $(CUDA_OBJS)),$(CUDA_OBJS) cuda/gpx_cuda_plan.o -
 
 BENCH_PROGS = test/gen/bin/gpx_gen test/gen/bin/gpx_gencheck \
 	test/bench/bin/bench_codec test/bench/bin/bench_query test/bench/bin/gpx_corpus \
-	test/bench/bin/bench_size test/bench/bin/bench_tf test/bench/bin/bench_key \
+	test/bench/bin/bench_size test/bench/bin/bench_rank test/bench/bin/bench_tf test/bench/bin/bench_key \
 	test/bench/bin/bench_setops
 
 # the codec size table of docs/bench/size.md (uniform lists in [0, 2^24))
@@ -99,6 +99,13 @@ test/bench/bin/bench_codec: test/bench/bench_codec.c test/bench/bench_util.h tes
 test/bench/bin/bench_query: test/bench/bench_query.c test/bench/bench_util.h test/gen/gen_common.h $(BENCH_REF_DEPS)
 	@mkdir -p test/bench/bin
 	$(BENCH_CC) $(BENCH_CFLAGS) $(BENCH_PQ_INC) -Itest/gen -Itest/ref -o $@ $< $(BENCH_REF_SRCS) $(BENCH_PQ_LIB) -lm -lpthread
+
+# ranked retrieval at library level: the OR algorithms and AND (docs/RANKING.md)
+test/bench/bin/bench_rank: test/bench/bench_rank.c test/bench/bench_util.h test/gen/gen_common.h \
+		$(BENCH_CODEC_SRCS) $(wildcard src/codec/*.h) $(BENCH_REF_DEPS)
+	@mkdir -p test/bench/bin
+	$(BENCH_CC) $(BENCH_CFLAGS) -ffp-contract=off -Isrc/codec -Itest/gen -Itest/ref -o $@ $< \
+		$(BENCH_CODEC_SRCS) $(BENCH_REF_SRCS) -lm -lpthread
 
 test/bench/bin/gpx_corpus: test/bench/gpx_corpus.c
 	@mkdir -p test/bench/bin

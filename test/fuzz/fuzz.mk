@@ -22,14 +22,14 @@ FUZZ_CC ?= clang-14
 FUZZ_SECONDS ?= 20
 FUZZ_MAX_LEN ?= 4096
 FUZZ_WORK ?=
-FUZZ_HARNESSES = fuzz_validate fuzz_encode fuzz_intersect fuzz_setops
+FUZZ_HARNESSES = fuzz_validate fuzz_encode fuzz_intersect fuzz_setops fuzz_doclen fuzz_rank
 FUZZ_BIN = test/fuzz/bin
 FUZZ_LIB_SRCS = $(sort $(wildcard src/codec/gpx_*.c)) test/ref/gpx_ref.c test/unit/unit.c
 FUZZ_HDRS = $(wildcard src/codec/*.h) test/ref/gpx_ref.h test/unit/unit.h test/fuzz/fuzz_common.h
-FUZZ_CFLAGS ?= -O1 -g -std=gnu11 -Wall -Wextra -fno-omit-frame-pointer \
+FUZZ_CFLAGS ?= -O1 -g -std=gnu11 -Wall -Wextra -ffp-contract=off -fno-omit-frame-pointer \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-Isrc/codec -Itest/ref -Itest/unit
-ASAN_CFLAGS ?= -O1 -g -std=gnu11 -Wall -Wextra -fno-omit-frame-pointer \
+ASAN_CFLAGS ?= -O1 -g -std=gnu11 -Wall -Wextra -ffp-contract=off -fno-omit-frame-pointer \
 	-fsanitize=address,undefined -fno-sanitize-recover=all \
 	-Isrc/codec -Icuda -Itest/ref -Itest/unit
 # the unit tests link what `make unittest` links: the codec and the CUDA planner

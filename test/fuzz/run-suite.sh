@@ -21,7 +21,7 @@ trap 'rm -rf "$FUZZ_WORK"' EXIT
 trap 'exit 130' INT TERM HUP
 export FUZZ_CC FUZZ_SECONDS FUZZ_WORK
 MK="make --no-print-directory -f test/fuzz/fuzz.mk"
-HARNESSES="fuzz_validate fuzz_encode fuzz_intersect fuzz_setops"
+HARNESSES="fuzz_validate fuzz_encode fuzz_intersect fuzz_setops fuzz_doclen fuzz_rank"
 passed=0; failed=0
 
 if ! command -v "$FUZZ_CC" >/dev/null 2>&1; then

@@ -496,6 +496,12 @@ __syncthreads(void)
 static inline int __popc(unsigned v) { return __builtin_popcount(v); }
 /* Emulated __popcll (host builtin). */
 static inline int __popcll(unsigned long long v) { return __builtin_popcountll(v); }
+/*
+ * atomicAdd on a 32-bit word: the threads of the emulation are fibers of
+ * one host thread, switching only at collectives, so a plain
+ * read-modify-write is atomic.
+ */
+static inline unsigned atomicAdd(unsigned *p, unsigned v) { unsigned o = *p; *p = o + v; return o; }
 /* Emulated __ffs (host builtin). */
 static inline int __ffs(unsigned v) { return v ? __builtin_ctz(v) + 1 : 0; }
 /* Emulated __clz (host builtin). */

@@ -86,15 +86,20 @@ cmp_ok(scalar(@fns), '>=', 100, 'the extension\'s functions are enumerated: ' . 
 sub sample_arg
 {
 	my ($type, $pos, $ret) = @_;
+	return "'{1:5,5:9,9:3,1000:2}'::posting_doclen" if $type eq 'posting_doclen';
 	return "'{1,5,9,1000}'::$type" if $type =~ /^posting_\w+$/;
 	return "ARRAY['{1,5,9}'::$1, '{5,9,12}'::$1]" if $type =~ /^(posting_\w+)\[\]$/;
-	return $pos == 0 ? '5' : '0' if $type eq 'integer';
+	# (positions 2 and 3: k of the ranked queries and their batches)
+	return $pos == 0 ? '5' : $pos >= 2 ? '10' : '0' if $type eq 'integer';
+	return $pos == 4 ? '0.4' : '0.9' if $type eq 'double precision';	# k1, b
 	return $pos <= 1 ? '1' : '1000' if $type eq 'bigint';
 	return 'ARRAY[9,1,5]' if $type eq 'integer[]';
 	return "ARRAY[1,1]::bigint[]" if $type eq 'bigint[]';
+	return "'{9:1,1:5}'::cstring" if $type eq 'cstring' && $ret eq 'posting_doclen';
 	return "'{9,1,5}'::cstring" if $type eq 'cstring';
 	return 'NULL' if $type eq 'internal';	# no SQL value has type internal
 	return "'none'" if $type eq 'text';
+	return "('{1:5,5:9}'::$ret)::bytea" if $type eq 'bytea' && $ret eq 'posting_doclen';
 	return "('{1,5,9}'::$ret)::bytea" if $type eq 'bytea' && $ret =~ /^posting_/;
 	return "NULL::bytea" if $type eq 'bytea';
 	return undef;
@@ -151,8 +156,8 @@ is(join(' ', map { $_->{sig} } grep { $_->{secdef} eq 't' || $_->{config} eq 't'
 # non-strict functions: aggregate support (internal state) or known ones
 is( join(' ', map { $_->{sig} } grep {
 			$_->{strict} eq 'f' && $_->{kind} eq 'f' && $_->{aggsupport} ne 't'
-			  && $_->{sig} !~ /^posting_intersect_batch\(/ } @calls),
-	'', 'only aggregate support functions and posting_intersect_batch take NULLs');
+			  && $_->{sig} !~ /^posting_(intersect_batch|rank_(and|or)(_batch)?)\(/ } @calls),
+	'', 'only aggregate support functions, posting_intersect_batch and the ranked queries take NULLs');
 
 # the privilege the catalog grants matches the admin list exactly
 my $privs = $node->safe_psql('postgres', join(' UNION ALL ', map {
