@@ -160,7 +160,8 @@ gpx_rk_run(gpx_cuda_ctx *ctx, gpx_rank_batch *b, gpx_cuda_rank_stats *stats)
 		if (used[i] && !gpx_cuda_list_ok(l))
 			return gpx_msg(ctx, GPX_CUDA_BAD_INPUT, "list not supported by the gpu kernels");
 		offs[i + 1] = offs[i] + (live ? gpx_al(l->n, 4) : 0);
-		boff[i + 1] = boff[i] + (live ? gpx_al(l->len, 16) : 0);
+		/* each blob with its zero padding (GPX_BLOB_PAD): stage is zero-filled */
+		boff[i + 1] = boff[i] + (live ? gpx_blob_span(l->len) : 0);
 		if ((uint64_t) blk_start[i] + (live ? l->nblocks : 0) > UINT32_MAX)
 			return gpx_msg(ctx, GPX_CUDA_BAD_INPUT, "too many list blocks in one batch");
 		blk_start[i + 1] = blk_start[i] + (live ? l->nblocks : 0);
