@@ -9,6 +9,7 @@
  */
 #include "gpx_intersect.h"
 #include "gpx_internal.h"
+#include "gpx_simd.h"
 
 #ifdef __SSE2__
 #include <emmintrin.h>
@@ -305,6 +306,7 @@ isect_merge(isect_state *st, uint32_t *cand, uint32_t m, bool dense,
 			gpx_isect_stats *stats)
 {
 	const gpx_list *l = st->l;
+	uint32_t	(*scan) (const uint32_t *, uint32_t, uint32_t) = gpx_simd()->scan;
 	uint32_t	i = 0,
 				w = 0;
 
@@ -378,7 +380,7 @@ isect_merge(isect_state *st, uint32_t *cand, uint32_t m, bool dense,
 		do
 		{
 			x = cand[i++];
-			p = isect_scan(buf, p, x);
+			p = scan != NULL ? scan(buf, p, x) : isect_scan(buf, p, x);
 			cand[w] = x;
 			w += (buf[p] == x);
 		} while (i < m && cand[i] <= last);
