@@ -30,25 +30,27 @@ typedef struct avx2_layout
 	uint32_t	c4;				/* byte of field 4, lane 1's load */
 } avx2_layout;
 
-/* The layout of fields of w bits (1..25) starting at bit s0 (0..7). */
+/*
+ * The layout of fields of w bits (1..25) starting at bit s0 (0..7), in
+ * registers: field i starts at bit r = s0 + i w, byte r >> 3 (lane 1
+ * counts from field 4's byte), shift r & 7.
+ */
 AVX2_FN void
 avx2_layout_of(uint32_t s0, uint32_t w, avx2_layout *lay)
 {
-	uint8_t		shuf[32];
-	uint32_t	sh[8];
+	__m256i		r = _mm256_add_epi32(_mm256_set1_epi32((int32_t) s0),
+									 _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
+														_mm256_set1_epi32((int32_t) w)));
+	__m256i		c;
 
 	lay->c4 = (s0 + 4 * w) >> 3;
-	for (uint32_t i = 0; i < 8; i++)
-	{
-		uint32_t	r = s0 + i * w,
-					c = (r >> 3) - (i < 4 ? 0 : lay->c4);
-
-		for (uint32_t k = 0; k < 4; k++)
-			shuf[4 * i + k] = (uint8_t) (c + k);
-		sh[i] = r & 7;
-	}
-	lay->shuf = _mm256_loadu_si256((const __m256i *) shuf);
-	lay->shift = _mm256_loadu_si256((const __m256i *) sh);
+	c = _mm256_sub_epi32(_mm256_srli_epi32(r, 3),
+						 _mm256_setr_epi32(0, 0, 0, 0, (int32_t) lay->c4, (int32_t) lay->c4,
+										   (int32_t) lay->c4, (int32_t) lay->c4));
+	/* bytes c, c + 1, c + 2, c + 3 of each slot */
+	lay->shuf = _mm256_add_epi32(_mm256_mullo_epi32(c, _mm256_set1_epi32(0x01010101)),
+								 _mm256_set1_epi32(0x03020100));
+	lay->shift = _mm256_and_si256(r, _mm256_set1_epi32(7));
 	lay->mask = _mm256_set1_epi32((int32_t) gpx_mask(w));
 }
 
@@ -122,14 +124,17 @@ avx2_gaps_sum(uint32_t *g, uint32_t cnt, uint32_t start)
 	uint32_t	i = 0,
 				v = start;
 
+	/*
+	 * Each group's own prefix sum and total are off the chain from group
+	 * to group, which is one add.
+	 */
 	for (; i + 8 <= cnt; i += 8)
 	{
 		__m256i		x = avx2_prefix8(_mm256_add_epi32(
 			_mm256_loadu_si256((const __m256i *) (g + i)), one));
 
-		x = _mm256_add_epi32(x, carry);
-		_mm256_storeu_si256((__m256i *) (g + i), x);
-		carry = _mm256_permutevar8x32_epi32(x, last);
+		_mm256_storeu_si256((__m256i *) (g + i), _mm256_add_epi32(x, carry));
+		carry = _mm256_add_epi32(carry, _mm256_permutevar8x32_epi32(x, last));
 	}
 	if (i > 0)
 		v = g[i - 1];
@@ -145,11 +150,13 @@ avx2_lrc(const uint8_t *dev, size_t avail, uint32_t w, uint32_t cnt,
 		 uint32_t base, uint32_t slope_q, uint32_t *out)
 {
 	/* (slope_q j) >> 8 = (slope_q >> 8) j + (((slope_q & 255) j) >> 8) */
-	const __m256i hi = _mm256_set1_epi32((int32_t) (slope_q >> 8)),
-				lo = _mm256_set1_epi32((int32_t) (slope_q & 255)),
-				vb = _mm256_set1_epi32((int32_t) base),
-				eight = _mm256_set1_epi32(8);
-	__m256i		j = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+	const __m256i j0 = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
+				hstep = _mm256_set1_epi32((int32_t) (8 * (slope_q >> 8))),
+				lstep = _mm256_set1_epi32((int32_t) (8 * (slope_q & 255)));
+	/* base + (slope_q >> 8) j (wrapping), and (slope_q & 255) j (< 2^16) */
+	__m256i		hj = _mm256_add_epi32(_mm256_set1_epi32((int32_t) base),
+									  _mm256_mullo_epi32(j0, _mm256_set1_epi32((int32_t) (slope_q >> 8)))),
+				lj = _mm256_mullo_epi32(j0, _mm256_set1_epi32((int32_t) (slope_q & 255)));
 	avx2_layout lay;
 	const uint8_t *q = dev;
 	uint32_t	ng,
@@ -157,23 +164,22 @@ avx2_lrc(const uint8_t *dev, size_t avail, uint32_t w, uint32_t cnt,
 
 	if (w > 25)
 		return 0;
+	/* the layout is unused when every deviation is 0 (w = 0) */
+	avx2_layout_of(0, w > 0 ? w : 1, &lay);
 	if (w == 0)
 		ng = cnt / 8;
 	else
-	{
 		ng = avx2_groups(avail, 0, w, cnt);
-		avx2_layout_of(0, w, &lay);
-	}
+
 	for (g = 0; g < ng; g++, q += w)
 	{
-		__m256i		line = _mm256_add_epi32(_mm256_mullo_epi32(hi, j),
-											_mm256_srli_epi32(_mm256_mullo_epi32(lo, j), 8)),
-					x = _mm256_add_epi32(vb, line);
+		__m256i		x = _mm256_add_epi32(hj, _mm256_srli_epi32(lj, 8));
 
 		if (w > 0)
 			x = _mm256_add_epi32(x, avx2_group(q, &lay));
 		_mm256_storeu_si256((__m256i *) (out + 8 * g), x);
-		j = _mm256_add_epi32(j, eight);
+		hj = _mm256_add_epi32(hj, hstep);
+		lj = _mm256_add_epi32(lj, lstep);
 	}
 	return 8 * ng;
 }

@@ -30,26 +30,35 @@ typedef struct avx512_layout
 	uint32_t	w;
 } avx512_layout;
 
-/* The layout of fields of w bits (1..25) starting at bit s0 (0..7). */
+/*
+ * The layout of fields of w bits (1..25) starting at bit s0 (0..7), in
+ * registers: field i starts at bit r = s0 + i w, byte r >> 3, shift r & 7.
+ */
 AVX512_FN void
 avx512_layout_of(uint32_t s0, uint32_t w, avx512_layout *lay)
 {
-	uint8_t		idx[64];
-	uint32_t	sh[16];
+	__m512i		r = _mm512_add_epi32(_mm512_set1_epi32((int32_t) s0),
+									 _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9,
+																		  10, 11, 12, 13, 14, 15),
+														_mm512_set1_epi32((int32_t) w)));
 
-	for (uint32_t i = 0; i < 16; i++)
-	{
-		uint32_t	r = s0 + i * w;
-
-		for (uint32_t k = 0; k < 4; k++)
-			idx[4 * i + k] = (uint8_t) ((r >> 3) + k);
-		sh[i] = r & 7;
-	}
-	lay->idx = _mm512_loadu_si512(idx);
-	lay->shift = _mm512_loadu_si512(sh);
+	/* bytes c, c + 1, c + 2, c + 3 of each slot */
+	lay->idx = _mm512_add_epi32(_mm512_mullo_epi32(_mm512_srli_epi32(r, 3),
+												   _mm512_set1_epi32(0x01010101)),
+								_mm512_set1_epi32(0x03020100));
+	lay->shift = _mm512_and_si512(r, _mm512_set1_epi32(7));
 	lay->mask = _mm512_set1_epi32((int32_t) gpx_mask(w));
 	lay->s0 = s0;
 	lay->w = w;
+}
+
+/* The 16 fields of the group whose first byte is q (64 bytes readable). */
+AVX512_FN __m512i
+avx512_group_full(const uint8_t *q, const avx512_layout *lay)
+{
+	__m512i		v = _mm512_permutexvar_epi8(lay->idx, _mm512_loadu_si512(q));
+
+	return _mm512_and_si512(_mm512_srlv_epi32(v, lay->shift), lay->mask);
 }
 
 /*
@@ -104,7 +113,10 @@ avx512_unpack(const uint8_t *p, size_t avail, uint64_t bit, uint32_t w,
 	if (n == 0)
 		return 0;
 	avx512_layout_of((uint32_t) (bit & 7), w, &lay);
-	for (i = 0; i + 16 <= n; i += 16, q += 2 * w)
+	/* whole groups with a plain 64-byte load while it stays in avail */
+	for (i = 0; i + 16 <= n && (size_t) (q - p) + 64 <= avail; i += 16, q += 2 * w)
+		_mm512_storeu_si512(out + i, avx512_group_full(q, &lay));
+	for (; i + 16 <= n; i += 16, q += 2 * w)
 		_mm512_storeu_si512(out + i, avx512_group(q, 16, &lay));
 	if (i < n)
 		_mm512_mask_storeu_epi32(out + i, avx512_first(n - i),
@@ -132,15 +144,21 @@ avx512_gaps_sum(uint32_t *g, uint32_t cnt, uint32_t start)
 	__m512i		carry = _mm512_set1_epi32((int32_t) start);
 	uint32_t	i = 0;
 
-	for (; i < cnt; i += 16)
+	/* each group's prefix sum and total are off the chain (one add) */
+	for (; i + 16 <= cnt; i += 16)
 	{
-		__mmask16	k = avx512_first(cnt - i < 16 ? cnt - i : 16);
+		__m512i		x = avx512_prefix16(_mm512_add_epi32(_mm512_loadu_si512(g + i), one));
+
+		_mm512_storeu_si512(g + i, _mm512_add_epi32(x, carry));
+		carry = _mm512_add_epi32(carry, _mm512_permutexvar_epi32(last, x));
+	}
+	if (i < cnt)
+	{
+		__mmask16	k = avx512_first(cnt - i);
 		__m512i		x = avx512_prefix16(_mm512_maskz_add_epi32(
 			k, _mm512_maskz_loadu_epi32(k, g + i), one));
 
-		x = _mm512_add_epi32(x, carry);
-		_mm512_mask_storeu_epi32(g + i, k, x);
-		carry = _mm512_permutexvar_epi32(last, x);
+		_mm512_mask_storeu_epi32(g + i, k, _mm512_add_epi32(x, carry));
 	}
 }
 
@@ -149,12 +167,14 @@ avx512_lrc(const uint8_t *dev, size_t avail, uint32_t w, uint32_t cnt,
 		   uint32_t base, uint32_t slope_q, uint32_t *out)
 {
 	/* (slope_q j) >> 8 = (slope_q >> 8) j + (((slope_q & 255) j) >> 8) */
-	const __m512i hi = _mm512_set1_epi32((int32_t) (slope_q >> 8)),
-				lo = _mm512_set1_epi32((int32_t) (slope_q & 255)),
-				vb = _mm512_set1_epi32((int32_t) base),
-				sixteen = _mm512_set1_epi32(16);
-	__m512i		j = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
-									  12, 13, 14, 15);
+	const __m512i j0 = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
+										 11, 12, 13, 14, 15),
+				hstep = _mm512_set1_epi32((int32_t) (16 * (slope_q >> 8))),
+				lstep = _mm512_set1_epi32((int32_t) (16 * (slope_q & 255)));
+	/* base + (slope_q >> 8) j (wrapping), and (slope_q & 255) j (< 2^16) */
+	__m512i		hj = _mm512_add_epi32(_mm512_set1_epi32((int32_t) base),
+									  _mm512_mullo_epi32(j0, _mm512_set1_epi32((int32_t) (slope_q >> 8)))),
+				lj = _mm512_mullo_epi32(j0, _mm512_set1_epi32((int32_t) (slope_q & 255)));
 	avx512_layout lay;
 	const uint8_t *q = dev;
 	uint32_t	n,
@@ -162,24 +182,31 @@ avx512_lrc(const uint8_t *dev, size_t avail, uint32_t w, uint32_t cnt,
 
 	if (w > 25)
 		return 0;
+	/* the layout is unused when every deviation is 0 (w = 0) */
+	avx512_layout_of(0, w > 0 ? w : 1, &lay);
 	if (w == 0)
 		n = cnt;
 	else
-	{
 		n = avx512_fit(avail, 0, w, cnt);
-		avx512_layout_of(0, w, &lay);
-	}
-	for (i = 0; i < n; i += 16, q += 2 * w)
+
+	for (i = 0; i + 16 <= n; i += 16, q += 2 * w)
 	{
-		uint32_t	c = n - i < 16 ? n - i : 16;
-		__m512i		x = _mm512_add_epi32(vb, _mm512_add_epi32(
-			_mm512_mullo_epi32(hi, j),
-			_mm512_srli_epi32(_mm512_mullo_epi32(lo, j), 8)));
+		__m512i		x = _mm512_add_epi32(hj, _mm512_srli_epi32(lj, 8));
 
 		if (w > 0)
-			x = _mm512_add_epi32(x, avx512_group(q, c, &lay));
-		_mm512_mask_storeu_epi32(out + i, avx512_first(c), x);
-		j = _mm512_add_epi32(j, sixteen);
+			x = _mm512_add_epi32(x, (size_t) (q - dev) + 64 <= avail ?
+								 avx512_group_full(q, &lay) : avx512_group(q, 16, &lay));
+		_mm512_storeu_si512(out + i, x);
+		hj = _mm512_add_epi32(hj, hstep);
+		lj = _mm512_add_epi32(lj, lstep);
+	}
+	if (i < n)
+	{
+		__m512i		x = _mm512_add_epi32(hj, _mm512_srli_epi32(lj, 8));
+
+		if (w > 0)
+			x = _mm512_add_epi32(x, avx512_group(q, n - i, &lay));
+		_mm512_mask_storeu_epi32(out + i, avx512_first(n - i), x);
 	}
 	return n;
 }

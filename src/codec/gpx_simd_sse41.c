@@ -27,27 +27,33 @@ typedef struct sse41_layout
 	uint32_t	c4;
 } sse41_layout;
 
-/* The layout of fields of w bits (1..25) starting at bit s0 (0..7). */
+/*
+ * The layout of fields of w bits (1..25) starting at bit s0 (0..7), in
+ * registers: field i starts at bit r = s0 + i w, byte r >> 3 (half 1
+ * counts from field 4's byte), shift r & 7, multiplier 2^(7 - shift)
+ * (looked up by a byte shuffle).
+ */
 SSE41_FN void
 sse41_layout_of(uint32_t s0, uint32_t w, sse41_layout *lay)
 {
-	uint8_t		shuf[32];
-	uint32_t	mul[8];
+	const __m128i vw = _mm_set1_epi32((int32_t) w),
+				v0 = _mm_set1_epi32((int32_t) s0),
+				bytes = _mm_set1_epi32(0x01010101),
+				seq = _mm_set1_epi32(0x03020100),
+				seven = _mm_set1_epi32(7),
+				hi24 = _mm_set1_epi32((int32_t) 0xFFFFFF00u),
+				pow = _mm_setr_epi8((char) 128, 64, 32, 16, 8, 4, 2, 1,
+									0, 0, 0, 0, 0, 0, 0, 0);
+	__m128i		r0 = _mm_add_epi32(v0, _mm_mullo_epi32(_mm_setr_epi32(0, 1, 2, 3), vw)),
+				r1 = _mm_add_epi32(v0, _mm_mullo_epi32(_mm_setr_epi32(4, 5, 6, 7), vw));
 
 	lay->c4 = (s0 + 4 * w) >> 3;
-	for (uint32_t i = 0; i < 8; i++)
-	{
-		uint32_t	r = s0 + i * w,
-					c = (r >> 3) - (i < 4 ? 0 : lay->c4);
-
-		for (uint32_t k = 0; k < 4; k++)
-			shuf[4 * i + k] = (uint8_t) (c + k);
-		mul[i] = 1u << (7 - (r & 7));
-	}
-	lay->shuf0 = _mm_loadu_si128((const __m128i *) shuf);
-	lay->shuf1 = _mm_loadu_si128((const __m128i *) (shuf + 16));
-	lay->mul0 = _mm_loadu_si128((const __m128i *) mul);
-	lay->mul1 = _mm_loadu_si128((const __m128i *) (mul + 4));
+	lay->shuf0 = _mm_add_epi32(_mm_mullo_epi32(_mm_srli_epi32(r0, 3), bytes), seq);
+	lay->shuf1 = _mm_add_epi32(_mm_mullo_epi32(_mm_sub_epi32(_mm_srli_epi32(r1, 3),
+															 _mm_set1_epi32((int32_t) lay->c4)),
+											   bytes), seq);
+	lay->mul0 = _mm_shuffle_epi8(pow, _mm_or_si128(_mm_and_si128(r0, seven), hi24));
+	lay->mul1 = _mm_shuffle_epi8(pow, _mm_or_si128(_mm_and_si128(r1, seven), hi24));
 	lay->mask = _mm_set1_epi32((int32_t) gpx_mask(w));
 }
 
@@ -115,13 +121,14 @@ sse41_gaps_sum(uint32_t *g, uint32_t cnt, uint32_t start)
 	uint32_t	i = 0,
 				v = start;
 
+	/* each group's prefix sum and total are off the chain (one add) */
 	for (; i + 4 <= cnt; i += 4)
 	{
-		__m128i		x = _mm_add_epi32(carry, sse41_prefix4(_mm_add_epi32(
-			_mm_loadu_si128((const __m128i *) (g + i)), one)));
+		__m128i		x = sse41_prefix4(_mm_add_epi32(
+			_mm_loadu_si128((const __m128i *) (g + i)), one));
 
-		_mm_storeu_si128((__m128i *) (g + i), x);
-		carry = _mm_shuffle_epi32(x, 0xFF);
+		_mm_storeu_si128((__m128i *) (g + i), _mm_add_epi32(x, carry));
+		carry = _mm_add_epi32(carry, _mm_shuffle_epi32(x, 0xFF));
 	}
 	if (i > 0)
 		v = g[i - 1];
@@ -157,13 +164,13 @@ sse41_lrc(const uint8_t *dev, size_t avail, uint32_t w, uint32_t cnt,
 
 	if (w > 25)
 		return 0;
+	/* the layout is unused when every deviation is 0 (w = 0) */
+	sse41_layout_of(0, w > 0 ? w : 1, &lay);
 	if (w == 0)
 		ng = cnt / 8;
 	else
-	{
 		ng = sse41_groups(avail, 0, w, cnt);
-		sse41_layout_of(0, w, &lay);
-	}
+
 	for (g = 0; g < ng; g++, q += w)
 	{
 		__m128i		x0 = sse41_line(vb, hi, lo, j),
