@@ -44,17 +44,20 @@ gpx_simd_supported(int level)
 	switch (level)
 	{
 		case GPX_SIMD_SSE41:
-			return __builtin_cpu_supports("sse4.1");
+			return __builtin_cpu_supports("sse4.1") &&
+				__builtin_cpu_supports("popcnt");
 		case GPX_SIMD_AVX2:
 			return __builtin_cpu_supports("avx2") &&
-				__builtin_cpu_supports("bmi2");
+				__builtin_cpu_supports("bmi2") &&
+				__builtin_cpu_supports("popcnt");
 		case GPX_SIMD_AVX512:
 			return __builtin_cpu_supports("avx512f") &&
 				__builtin_cpu_supports("avx512bw") &&
 				__builtin_cpu_supports("avx512vl") &&
 				__builtin_cpu_supports("avx512dq") &&
 				__builtin_cpu_supports("avx512vbmi") &&
-				__builtin_cpu_supports("bmi2");
+				__builtin_cpu_supports("bmi2") &&
+				__builtin_cpu_supports("popcnt");
 	}
 #endif
 	return false;

@@ -306,7 +306,8 @@ isect_merge(isect_state *st, uint32_t *cand, uint32_t m, bool dense,
 			gpx_isect_stats *stats)
 {
 	const gpx_list *l = st->l;
-	uint32_t	(*scan) (const uint32_t *, uint32_t, uint32_t) = gpx_simd()->scan;
+	const gpx_simd_ops *o = gpx_simd();
+	uint32_t	(*scan) (const uint32_t *, uint32_t, uint32_t) = o->scan;
 	uint32_t	i = 0,
 				w = 0;
 
@@ -357,6 +358,13 @@ isect_merge(isect_state *st, uint32_t *cand, uint32_t m, bool dense,
 		}
 		buf = st->buf;
 		p = st->pos;
+		if (o->merge != NULL)
+		{
+			/* a vectorised variant: windows of values, both densities */
+			i = o->merge(buf, st->cnt, &p, cand, i, m, &w);
+			st->pos = p;
+			continue;
+		}
 		if (dense)
 		{
 			uint32_t	cnt = st->cnt;

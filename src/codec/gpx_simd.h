@@ -71,6 +71,18 @@ typedef struct gpx_simd_ops
 	 */
 	uint32_t	(*scan) (const uint32_t *buf, uint32_t p, uint32_t x);
 
+
+	/*
+	 * A merge pass over one decoded block: buf[0..cnt) strictly
+	 * increasing, followed by at least 32 readable slots; the candidates
+	 * c[i..m) strictly increasing, c[i] >= buf[*p - 1] (or *p = 0).  Keeps
+	 * (moving them to c[*w], c[*w + 1], ...) the candidates found in buf,
+	 * from c[i] on while they are <= buf[cnt - 1]; returns the index of the
+	 * first candidate not looked at, leaves in *p a position with buf[0..*p)
+	 * below it.
+	 */
+	uint32_t	(*merge) (const uint32_t *buf, uint32_t cnt, uint32_t *p,
+						  uint32_t *c, uint32_t i, uint32_t m, uint32_t *w);
 } gpx_simd_ops;
 
 /* The tables (NULL-filled beyond the scalar one where not compiled). */

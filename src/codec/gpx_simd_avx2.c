@@ -19,7 +19,7 @@
 
 #include <immintrin.h>
 
-#define AVX2_FN __attribute__((target("avx2,bmi2"))) static
+#define AVX2_FN __attribute__((target("avx2,bmi2,popcnt"))) static
 
 /* A run's field layout: the shuffle and the shifts of a group of 8. */
 typedef struct avx2_layout
@@ -270,6 +270,52 @@ avx2_scan(const uint32_t *buf, uint32_t p, uint32_t x)
 	}
 }
 
+/*
+ * Merge by windows of 16 (two registers), as gpx_simd_avx512.c does: the
+ * window at the first value >= the next candidate, then every candidate
+ * up to its last value tested against all 16 at once, independently.
+ */
+AVX2_FN uint32_t
+avx2_merge(const uint32_t *buf, uint32_t cnt, uint32_t *pp, uint32_t *c,
+		   uint32_t i, uint32_t m, uint32_t *wp)
+{
+	uint32_t	p = *pp,
+				w = *wp,
+				last = buf[cnt - 1];
+
+	while (i < m && c[i] <= last)
+	{
+		const __m256i vx = _mm256_set1_epi32((int32_t) c[i]);
+		uint32_t	lt = avx2_lt8(buf + p, vx) | avx2_lt8(buf + p + 8, vx) << 8,
+					lim;
+		__m256i		w0,
+					w1;
+
+		if (lt == 0xFFFFu)
+		{
+			p += 16;
+			continue;
+		}
+		p += (uint32_t) __builtin_ctz(~lt);
+		w0 = _mm256_loadu_si256((const __m256i *) (buf + p));
+		w1 = _mm256_loadu_si256((const __m256i *) (buf + p + 8));
+		lim = buf[p + 15] < last ? buf[p + 15] : last;
+		do
+		{
+			uint32_t	x = c[i++];
+			__m256i		v = _mm256_set1_epi32((int32_t) x);
+
+			c[w] = x;
+			w += !_mm256_testz_si256(_mm256_or_si256(_mm256_cmpeq_epi32(w0, v),
+													 _mm256_cmpeq_epi32(w1, v)),
+									 _mm256_set1_epi32(-1));
+		} while (i < m && c[i] <= lim);
+	}
+	*pp = p;
+	*wp = w;
+	return i;
+}
+
 const gpx_simd_ops gpx_simd_avx2_ops = {
 	.level = GPX_SIMD_AVX2,
 	.unpack = avx2_unpack,
@@ -278,6 +324,7 @@ const gpx_simd_ops gpx_simd_avx2_ops = {
 	.ones = avx2_ones,
 	.ef_merge = avx2_ef_merge,
 	.scan = avx2_scan,
+	.merge = avx2_merge,
 };
 
 #endif							/* GPX_SIMD_X86 */

@@ -18,7 +18,7 @@
 
 #include <immintrin.h>
 
-#define AVX512_FN __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi,bmi2"))) static
+#define AVX512_FN __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi,bmi2,popcnt"))) static
 
 /* A run's field layout for groups of 16. */
 typedef struct avx512_layout
@@ -286,6 +286,49 @@ avx512_scan(const uint32_t *buf, uint32_t p, uint32_t x)
 	}
 }
 
+/*
+ * Merge by windows of 16: position the window at the first value >= the
+ * next candidate, then test every candidate up to the window's last value
+ * against all 16 at once.  The tests of successive candidates do not
+ * depend on each other, so they overlap, unlike a scan per candidate
+ * whose next start waits for the previous one's result.
+ */
+AVX512_FN uint32_t
+avx512_merge(const uint32_t *buf, uint32_t cnt, uint32_t *pp, uint32_t *c,
+			 uint32_t i, uint32_t m, uint32_t *wp)
+{
+	uint32_t	p = *pp,
+				w = *wp,
+				last = buf[cnt - 1];
+
+	while (i < m && c[i] <= last)
+	{
+		uint32_t	lt = _mm512_cmplt_epu32_mask(_mm512_loadu_si512(buf + p),
+												 _mm512_set1_epi32((int32_t) c[i])),
+					lim;
+		__m512i		win;
+
+		if (lt == 0xFFFFu)
+		{
+			p += 16;
+			continue;
+		}
+		p += (uint32_t) __builtin_ctz(~lt);
+		win = _mm512_loadu_si512(buf + p);
+		lim = buf[p + 15] < last ? buf[p + 15] : last;
+		do
+		{
+			uint32_t	x = c[i++];
+
+			c[w] = x;
+			w += _mm512_cmpeq_epu32_mask(win, _mm512_set1_epi32((int32_t) x)) != 0;
+		} while (i < m && c[i] <= lim);
+	}
+	*pp = p;
+	*wp = w;
+	return i;
+}
+
 const gpx_simd_ops gpx_simd_avx512_ops = {
 	.level = GPX_SIMD_AVX512,
 	.unpack = avx512_unpack,
@@ -294,6 +337,7 @@ const gpx_simd_ops gpx_simd_avx512_ops = {
 	.ones = avx512_ones,
 	.ef_merge = avx512_ef_merge,
 	.scan = avx512_scan,
+	.merge = avx512_merge,
 };
 
 #endif							/* GPX_SIMD_X86 */

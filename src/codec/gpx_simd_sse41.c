@@ -14,7 +14,7 @@
 
 #include <immintrin.h>
 
-#define SSE41_FN __attribute__((target("sse4.1"))) static
+#define SSE41_FN __attribute__((target("sse4.1,popcnt"))) static
 
 /* A run's field layout: shuffles and multipliers of a group of 8. */
 typedef struct sse41_layout
@@ -281,6 +281,55 @@ sse41_scan(const uint32_t *buf, uint32_t p, uint32_t x)
 	}
 }
 
+/*
+ * Merge by windows of 16 (four registers), as gpx_simd_avx512.c does: the
+ * window at the first value >= the next candidate, then every candidate
+ * up to its last value tested against all 16 at once, independently.
+ */
+SSE41_FN uint32_t
+sse41_merge(const uint32_t *buf, uint32_t cnt, uint32_t *pp, uint32_t *c,
+			uint32_t i, uint32_t m, uint32_t *wp)
+{
+	uint32_t	p = *pp,
+				w = *wp,
+				last = buf[cnt - 1];
+
+	while (i < m && c[i] <= last)
+	{
+		uint32_t	lt = sse41_lt16(buf + p, _mm_set1_epi32((int32_t) c[i])),
+					lim;
+		__m128i		w0,
+					w1,
+					w2,
+					w3;
+
+		if (lt == 0xFFFFu)
+		{
+			p += 16;
+			continue;
+		}
+		p += (uint32_t) __builtin_ctz(~lt);
+		w0 = _mm_loadu_si128((const __m128i *) (buf + p));
+		w1 = _mm_loadu_si128((const __m128i *) (buf + p + 4));
+		w2 = _mm_loadu_si128((const __m128i *) (buf + p + 8));
+		w3 = _mm_loadu_si128((const __m128i *) (buf + p + 12));
+		lim = buf[p + 15] < last ? buf[p + 15] : last;
+		do
+		{
+			uint32_t	x = c[i++];
+			__m128i		v = _mm_set1_epi32((int32_t) x),
+						e = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi32(w0, v), _mm_cmpeq_epi32(w1, v)),
+										 _mm_or_si128(_mm_cmpeq_epi32(w2, v), _mm_cmpeq_epi32(w3, v)));
+
+			c[w] = x;
+			w += !_mm_testz_si128(e, e);
+		} while (i < m && c[i] <= lim);
+	}
+	*pp = p;
+	*wp = w;
+	return i;
+}
+
 const gpx_simd_ops gpx_simd_sse41_ops = {
 	.level = GPX_SIMD_SSE41,
 	.unpack = sse41_unpack,
@@ -289,6 +338,7 @@ const gpx_simd_ops gpx_simd_sse41_ops = {
 	.ones = sse41_ones,
 	.ef_merge = sse41_ef_merge,
 	.scan = sse41_scan,
+	.merge = sse41_merge,
 };
 
 #endif							/* GPX_SIMD_X86 */

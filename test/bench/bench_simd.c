@@ -524,6 +524,41 @@ main(int argc, char **argv)
 	}
 	if (bad)
 		return 1;
+	/* where gpx_intersect's work goes (the detected variant; counts only) */
+	if (qpath)
+	{
+		printf("\n### gpx_intersect work per query (all %u queries)\n\n", nqueries);
+		printf("| codec | candidates | source blocks | list blocks decoded | probes | merge passes | probe passes | merge cands | probe cands | result |\n");
+		printf("|---|---|---|---|---|---|---|---|---|---|\n");
+		for (int c = 0; c < NCODECS; c++)
+		{
+			double		sum[10] = {0};
+
+			for (uint32_t i = 0; i < nqueries; i++)
+			{
+				const gpx_list *ls[MAXK];
+				gpx_isect_stats st;
+				uint32_t	n;
+
+				for (int j = 0; j < queries[i].k; j++)
+					ls[j] = &lists[queries[i].list[j]].view[c];
+				gpx_intersect(ls, queries[i].k, out, &n, &st);
+				sum[0] += st.candidates;
+				sum[1] += st.source_blocks;
+				sum[2] += st.blocks_decoded;
+				sum[3] += st.probes;
+				sum[4] += st.merge_passes;
+				sum[5] += st.probe_passes;
+				sum[6] += st.merge_cands;
+				sum[7] += st.probe_cands;
+				sum[8] += st.result;
+			}
+			printf("| %s |", names[c]);
+			for (int j = 0; j < 9; j++)
+				printf(" %.0f |", nqueries ? sum[j] / nqueries : 0);
+			printf("\n");
+		}
+	}
 
 	for (int r = 0; r < rounds; r++)
 		for (int v = 0; v < nvar; v++)
