@@ -82,6 +82,8 @@ static void
 isect_state_init(isect_state *st, const gpx_list *l, uint32_t blk,
 				 const gpx_isect_opts *o)
 {
+	bool		simd = gpx_simd()->merge != NULL;
+
 	st->l = l;
 	st->nb = l->nblocks;
 	st->blk = blk;
@@ -94,11 +96,11 @@ isect_state_init(isect_state *st, const gpx_list *l, uint32_t blk,
 	if (o->probe_ratio > 0)
 		st->ratio = o->probe_ratio;
 	else if (l->codec == GPX_CODEC_PFOR)
-		st->ratio = GPX_ISECT_RATIO_PFOR;
+		st->ratio = simd ? GPX_ISECT_RATIO_SIMD_PFOR : GPX_ISECT_RATIO_PFOR;
 	else if (l->codec == GPX_CODEC_LRC)
-		st->ratio = GPX_ISECT_RATIO_LRC;
+		st->ratio = simd ? GPX_ISECT_RATIO_SIMD_LRC : GPX_ISECT_RATIO_LRC;
 	else
-		st->ratio = GPX_ISECT_RATIO_QS;
+		st->ratio = simd ? GPX_ISECT_RATIO_SIMD_QS : GPX_ISECT_RATIO_QS;
 }
 
 /* Move the state forward to the last block whose first docID <= x. */

@@ -5,7 +5,7 @@
  *
  *   bench_simd --postings postings.copy [--queries queries.copy]
  *              [--min-shortest N] [--rounds R] [--min-time S]
- *              [--variants scalar,avx2,...] [--tsv OUT]
+ *              [--variants scalar,avx2,...] [--tsv OUT] [--probe-ratio R]
  *
  * postings.copy: "id<TAB>{docIDs}" lines (gpx_gen's output); queries.copy:
  * "qid<TAB>{ids}" lines naming posting ids.  Every list is encoded by each
@@ -27,7 +27,8 @@
  * Every decode is compared with the input lists and every intersection
  * count with a naive merge (and roaring's with it) before timing; a
  * mismatch is printed and the program exits 1.  Variants the CPU lacks
- * are listed as such.  GPX_SIMD in the environment is ignored here:
+ * are listed as such.  --probe-ratio R: gpx_intersect_ex's probe_ratio
+ * (0, the default: the library's).  GPX_SIMD in the environment is ignored here:
  * --variants chooses (default: every supported one).
  */
 #define _GNU_SOURCE
@@ -80,6 +81,7 @@ static uint32_t nlists;
 static uint64_t ndocids;
 static squery *queries;
 static uint32_t nqueries;
+static gpx_isect_opts isect_opts;	/* --probe-ratio */
 
 /* Exit with a message. */
 static void
@@ -305,7 +307,7 @@ run_gpx(const squery *q, int c, uint32_t *out)
 
 	for (int j = 0; j < q->k; j++)
 		ls[j] = &lists[q->list[j]].view[c];
-	if (gpx_intersect(ls, q->k, out, &n, NULL) != GPX_OK)
+	if (gpx_intersect_ex(ls, q->k, &isect_opts, out, UINT32_MAX, &n, NULL) != GPX_OK)
 		die("gpx_intersect failed", NULL);
 	return n;
 }
@@ -431,6 +433,8 @@ main(int argc, char **argv)
 			vlist = v;
 		else if (strcmp(a, "--tsv") == 0)
 			tsvpath = v;
+		else if (strcmp(a, "--probe-ratio") == 0)
+			isect_opts.probe_ratio = (uint32_t) strtoul(v, NULL, 10);
 		else
 			die("unknown option", a);
 		i++;
