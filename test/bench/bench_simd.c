@@ -6,6 +6,7 @@
  *   bench_simd --postings postings.copy [--queries queries.copy]
  *              [--min-shortest N] [--rounds R] [--min-time S]
  *              [--variants scalar,avx2,...] [--tsv OUT] [--probe-ratio R]
+ *              [--skip-decode 1] [--codec pfor|lrc|qs]
  *
  * postings.copy: "id<TAB>{docIDs}" lines (gpx_gen's output); queries.copy:
  * "qid<TAB>{ids}" lines naming posting ids.  Every list is encoded by each
@@ -28,7 +29,8 @@
  * count with a naive merge (and roaring's with it) before timing; a
  * mismatch is printed and the program exits 1.  Variants the CPU lacks
  * are listed as such.  --probe-ratio R: gpx_intersect_ex's probe_ratio
- * (0, the default: the library's).  GPX_SIMD in the environment is ignored here:
+ * (0, the default: the library's); --skip-decode 1 and --codec NAME
+ * narrow the timed figures (profiling).  GPX_SIMD in the environment is ignored here:
  * --variants chooses (default: every supported one).
  */
 #define _GNU_SOURCE
@@ -82,6 +84,8 @@ static uint64_t ndocids;
 static squery *queries;
 static uint32_t nqueries;
 static gpx_isect_opts isect_opts;	/* --probe-ratio */
+static bool skip_decode;		/* --skip-decode 1: intersections only */
+static int	only_codec = -1;	/* --codec NAME: that codec only */
 
 /* Exit with a message. */
 static void
@@ -433,6 +437,16 @@ main(int argc, char **argv)
 			vlist = v;
 		else if (strcmp(a, "--tsv") == 0)
 			tsvpath = v;
+		else if (strcmp(a, "--skip-decode") == 0)
+			skip_decode = atoi(v) != 0;
+		else if (strcmp(a, "--codec") == 0)
+		{
+			for (int c = 0; c < NCODECS; c++)
+				if (strcmp(v, names[c]) == 0)
+					only_codec = c;
+			if (only_codec < 0)
+				die("unknown codec", v);
+		}
 		else if (strcmp(a, "--probe-ratio") == 0)
 			isect_opts.probe_ratio = (uint32_t) strtoul(v, NULL, 10);
 		else
@@ -568,9 +582,13 @@ main(int argc, char **argv)
 		for (int v = 0; v < nvar; v++)
 		{
 			gpx_simd_force(var[v]);
-			for (int c = 0; c < NCODECS; c++)
+			for (int c = 0; c < NCODECS && !skip_decode; c++)
 			{
-				double		x = time_decode(c, out, min_time);
+				double		x;
+
+				if (only_codec >= 0 && c != only_codec)
+					continue;
+				x = time_decode(c, out, min_time);
 
 				if (x > dec[v][c])
 					dec[v][c] = x;
@@ -581,7 +599,7 @@ main(int argc, char **argv)
 					double		x;
 
 					/* CRoaring does not depend on the variant: time it once a round */
-					if (c == NCODECS && v > 0)
+					if ((c == NCODECS && v > 0) || (only_codec >= 0 && c != only_codec))
 						continue;
 					x = time_queries(c, s ? minshort : 0, out, min_time, &nq[s]);
 					if (x > qs[s][v][c])
