@@ -4,13 +4,23 @@
 # when nvcc is found (NVCC=... to point at one, NVCC= to build CPU-only).
 #
 #   make && make install        build and install into PG_CONFIG's server
+#   make COPT=-DUSE_ASSERT_CHECKING   the same with the extension's Asserts on
+#                               (works against a server built without them)
 #   make unittest               C unit tests of the pure-C codec core
 #   make installcheck           pg_regress suite against a running server
+#   make prove_installcheck     TAP tests (test/t/*.pl; each starts its own
+#                               servers from PG_CONFIG's bindir; not as root)
 #   test/run-tests.sh           everything, on a fresh Debian machine
 
 EXTENSION = gpuidx
 MODULE_big = gpuidx
+# Scripts: shipped versions' are frozen files (DATA); the current version's
+# install script and its update script from EXTVERSION_PREV are generated
+# from sql/gpuidx.sql.in (its head says how to add objects).
+EXTVERSION = $(shell sed -n "s/^default_version *= *'\([^']*\)'.*/\1/p" $(EXTENSION).control)
+EXTVERSION_PREV = 0.1
 DATA = sql/gpuidx--0.1.sql
+DATA_built = sql/gpuidx--$(EXTVERSION).sql sql/gpuidx--$(EXTVERSION_PREV)--$(EXTVERSION).sql
 PGFILEDESC = "gpuidx - compressed posting lists with GPU-batched intersection"
 
 CODEC_SRCS = $(sort $(wildcard src/codec/gpx_*.c))
@@ -22,20 +32,25 @@ REGRESS_OPTS = --load-extension=$(EXTENSION)
 
 PG_CONFIG ?= pg_config
 PG_CPPFLAGS = -I$(srcdir)/src -I$(srcdir)/src/codec -I$(srcdir)/cuda
+# -ffp-contract=off: BM25 scores must be the same bits on every path
+# (src/codec/gpx_bm25.h), so no multiply-add may be fused
 PG_CFLAGS = -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare \
-	-Wno-missing-field-initializers
+	-Wno-missing-field-initializers -ffp-contract=off
 
 # ---- CUDA (optional) ------------------------------------------------------
+# With nvcc: cuda/*.cu plus the host-only planner cuda/gpx_cuda_plan.c, for
+# the GPU architectures of CUDA_ARCH (cuda/cuda.mk).  Without: the stub
+# cuda/gpx_cuda_none.c, whose every call says the build has no CUDA.
 NVCC ?= $(shell command -v nvcc 2>/dev/null || { test -x /usr/local/cuda/bin/nvcc && echo /usr/local/cuda/bin/nvcc; })
 CUDA_SRCS = $(sort $(wildcard cuda/*.cu))
 ifneq ($(strip $(NVCC)),)
 ifneq ($(strip $(CUDA_SRCS)),)
 CUDA_HOME ?= $(patsubst %/bin/,%,$(dir $(NVCC)))
-CUDA_ARCH ?= -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
-NVCCFLAGS ?= -O3 -std=c++17 $(CUDA_ARCH) -Xcompiler -fPIC -Xcompiler -Wall \
+NVCCFLAGS ?= -O3 -std=c++17 $(CUDA_GENCODE) -Xcompiler -fPIC -Xcompiler -Wall \
 	-Isrc/codec -Icuda
 CUDA_OBJS = $(CUDA_SRCS:.cu=.cuo)
-PG_CPPFLAGS += -DGPUIDX_HAVE_CUDA
+OBJS += cuda/gpx_cuda_plan.o
+EXTRA_CLEAN += $(CUDA_OBJS)
 # CUDA objects are linked through SHLIB_LINK, not OBJS: PGXS emits LLVM
 # bitcode for every object in OBJS and has no bitcode rule for .cu files.
 # The CUDA runtime is linked statically; it opens libcuda only on first use,
@@ -47,6 +62,9 @@ SHLIB_LINK += $(CUDA_OBJS) -L$(CUDA_HOME)/lib64 -L$(CUDA_HOME)/targets/x86_64-li
 	-Wl,--exclude-libs,ALL
 endif
 endif
+ifeq ($(strip $(CUDA_OBJS)),)
+OBJS += cuda/gpx_cuda_none.o
+endif
 
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 # PGXS emits LLVM bitcode (for JIT) with the clang PostgreSQL was built
@@ -56,23 +74,39 @@ ifeq ($(wildcard $(firstword $(PG_CLANG))),)
 override with_llvm = no
 endif
 include $(PGXS)
+# COPT's defines (make COPT=-DUSE_ASSERT_CHECKING) reach the JIT bitcode
+# too, so that inlined copies agree with the library on every struct
+BITCODE_CFLAGS += $(filter -D%,$(COPT))
 
 ifneq ($(strip $(CUDA_OBJS)),)
 cuda/%.cuo: cuda/%.cu $(wildcard cuda/*.cuh) $(wildcard src/codec/*.h)
 	$(NVCC) $(NVCCFLAGS) -c $< -o $@
 $(shlib): $(CUDA_OBJS)
-EXTRA_CLEAN += $(CUDA_OBJS)
 endif
+
+# the generated scripts (a template error stops make, leaving no script)
+sql/gpuidx--$(EXTVERSION).sql: sql/gpuidx.sql.in sql/gpuidx_gen.awk
+	awk -v to=$(EXTVERSION) -f sql/gpuidx_gen.awk $< >$@.tmp || { rm -f $@.tmp; exit 1; }
+	mv $@.tmp $@
+sql/gpuidx--$(EXTVERSION_PREV)--$(EXTVERSION).sql: sql/gpuidx.sql.in sql/gpuidx_gen.awk
+	awk -v from=$(EXTVERSION_PREV) -v to=$(EXTVERSION) -f sql/gpuidx_gen.awk $< >$@.tmp || { rm -f $@.tmp; exit 1; }
+	mv $@.tmp $@
 
 $(OBJS): $(wildcard src/*.h) $(wildcard src/codec/*.h) $(wildcard cuda/*.h)
 
-# ---- C unit tests of the codec core (no PostgreSQL needed) ------------------
-UNIT_CC ?= $(CC)
-UNIT_CFLAGS ?= -O2 -g -std=gnu11 -Wall -Wextra -Isrc/codec -Itest/unit
-UNIT_TESTS = $(patsubst test/unit/%.c,test/unit/bin/%,$(filter-out test/unit/gpx_ref.c,$(wildcard test/unit/test_*.c)))
-UNIT_LIB_SRCS = $(CODEC_SRCS) $(wildcard test/unit/gpx_ref.c)
+# ---- tests --------------------------------------------------------------------
+# The reference library (test/ref) serves the unit tests, the fuzzers, the
+# generator and the benchmarks; the unit-test harness is test/unit/unit.c.
+REF_SRCS = test/ref/gpx_ref.c
+REF_HDRS = test/ref/gpx_ref.h
 
-test/unit/bin/%: test/unit/%.c $(UNIT_LIB_SRCS) $(wildcard src/codec/*.h) $(wildcard test/unit/*.h)
+# C unit tests of the codec core and the CUDA planner (no PostgreSQL needed)
+UNIT_CC ?= $(CC)
+UNIT_CFLAGS ?= -O2 -g -std=gnu11 -Wall -Wextra -ffp-contract=off -Isrc/codec -Icuda -Itest/ref -Itest/unit
+UNIT_TESTS = $(patsubst test/unit/%.c,test/unit/bin/%,$(wildcard test/unit/test_*.c))
+UNIT_LIB_SRCS = $(CODEC_SRCS) cuda/gpx_cuda_plan.c $(REF_SRCS) test/unit/unit.c
+
+test/unit/bin/%: test/unit/%.c $(UNIT_LIB_SRCS) $(wildcard src/codec/*.h) cuda/gpx_cuda_plan.h $(REF_HDRS) $(wildcard test/unit/*.h)
 	@mkdir -p test/unit/bin
 	$(UNIT_CC) $(UNIT_CFLAGS) -o $@ $< $(UNIT_LIB_SRCS) -lm -lpthread
 
@@ -82,6 +116,18 @@ unittest: unittest-build
 	@test/unit/run-unit.sh $(UNIT_TESTS)
 
 EXTRA_CLEAN += test/unit/bin
+
+# TAP tests through PGXS's prove_installcheck (PROVE_TESTS picks files,
+# PROVE_FLAGS adds prove options); installcheck stays pg_regress alone
+PROVE_TESTS ?= $(sort $(wildcard test/t/*.pl))
+.PHONY: prove_installcheck
+ifeq ($(enable_tap_tests),yes)
+prove_installcheck:
+	$(prove_installcheck)
+else
+prove_installcheck:
+	@echo "prove_installcheck: $(PG_CONFIG)'s PGXS has no TAP support (built without --enable-tap-tests)"; exit 1
+endif
 
 # ---- benchmarks, data generator, demo; GPU tests ------------------------------
 include test/bench/bench.mk

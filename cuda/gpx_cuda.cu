@@ -1,39 +1,49 @@
 /*
- * gpx_cuda.cu - the host side of the CUDA back end (cuda/gpx_cuda.h):
- * devices, streams, staging buffers, the device-resident list cache, and
- * the pipeline that runs a gpx_batch through the kernels of gpx_isect.cu.
+ * gpx_cuda.cu - the pipeline of the CUDA back end and its extern "C" API
+ * (cuda/gpx_cuda.h): batches run through the kernels of gpx_isect.cu in
+ * chunks, over the devices that gpx_cuda_setup.cu opened, with lists kept
+ * in each device's cache (gpx_cuda_cache.cuh).
  *
- * Per device: a copy stream and a compute stream; a cache pool (one
- * cudaMalloc of the cache budget, sub-allocated best-fit with coalescing)
- * holding blobs keyed by content hash with LRU eviction, each with a
- * hash-segmentation table built on the GPU when it enters; two chunk slots,
- * each with a pinned staging buffer (lists to upload plus the chunk's
- * descriptors, one host-to-device copy), candidate/flag/scan arrays, and
- * pinned *mapped* result and count areas that the kernels write directly
- * (so no copy back is issued; results also go straight into the caller's
- * output when that lies in memory registered by gpx_cuda_pin()).
+ * A batch (a "run") is planned on the host when it is submitted
+ * (gpx_cuda_plan.h: lists ordered shortest first, the source block range
+ * restricted to [max first, min last] through the directory, empty answers
+ * settled at once), its queries are spread over the devices by
+ * longest-processing-time on candidates x lists, and each device's
+ * queries are cut into chunks that fit a slot (a query larger than a slot
+ * is split by source blocks).  Runs are issued in submission order; each
+ * device has a ring of chunk slots, each with its own stream, so while
+ * one chunk computes the host builds and issues the next ones, of the same
+ * batch or of the batches submitted after it (the executor keeps several
+ * in flight).  A chunk runs on its slot's stream: staging copy, uploads,
+ * side tables, kernels; a chunk that uses a list another chunk still
+ * uploads waits for that chunk's uploads (an event), nothing else orders
+ * the slots, so small chunks share the GPU.  There is one event per chunk
+ * to collect it, none per query.  The kernels write results straight into
+ * pinned mapped memory: the slot's result area, or the caller's output
+ * when that lies in memory registered by gpx_cuda_pin().  With
+ * gpx_cuda_options.graphs a chunk's copies and kernels are captured as a
+ * CUDA graph, kept per slot and shape, updated in place for the next chunk
+ * of that shape and launched as one.
  *
- * A batch is planned on the host (lists ordered shortest first, the source
- * block range restricted to [max first, min last] through the directory,
- * empty answers settled at once), its queries are spread over the devices
- * by longest-processing-time on candidates x lists, and each device's
- * queries are cut into chunks that fit a slot (a query larger than a slot is
- * split by source blocks).  Chunks alternate between the two slots, so the
- * host builds chunk i+1 and its copy runs on the copy stream while chunk i
- * computes; there is one event wait per chunk, none per query.
+ * Chunks are collected in the order they were issued (a device's ring), so
+ * "every chunk up to seq_done is complete" holds and the cache evicts only
+ * lists no pending chunk uses.  A run is done when all its chunks are
+ * collected; runs may be done in any order.  A failure that concerns one
+ * run (a query the chunks cannot take, a list larger than the cache) fails
+ * that run only, once its chunks in flight are collected; a CUDA error
+ * fails every run in flight (the devices are drained, their caches
+ * dropped).
  *
  * Nothing here throws across the C boundary, prints, or calls PostgreSQL;
  * errors are gpx_cuda_status values with a message in the context.  Not
  * thread-safe: one thread (the executor's) uses a context at a time.
  */
-#include "gpx_cuda_dev.cuh"
-#include "gpx_cuda.h"
+#include "gpx_cuda_host.cuh"
+#include "gpx_cuda_plan.h"
 
 #include <algorithm>
-#include <list>
-#include <map>
+#include <cassert>
 #include <new>
-#include <unordered_map>
 #include <vector>
 #include <stdio.h>
 #include <string.h>
@@ -42,185 +52,14 @@
 namespace
 {
 
-constexpr size_t GPX_MIB = (size_t) 1 << 20;
-constexpr uint32_t GPX_NONE = 0xFFFFFFFFu;
 /* lists in pinned memory at least this long are copied without staging */
 #ifndef GPX_DIRECT_MIN_BYTES
 #define GPX_DIRECT_MIN_BYTES (256 << 10)
 #endif
 constexpr size_t GPX_DIRECT_MIN = GPX_DIRECT_MIN_BYTES;
-/* candidates per chunk slot: at most, at least */
-constexpr uint32_t GPX_CAND_MAX = 8u << 20;
-constexpr uint32_t GPX_CAND_MIN = 4096;
 
-/* x rounded up to a multiple of a. */
-inline size_t
-gpx_al(size_t x, size_t a)
-{
-	return (x + a - 1) / a * a;
-}
-
-/* Best-fit allocator over [0, cap) with coalescing of freed ranges. */
-struct gpx_pool
-{
-	size_t		cap = 0;
-	std::map<size_t, size_t> by_off;	/* free ranges: offset -> length */
-	std::multimap<size_t, size_t> by_size;	/* length -> offset */
-
-	/* Start with everything free. */
-	void init(size_t c)
-	{
-		cap = c;
-		by_off.clear();
-		by_size.clear();
-		if (c > 0)
-			add(0, c);
-	}
-
-	/* Record a free range. */
-	void add(size_t off, size_t len)
-	{
-		by_off[off] = len;
-		by_size.emplace(len, off);
-	}
-
-	/* Forget the size index entry of a free range. */
-	void drop_size(size_t len, size_t off)
-	{
-		auto		r = by_size.equal_range(len);
-
-		for (auto it = r.first; it != r.second; ++it)
-			if (it->second == off)
-			{
-				by_size.erase(it);
-				return;
-			}
-	}
-
-	/* Take len bytes (best fit); false when no free range is long enough. */
-	bool alloc(size_t len, size_t *off)
-	{
-		auto		it = by_size.lower_bound(len);
-		size_t		blen,
-					boff;
-
-		if (it == by_size.end())
-			return false;
-		blen = it->first;
-		boff = it->second;
-		by_size.erase(it);
-		by_off.erase(boff);
-		if (blen > len)
-			add(boff + len, blen - len);
-		*off = boff;
-		return true;
-	}
-
-	/* Give a range back, merging it with free neighbours. */
-	void release(size_t off, size_t len)
-	{
-		auto		next = by_off.lower_bound(off);
-
-		if (next != by_off.end() && next->first == off + len)
-		{
-			len += next->second;
-			drop_size(next->second, next->first);
-			next = by_off.erase(next);
-		}
-		if (next != by_off.begin())
-		{
-			auto		prev = std::prev(next);
-
-			if (prev->first + prev->second == off)
-			{
-				off = prev->first;
-				len += prev->second;
-				drop_size(prev->second, prev->first);
-				by_off.erase(prev);
-			}
-		}
-		add(off, len);
-	}
-};
-
-/* A list resident in a device's cache pool. */
-struct gpx_centry
-{
-	uint64_t	hash;
-	size_t		len;
-	uint32_t	n,
-				first,
-				last;
-	uint8_t		codec;
-	size_t		off;			/* pool offset */
-	size_t		bytes;			/* pool bytes (blob + table) */
-	gpx_dl		dl;				/* device view */
-	uint64_t	last_seq;		/* last chunk that uses it */
-	bool		in_map;			/* false: transient (freed with its chunk) */
-	std::list<gpx_centry *>::iterator lru;
-	uint64_t	memo_seq;		/* chunk whose list slot memo_slot it has */
-	uint32_t	memo_slot;
-};
-
-/* Host bookkeeping of one piece of a chunk. */
-struct gpx_hpiece
-{
-	uint32_t	plan;			/* index in the run's plan */
-	uint32_t	res_off;		/* staging offset (GPX_NONE: written direct) */
-	bool		last;			/* the query's last piece */
-};
-
-/* A host-to-device copy that bypasses the staging buffer. */
-struct gpx_direct
-{
-	const void *src;
-	void	   *dst;
-	size_t		len;
-};
-
-/* One of the two chunk slots of a device. */
-struct gpx_slot
-{
-	uint8_t    *h_stage = nullptr;	/* pinned, write-combined */
-	uint8_t    *d_stage = nullptr;
-	size_t		stage_cap = 0;
-	size_t		blob_cap = 0;	/* staging bytes usable for blobs */
-	uint32_t   *d_cand = nullptr,
-			   *d_cpiece = nullptr,
-			   *d_flag = nullptr,
-			   *d_pos = nullptr;
-	void	   *d_tmp = nullptr;
-	size_t		tmp_bytes = 0;
-	uint32_t   *h_res = nullptr,
-			   *d_res = nullptr;	/* mapped: results of staged pieces */
-	uint32_t   *h_cnt = nullptr,
-			   *d_cnt = nullptr;	/* mapped: match count per piece */
-	cudaEvent_t ev_t0 = nullptr,
-				ev_in = nullptr,
-				ev_c0 = nullptr,
-				ev_done = nullptr;
-	bool		busy = false;
-	uint64_t	seq = 0;
-
-	/* the chunk being built or in flight */
-	std::vector<gpx_dl> dls;
-	std::vector<gpx_centry *> dl_ent;
-	std::vector<gpx_dpiece> pieces;
-	std::vector<gpx_hpiece> hp;
-	std::vector<uint32_t> olist;
-	uint32_t	nwork = 0;		/* source blocks (one warp each) */
-	std::vector<gpx_dupload> ups;
-	std::vector<gpx_dl> tbls;
-	std::vector<gpx_direct> directs;
-	std::vector<gpx_centry *> transients;
-	std::vector<gpx_centry *> fresh;	/* entries created for this chunk */
-	uint32_t	tbl_max = 0;
-	uint32_t	skip_max = 0;	/* largest nblocks among the skip builds */
-	size_t		blob_used = 0;
-	uint32_t	ncand = 0;
-	uint32_t	res_used = 0;
-	uint64_t	bytes_in = 0;
-};
+/* instantiated graphs a slot keeps (one per chunk shape) */
+constexpr size_t GPX_GRAPHS_PER_SLOT = 4;
 
 /* Where a chunk under construction stood before a query was added. */
 struct gpx_mark
@@ -235,103 +74,6 @@ struct gpx_mark
 				blob_used;
 };
 
-/* One query of the running batch, as planned. */
-struct gpx_qplan
-{
-	uint32_t	q;
-	uint32_t	src;			/* batch list index of the shortest list */
-	uint32_t	obeg,
-				ocount;			/* others: run olist[obeg .. +ocount) */
-	uint32_t	lo,
-				hi;
-	uint32_t	b0,
-				b1;				/* source blocks to decode */
-	uint64_t	ncand;
-	uint64_t	total;			/* matches found so far */
-	uint32_t	written;		/* results copied so far (staged pieces) */
-};
-
-}								/* namespace */
-
-/* Per-device state. */
-struct gpx_dev
-{
-	int			ord = 0;
-	char		name[256] = "";
-	size_t		total_mem = 0;
-	int			sms = 0;
-	cudaStream_t s_copy = nullptr,
-				s_comp = nullptr;
-	uint8_t    *d_pool = nullptr;
-	gpx_pool	pool;
-	std::unordered_map<uint64_t, gpx_centry *> map;
-	std::list<gpx_centry *> lru;	/* front: most recently used */
-	size_t		cached_bytes = 0;
-	gpx_slot	slot[2];
-	int			next = 0;
-	uint64_t	seq_issued = 0,
-				seq_done = 0;
-	uint32_t	cand_cap = 0,
-				max_pieces = 0,
-				max_lists = 0,
-				max_olist = 0,
-				max_work = 0,
-				max_ups = 0;
-	uint64_t	hits = 0,
-				misses = 0,
-				chunks = 0,
-				evictions = 0,
-				directs = 0,
-				splits = 0;
-	uint8_t    *d_scr_in = nullptr;
-	size_t		scr_in_cap = 0;
-	uint32_t   *d_scr_out = nullptr;
-	size_t		scr_out_cap = 0;
-	/* the running batch */
-	std::vector<uint32_t> assigned;
-	size_t		qpos = 0;
-	uint32_t	qblk = GPX_NONE;
-	uint64_t	load = 0;
-};
-
-/* A range registered with gpx_cuda_pin(). */
-struct gpx_pin
-{
-	uint8_t    *p;
-	size_t		len;
-	bool		mapped;
-	bool		owned;			/* registered by us: unregister at close */
-	uint8_t    *dev;			/* device address of p when mapped */
-};
-
-/* The context: devices, pinned ranges, the last error. */
-struct gpx_cuda_ctx
-{
-	std::vector<gpx_dev *> devs;
-	std::vector<gpx_pin> pins;
-	char		err[512] = "";
-	bool		broken = false;
-	bool		timing = true;	/* record timing events (gpx_cuda_options) */
-	uint64_t	batches = 0;
-	double		prof[5] = {0, 0, 0, 0, 0};	/* host ms: plan, build, issue, wait, collect */
-};
-
-namespace
-{
-
-/* The state of one gpx_cuda_run_batch call. */
-struct gpx_run
-{
-	gpx_batch  *b = nullptr;
-	std::vector<gpx_qplan> plan;
-	std::vector<uint32_t> olist;	/* batch list indices */
-	uint64_t	candidates = 0,
-				results = 0,
-				bytes_in = 0;
-	double		transfer_ms = 0,
-				compute_ms = 0;
-};
-
 /* Monotonic clock in milliseconds. */
 double
 gpx_ms(void)
@@ -341,29 +83,6 @@ gpx_ms(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
 }
-
-/* Record a CUDA failure in ctx; returns the matching status. */
-gpx_cuda_status
-gpx_fail(gpx_cuda_ctx *ctx, cudaError_t e, const char *what)
-{
-	snprintf(ctx->err, sizeof(ctx->err), "%s: %s", what, cudaGetErrorString(e));
-	return e == cudaErrorMemoryAllocation ? GPX_CUDA_OOM : GPX_CUDA_ERROR;
-}
-
-/* Record a message in ctx; returns st. */
-gpx_cuda_status
-gpx_msg(gpx_cuda_ctx *ctx, gpx_cuda_status st, const char *msg)
-{
-	snprintf(ctx->err, sizeof(ctx->err), "%s", msg);
-	return st;
-}
-
-#define GPX_TRY(expr) \
-	do { \
-		cudaError_t e_ = (expr); \
-		if (e_ != cudaSuccess) \
-			return gpx_fail(ctx, e_, #expr); \
-	} while (0)
 
 /* The pinned range holding [p, p + len), or NULL. */
 const gpx_pin *
@@ -377,121 +96,6 @@ gpx_find_pin(const gpx_cuda_ctx *ctx, const void *p, size_t len)
 	return nullptr;
 }
 
-/*
- * Whether a list's view is one the kernels can take (codec, geometry, the
- * format's layout: gpx_dev_view in the codec library decides).
- */
-bool
-gpx_list_ok(const gpx_list *l)
-{
-	gpx_devview v;
-
-	return gpx_dev_view(l, &v) == GPX_OK;
-}
-
-/*
- * Fill the device view of a blob copied to dev_blob, a 4-byte aligned
- * address (tbl and skip set by the caller), from gpx_dev_view.
- */
-void
-gpx_make_dl(const gpx_list *l, const uint8_t *dev_blob, gpx_dl *dl)
-{
-	gpx_devview v;
-
-	memset(dl, 0, sizeof(*dl));
-	if (gpx_dev_view(l, &v) != GPX_OK)
-		return;					/* gpx_list_ok said no: never used */
-	dl->dir = v.dir_off != 0 ? dev_blob + v.dir_off : nullptr;
-	dl->payload = dev_blob + v.payload_off;
-	dl->n = l->n;
-	dl->nblocks = l->nblocks;
-	dl->first = l->first;
-	dl->last = l->last;
-	dl->payload_words = v.payload_words;
-	dl->payload_bytes = v.payload_bytes;
-	dl->payload_bit = v.payload_bit;
-	dl->qs_low_words = v.qs_low_words;
-	dl->dir_stride = v.dir_stride;
-	dl->codec = l->codec;
-	dl->param = l->param;
-	dl->log2_block = l->log2_block;
-	dl->version = v.version;
-	dl->kind0 = v.kind0;
-}
-
-/* Hash-segmentation geometry of a list: shift and bucket count (0: none). */
-void
-gpx_tbl_geom(const gpx_list *l, uint32_t *shift, uint32_t *nb)
-{
-	uint32_t	s = 0;
-
-	*shift = 0;
-	*nb = 0;
-	if (l->nblocks < 4)
-		return;
-	while (s < 31 && (uint64_t) (l->last >> s) + 1 > 2 * (uint64_t) l->nblocks)
-		s++;
-	*shift = s;
-	*nb = (l->last >> s) + 1;
-}
-
-/* Unlink and free a cache entry (its chunk must be done). */
-void
-gpx_entry_free(gpx_dev *d, gpx_centry *e)
-{
-	if (e->in_map)
-	{
-		auto		it = d->map.find(e->hash);
-
-		if (it != d->map.end() && it->second == e)
-			d->map.erase(it);
-	}
-	d->lru.erase(e->lru);
-	d->pool.release(e->off, e->bytes);
-	d->cached_bytes -= e->bytes;
-	delete e;
-}
-
-/* Evict the least recently used entry no pending chunk uses. */
-bool
-gpx_evict_one(gpx_dev *d)
-{
-	for (auto it = d->lru.rbegin(); it != d->lru.rend(); ++it)
-	{
-		gpx_centry *e = *it;
-
-		if (e->last_seq <= d->seq_done)
-		{
-			gpx_entry_free(d, e);
-			d->evictions++;
-			return true;
-		}
-	}
-	return false;
-}
-
-/* Drop every cache entry (after an error: contents may be incomplete). */
-void
-gpx_cache_flush(gpx_dev *d)
-{
-	while (!d->lru.empty())
-		gpx_entry_free(d, d->lru.front());
-	d->map.clear();
-	d->pool.init(d->pool.cap);
-	d->cached_bytes = 0;
-}
-
-/* Bytes the metadata of a slot's chunk takes in its staging buffer. */
-size_t
-gpx_meta_reserve(const gpx_dev *d)
-{
-	return 8 * 256 +
-		(size_t) d->max_lists * sizeof(gpx_dl) * 2 +	/* dls + tbls */
-		(size_t) d->max_pieces * sizeof(gpx_dpiece) +
-		(size_t) d->max_olist * 4 +
-		(size_t) d->max_ups * sizeof(gpx_dupload);
-}
-
 /* Result of trying to place a list for a chunk. */
 enum gpx_place
 {
@@ -500,55 +104,53 @@ enum gpx_place
 	GPX_NEVER					/* cannot fit even in an empty cache pool */
 };
 
+/* The slot of device d holding chunk seq in flight, or nullptr. */
+gpx_slot *
+gpx_slot_of_seq(gpx_dev *d, uint64_t seq)
+{
+	for (gpx_slot &s : d->slot)
+		if (s.busy && s.seq == seq)
+			return &s;
+	return nullptr;
+}
+
 /*
- * Make list bl resident for chunk s (found in the cache, or allocated in
- * the pool and queued for upload with this chunk); *slot gets its list
- * slot in the chunk.
+ * Make list bl resident for chunk s (found in the cache, or given a cache
+ * entry and queued for upload with this chunk); *slot gets its list slot
+ * in the chunk.  A cached list that a chunk still in flight uploads makes
+ * s wait for that chunk's uploads (s->deps).
  */
 gpx_place
 gpx_place_list(gpx_cuda_ctx *ctx, gpx_dev *d, gpx_slot *s,
 			   const gpx_batch_list *bl, gpx_run *run, uint32_t *slot)
 {
 	const gpx_list *l = &bl->list;
-	gpx_centry *e = nullptr;
+	gpx_centry *e = gpx_cache_lookup(&d->cache, bl);
 
-	if (bl->hash != 0)
-	{
-		auto		it = d->map.find(bl->hash);
-
-		if (it != d->map.end())
-		{
-			gpx_centry *c = it->second;
-
-			if (c->len == l->len && c->n == l->n && c->first == l->first &&
-				c->last == l->last && c->codec == l->codec)
-				e = c;
-		}
-	}
 	if (e != nullptr)
 	{
-		d->hits++;
-		d->lru.splice(d->lru.begin(), d->lru, e->lru);
-		e->last_seq = s->seq;
+		gpx_cache_hit(&d->cache, e, s->seq);
+		if (e->up_seq > d->seq_done && e->up_seq != s->seq)
+		{
+			gpx_slot   *u = gpx_slot_of_seq(d, e->up_seq);
+
+			if (u != nullptr &&
+				std::find(s->deps.begin(), s->deps.end(), u) == s->deps.end())
+				s->deps.push_back(u);
+		}
 	}
 	else
 	{
-		uint32_t	shift,
-					nb;
-		size_t		tbl_bytes,
-					skip_bytes,
-					bytes,
-					off,
-					len16 = gpx_al(l->len, 16);
+		gpx_cuda_footprint fp;
+		size_t		len16 = gpx_blob_span(l->len);
 		const gpx_pin *pin = gpx_find_pin(ctx, l->base, l->len);
 		bool		direct = (pin != nullptr && l->len >= GPX_DIRECT_MIN) ||
 			len16 > s->blob_cap / 2;
 
-		gpx_tbl_geom(l, &shift, &nb);
-		tbl_bytes = nb ? gpx_al(4 * ((size_t) nb + 1), 256) : 0;
-		skip_bytes = l->codec != GPX_CODEC_LRC ? gpx_al(16 * (size_t) l->nblocks, 256) : 0;
-		bytes = gpx_al(l->len, 256) + tbl_bytes + skip_bytes;
-		if (bytes > d->pool.cap)
+		gpx_cuda_plan_footprint(l, &fp);
+		/* the blob's padding (GPX_BLOB_PAD) lies in its cache slot */
+		assert(l->len > 0 && fp.tbl_off >= len16);
+		if (fp.bytes > d->cache.pool.cap)
 			return GPX_NEVER;
 		if (!direct && s->blob_used + len16 > s->blob_cap)
 		{
@@ -559,39 +161,18 @@ gpx_place_list(gpx_cuda_ctx *ctx, gpx_dev *d, gpx_slot *s,
 		}
 		if (s->ups.size() >= d->max_ups || s->tbls.size() >= d->max_lists)
 			return GPX_NOROOM;
-		while (!d->pool.alloc(bytes, &off))
-			if (!gpx_evict_one(d))
-				return GPX_NOROOM;
-		e = new gpx_centry;
-		e->hash = bl->hash;
-		e->len = l->len;
-		e->n = l->n;
-		e->first = l->first;
-		e->last = l->last;
-		e->codec = l->codec;
-		e->off = off;
-		e->bytes = bytes;
-		e->last_seq = s->seq;
-		e->memo_seq = 0;
-		e->memo_slot = 0;
-		gpx_make_dl(l, d->d_pool + off, &e->dl);
-		if (nb != 0)
-		{
-			e->dl.tbl = (const uint32_t *) (d->d_pool + off + gpx_al(l->len, 256));
-			e->dl.tbl_shift = shift;
-			e->dl.tbl_nb = nb;
-			s->tbl_max = std::max(s->tbl_max, nb + 1);
-		}
-		if (skip_bytes != 0)
-		{
-			e->dl.skip = (const uint4 *) (d->d_pool + off + gpx_al(l->len, 256) + tbl_bytes);
+		e = gpx_cache_add(&d->cache, bl, &fp, s->seq, d->seq_done);
+		if (e == nullptr)
+			return GPX_NOROOM;
+		if (fp.tbl_nb != 0)
+			s->tbl_max = std::max(s->tbl_max, fp.tbl_nb + 1);
+		if (fp.skip_bytes != 0)
 			s->skip_max = std::max(s->skip_max, l->nblocks);
-		}
-		if (nb != 0 || skip_bytes != 0)
+		if (fp.tbl_nb != 0 || fp.skip_bytes != 0)
 			s->tbls.push_back(e->dl);
 		if (direct)
 		{
-			s->directs.push_back({l->base, d->d_pool + off, l->len});
+			s->directs.push_back({l->base, d->cache.d_pool + e->off, l->len, pin != nullptr});
 			d->directs++;
 		}
 		else
@@ -602,21 +183,14 @@ gpx_place_list(gpx_cuda_ctx *ctx, gpx_dev *d, gpx_slot *s,
 			if (len16 > l->len)
 				memset(s->h_stage + s->blob_used + l->len, 0, len16 - l->len);
 			u.src_off = s->blob_used;
-			u.dst = (uint4 *) (d->d_pool + off);
+			u.dst = (uint4 *) (d->cache.d_pool + e->off);
 			u.units = len16 / 16;
 			s->ups.push_back(u);
 			s->blob_used += len16;
 		}
 		run->bytes_in += l->len;
-		e->in_map = bl->hash != 0 && d->map.find(bl->hash) == d->map.end();
-		if (e->in_map)
-			d->map[bl->hash] = e;
-		else
+		if (!e->in_map)
 			s->transients.push_back(e);
-		d->lru.push_front(e);
-		e->lru = d->lru.begin();
-		d->cached_bytes += bytes;
-		d->misses++;
 		s->fresh.push_back(e);
 	}
 	if (e->memo_seq == s->seq && e->memo_slot < s->dls.size() && s->dl_ent[e->memo_slot] == e)
@@ -651,7 +225,10 @@ gpx_mark_of(const gpx_slot *s)
 	return m;
 }
 
-/* Undo what a query added to the chunk since mark m. */
+/*
+ * Undo what a query added to the chunk since mark m (the cache entries it
+ * made are taken back; a dependency it added stays: harmless).
+ */
 void
 gpx_rollback(gpx_dev *d, gpx_slot *s, const gpx_mark &m, gpx_run *run)
 {
@@ -663,8 +240,7 @@ gpx_rollback(gpx_dev *d, gpx_slot *s, const gpx_mark &m, gpx_run *run)
 
 		s->fresh.pop_back();
 		run->bytes_in -= e->len;
-		d->misses--;
-		gpx_entry_free(d, e);
+		gpx_cache_unadd(&d->cache, e);
 	}
 	s->dls.resize(m.dls);
 	s->dl_ent.resize(m.dls);
@@ -676,11 +252,12 @@ gpx_rollback(gpx_dev *d, gpx_slot *s, const gpx_mark &m, gpx_run *run)
 	s->blob_used = m.blob_used;
 }
 
-/* Reset a slot for building chunk seq. */
+/* Reset a slot for building chunk seq of run. */
 void
-gpx_slot_reset(gpx_slot *s, uint64_t seq)
+gpx_slot_reset(gpx_slot *s, uint64_t seq, gpx_run *run)
 {
 	s->seq = seq;
+	s->run = run;
 	s->dls.clear();
 	s->dl_ent.clear();
 	s->pieces.clear();
@@ -692,6 +269,7 @@ gpx_slot_reset(gpx_slot *s, uint64_t seq)
 	s->directs.clear();
 	s->transients.clear();
 	s->fresh.clear();
+	s->deps.clear();
 	s->tbl_max = 0;
 	s->skip_max = 0;
 	s->blob_used = 0;
@@ -700,24 +278,103 @@ gpx_slot_reset(gpx_slot *s, uint64_t seq)
 	s->bytes_in = 0;
 }
 
-/* Wait for a busy slot's chunk, then hand its results to the queries. */
-gpx_cuda_status
-gpx_collect(gpx_cuda_ctx *ctx, gpx_dev *d, gpx_slot *s, gpx_run *run)
+/* Fail run (once) with status st and message msg: nothing more is issued. */
+void
+gpx_run_fail(gpx_run *run, gpx_cuda_status st, const char *msg)
 {
-	gpx_batch  *b = run->b;
-	float		ms;
+	if (run->failed)
+		return;
+	run->failed = true;
+	run->status = st;
+	snprintf(run->err, sizeof(run->err), "%.*s", (int) sizeof(run->err) - 1, msg);
+	for (gpx_rdev &rd : run->dv)
+		rd.qpos = rd.assigned.size();
+}
 
+/*
+ * A run's chunks are all collected and nothing of it is left to issue:
+ * fill its job and move it to the done list.
+ */
+void
+gpx_run_check_done(gpx_cuda_ctx *ctx, gpx_run *run)
+{
+	gpx_cuda_job *job = run->job;
+	uint64_t	hits = 0,
+				misses = 0;
+
+	if (run->done || run->inflight > 0)
+		return;
+	for (const gpx_rdev &rd : run->dv)
+		if (rd.qpos < rd.assigned.size())
+			return;
+	run->done = true;
+	for (gpx_dev *d : ctx->devs)
+	{
+		hits += d->cache.hits;
+		misses += d->cache.misses;
+	}
+	memset(&job->stats, 0, sizeof(job->stats));
+	job->status = run->status;
+	snprintf(job->err, sizeof(job->err), "%s", run->err);
+	if (!run->failed)
+	{
+		job->stats.candidates = run->candidates;
+		job->stats.results = run->results;
+		job->stats.bytes_in = run->bytes_in;
+		/* the devices' counters moved by this run and any beside it */
+		job->stats.cache_hits = hits >= run->hits0 ? hits - run->hits0 : 0;
+		job->stats.cache_misses = misses >= run->misses0 ? misses - run->misses0 : 0;
+		job->stats.compute_ms = run->compute_ms;
+		job->stats.transfer_ms = run->transfer_ms;
+		ctx->batches++;
+	}
+	ctx->runs.erase(std::find(ctx->runs.begin(), ctx->runs.end(), run));
+	ctx->done.push_back(run);
+}
+
+/*
+ * Wait for the oldest chunk in flight on device d (block: until it is
+ * done; else only if it is done already), then hand its results to its
+ * run's queries.  *got says whether one was collected.
+ */
+gpx_cuda_status
+gpx_collect(gpx_cuda_ctx *ctx, gpx_dev *d, bool block, bool *got)
+{
+	gpx_slot   *s;
+	gpx_run    *run;
+	gpx_batch  *b;
+	float		ms;
 	double		t0 = gpx_ms(),
 				t1;
 
-	if (!s->busy)
+	*got = false;
+	if (d->nbusy == 0)
 		return GPX_CUDA_OK;
+	s = &d->slot[d->tail];
 	GPX_TRY(cudaSetDevice(d->ord));
-	GPX_TRY(cudaEventSynchronize(s->ev_done));
+	if (block)
+		GPX_TRY(cudaEventSynchronize(s->ev_done));
+	else
+	{
+		cudaError_t e = cudaEventQuery(s->ev_done);
+
+		if (e == cudaErrorNotReady)
+		{
+			(void) cudaGetLastError();
+			return GPX_CUDA_OK;
+		}
+		if (e != cudaSuccess)
+			return gpx_fail(ctx, e, "cudaEventQuery");
+	}
 	t1 = gpx_ms();
 	ctx->prof[3] += t1 - t0;
+	*got = true;
+	run = s->run;
+	b = run->b;
 	s->busy = false;
-	if (ctx->timing)
+	d->tail = (d->tail + 1) % (int) d->slot.size();
+	d->nbusy--;
+	if (ctx->timing && !ctx->graphs)
 	{
 		if (cudaEventElapsedTime(&ms, s->ev_t0, s->ev_in) == cudaSuccess)
 			run->transfer_ms += ms;
@@ -725,10 +382,16 @@ gpx_collect(gpx_cuda_ctx *ctx, gpx_dev *d, gpx_slot *s, gpx_run *run)
 			run->compute_ms += ms;
 		(void) cudaGetLastError();
 	}
-	for (size_t p = 0; p < s->hp.size(); p++)
+	else if (ctx->timing)
+	{
+		if (cudaEventElapsedTime(&ms, s->ev_t0, s->ev_done) == cudaSuccess)
+			run->compute_ms += ms;
+		(void) cudaGetLastError();
+	}
+	for (size_t p = 0; !run->failed && p < s->hp.size(); p++)
 	{
 		const gpx_hpiece &h = s->hp[p];
-		gpx_qplan  &qp = run->plan[h.plan];
+		gpx_cuda_qplan &qp = run->plan[h.plan];
 		gpx_batch_query *q = &b->queries[qp.q];
 		uint32_t	c = s->h_cnt[p];
 
@@ -759,10 +422,13 @@ gpx_collect(gpx_cuda_ctx *ctx, gpx_dev *d, gpx_slot *s, gpx_run *run)
 		}
 	}
 	for (gpx_centry *e : s->transients)
-		gpx_entry_free(d, e);
+		gpx_cache_drop(&d->cache, e);
 	s->transients.clear();
+	s->run = nullptr;
 	if (s->seq > d->seq_done)
 		d->seq_done = s->seq;
+	run->inflight--;
+	gpx_run_check_done(ctx, run);
 	ctx->prof[4] += gpx_ms() - t1;
 	return GPX_CUDA_OK;
 }
@@ -780,12 +446,191 @@ gpx_stage_put(gpx_slot *s, size_t *at, const std::vector<T> &v)
 	return off;
 }
 
+/* The inputs of chunk s on stream cs: staging copy, direct copies, uploads, tables. */
+gpx_cuda_status
+gpx_issue_inputs(gpx_cuda_ctx *ctx, gpx_slot *s, cudaStream_t cs, size_t at,
+				 size_t o_up, size_t o_tb)
+{
+	uint8_t    *ds = s->d_stage;
+
+	GPX_TRY(cudaMemcpyAsync(ds, s->h_stage, at, cudaMemcpyHostToDevice, cs));
+	for (const gpx_direct &c : s->directs)
+	{
+		/* the unit holding the blob's end zeroed first: its padding */
+		GPX_TRY(cudaMemsetAsync((uint8_t *) c.dst + gpx_blob_pad_unit(c.len), 0,
+								GPX_BLOB_PAD, cs));
+		GPX_TRY(cudaMemcpyAsync(c.dst, c.src, c.len, cudaMemcpyHostToDevice, cs));
+	}
+	GPX_TRY(gpx_cuda_k_upload((const gpx_dupload *) (ds + o_up), (uint32_t) s->ups.size(),
+							  ds, cs));
+	for (size_t i = 0; i < s->tbls.size(); i += 65535)
+	{
+		uint32_t	nt = (uint32_t) std::min<size_t>(65535, s->tbls.size() - i);
+
+		GPX_TRY(gpx_cuda_k_tables((const gpx_dl *) (ds + o_tb) + i, nt, s->tbl_max,
+								  s->skip_max, cs));
+	}
+	return GPX_CUDA_OK;
+}
+
+/* The kernels of chunk s on stream cs. */
+gpx_cuda_status
+gpx_issue_kernels(gpx_cuda_ctx *ctx, gpx_slot *s, cudaStream_t cs, size_t o_dl,
+				  size_t o_pc, size_t o_ol)
+{
+	uint8_t    *ds = s->d_stage;
+	cudaError_t e;
+
+	e = gpx_cuda_k_chunk((const gpx_dl *) (ds + o_dl), s->nwork,
+						 (const gpx_dpiece *) (ds + o_pc), (uint32_t) s->pieces.size(),
+						 (const uint32_t *) (ds + o_ol), s->d_cand, s->d_cpiece,
+						 s->d_flag, s->d_pos, s->ncand, s->d_tmp, s->tmp_bytes,
+						 s->d_cnt, cs);
+	if (e != cudaSuccess)
+		return gpx_fail(ctx, e, "gpx_cuda_k_chunk");
+	return GPX_CUDA_OK;
+}
+
 /*
- * Send a built chunk: staging copy, uploads, tables, then the kernels.
- * The copies go on the copy stream, so that they overlap the other slot's
- * kernels, and the compute stream waits for them; a chunk with nothing to
- * overlap (the other slot idle, no query left for this device: a small
- * batch) puts everything on the compute stream and skips that hand-over.
+ * The copies and kernels of chunk s on stream cs: its inputs, ev_in when
+ * given (chunks of other slots that use lists it uploads wait for it),
+ * ev_c0 when given (timing), then the kernels.  In the host emulator
+ * (test/gpu/gpx_emu.h, whose scan kernel is a host loop) the inputs and
+ * the kernels are each one queued operation of cs, so that they run when
+ * the stream gets there, as on a GPU; shape tags them in a captured graph.
+ */
+gpx_cuda_status
+gpx_issue_ops(gpx_cuda_ctx *ctx, gpx_slot *s, cudaStream_t cs, size_t at, size_t o_dl,
+			  size_t o_pc, size_t o_ol, size_t o_up, size_t o_tb, cudaEvent_t ev_in,
+			  cudaEvent_t ev_c0, uint64_t shape)
+{
+#ifdef GPX_EMU
+	GPX_TRY(gpx_emu_task(cs, (uintptr_t) shape, [=]() {
+		(void) gpx_issue_inputs(ctx, s, cs, at, o_up, o_tb);
+	}));
+#else
+	gpx_cuda_status st = gpx_issue_inputs(ctx, s, cs, at, o_up, o_tb);
+
+	(void) shape;
+	if (st != GPX_CUDA_OK)
+		return st;
+#endif
+	if (ev_in != nullptr)
+		GPX_TRY(cudaEventRecord(ev_in, cs));
+	if (ev_c0 != nullptr)
+		GPX_TRY(cudaEventRecord(ev_c0, cs));
+#ifdef GPX_EMU
+	GPX_TRY(gpx_emu_task(cs, (uintptr_t) shape + 1, [=]() {
+		(void) gpx_issue_kernels(ctx, s, cs, o_dl, o_pc, o_ol);
+	}));
+	return GPX_CUDA_OK;
+#else
+	return gpx_issue_kernels(ctx, s, cs, o_dl, o_pc, o_ol);
+#endif
+}
+
+/*
+ * What a chunk issues, as far as a graph's topology goes: how many direct
+ * copies, whether it uploads, how many table launches, whether it has
+ * source blocks and candidates.  Chunks of one shape share a graph.
+ */
+uint64_t
+gpx_chunk_shape(const gpx_slot *s)
+{
+	uint64_t	ntb = (s->tbls.size() + 65534) / 65535;
+
+	return (uint64_t) std::min<size_t>(s->directs.size(), 0xFFFFF) |
+		(uint64_t) (!s->ups.empty()) << 20 |
+		(uint64_t) std::min<uint64_t>(ntb, 0xFF) << 21 |
+		(uint64_t) (s->tbl_max != 0) << 29 |
+		(uint64_t) (s->skip_max != 0) << 30 |
+		(uint64_t) (s->nwork > 0) << 31 |
+		(uint64_t) (s->ncand > 0 || !s->pieces.empty()) << 32;
+}
+
+/*
+ * Issue chunk s as one graph launch: capture its copies and kernels on
+ * its stream, update the slot's graph of the same shape in place (or
+ * instantiate one, replacing the least recently used), launch it.
+ */
+gpx_cuda_status
+gpx_issue_graph(gpx_cuda_ctx *ctx, gpx_dev *d, gpx_slot *s, size_t at, size_t o_dl,
+				size_t o_pc, size_t o_ol, size_t o_up, size_t o_tb)
+{
+	uint64_t	shape = gpx_chunk_shape(s);
+	cudaGraph_t g = nullptr;
+	gpx_gexec  *x = nullptr;
+	gpx_cuda_status st;
+	cudaError_t e;
+
+	GPX_TRY(cudaStreamBeginCapture(s->st, cudaStreamCaptureModeThreadLocal));
+	st = gpx_issue_ops(ctx, s, s->st, at, o_dl, o_pc, o_ol, o_up, o_tb, nullptr, nullptr,
+					   shape);
+	e = cudaStreamEndCapture(s->st, &g);
+	if (st != GPX_CUDA_OK || e != cudaSuccess)
+	{
+		if (g != nullptr)
+			cudaGraphDestroy(g);
+		return st != GPX_CUDA_OK ? st : gpx_fail(ctx, e, "cudaStreamEndCapture");
+	}
+	for (gpx_gexec *c : s->graphs)
+		if (c->shape == shape)
+			x = c;
+	if (x != nullptr)
+	{
+		cudaGraphExecUpdateResultInfo info;
+
+		if (cudaGraphExecUpdate(x->exec, g, &info) != cudaSuccess)
+		{
+			/* not updatable after all (another kernel inside cub, say) */
+			(void) cudaGetLastError();
+			cudaGraphExecDestroy(x->exec);
+			x->exec = nullptr;
+		}
+	}
+	else
+	{
+		if (s->graphs.size() >= GPX_GRAPHS_PER_SLOT)
+		{
+			auto		lru = std::min_element(s->graphs.begin(), s->graphs.end(),
+											   [](const gpx_gexec *a, const gpx_gexec *b)
+											   { return a->used < b->used; });
+
+			x = *lru;
+			cudaGraphExecDestroy(x->exec);
+			x->exec = nullptr;
+		}
+		else
+		{
+			x = new gpx_gexec;
+			x->exec = nullptr;
+			s->graphs.push_back(x);
+		}
+		x->shape = shape;
+	}
+	if (x->exec == nullptr)
+	{
+		e = cudaGraphInstantiate(&x->exec, g, 0);
+		if (e != cudaSuccess)
+		{
+			x->exec = nullptr;
+			x->shape = ~(uint64_t) 0;
+			cudaGraphDestroy(g);
+			return gpx_fail(ctx, e, "cudaGraphInstantiate");
+		}
+		d->graph_builds++;
+	}
+	cudaGraphDestroy(g);
+	x->used = s->seq;
+	GPX_TRY(cudaGraphLaunch(x->exec, s->st));
+	d->graph_launches++;
+	return GPX_CUDA_OK;
+}
+
+/*
+ * Send a built chunk on its slot's stream: first the waits for chunks of
+ * other slots that upload lists it uses, then its copies and kernels (one
+ * by one, or as a graph), then the event it is collected by.
  */
 gpx_cuda_status
 gpx_issue(gpx_cuda_ctx *ctx, gpx_dev *d, gpx_slot *s, gpx_run *run)
@@ -796,73 +641,72 @@ gpx_issue(gpx_cuda_ctx *ctx, gpx_dev *d, gpx_slot *s, gpx_run *run)
 	size_t		o_ol = gpx_stage_put(s, &at, s->olist);
 	size_t		o_up = gpx_stage_put(s, &at, s->ups);
 	size_t		o_tb = gpx_stage_put(s, &at, s->tbls);
-	uint8_t    *ds = s->d_stage;
-	bool		solo = !d->slot[0].busy && !d->slot[1].busy &&
-		d->qpos >= d->assigned.size();
-	cudaStream_t cs = solo ? d->s_comp : d->s_copy;
-	cudaError_t e;
+	/* a graph may not copy from pageable memory: such chunks go one by one */
+	bool		graph = ctx->graphs &&
+		std::all_of(s->directs.begin(), s->directs.end(),
+					[](const gpx_direct &c) { return c.pinned; });
+	gpx_cuda_status st;
 
 	GPX_TRY(cudaSetDevice(d->ord));
-	if (ctx->timing)
-		GPX_TRY(cudaEventRecord(s->ev_t0, cs));
-	GPX_TRY(cudaMemcpyAsync(ds, s->h_stage, at, cudaMemcpyHostToDevice, cs));
-	run->bytes_in += at - s->blob_used;
-	for (const gpx_direct &c : s->directs)
-		GPX_TRY(cudaMemcpyAsync(c.dst, c.src, c.len, cudaMemcpyHostToDevice, cs));
-	GPX_TRY(gpx_cuda_k_upload((const gpx_dupload *) (ds + o_up), (uint32_t) s->ups.size(),
-							  ds, cs));
-	for (size_t i = 0; i < s->tbls.size(); i += 65535)
+	for (gpx_slot *u : s->deps)
 	{
-		uint32_t	nt = (uint32_t) std::min<size_t>(65535, s->tbls.size() - i);
-
-		GPX_TRY(gpx_cuda_k_tables((const gpx_dl *) (ds + o_tb) + i, nt, s->tbl_max,
-								  s->skip_max, cs));
+		/* still in flight? (collected since: its uploads are done) */
+		if (!u->busy || u->seq > s->seq)
+			continue;
+		GPX_TRY(cudaStreamWaitEvent(s->st, ctx->graphs ? u->ev_done : u->ev_in, 0));
+		d->waits++;
 	}
-	if (ctx->timing || !solo)
-		GPX_TRY(cudaEventRecord(s->ev_in, cs));
-	if (!solo)
-		GPX_TRY(cudaStreamWaitEvent(d->s_comp, s->ev_in, 0));
 	if (ctx->timing)
-		GPX_TRY(cudaEventRecord(s->ev_c0, d->s_comp));
-	e = gpx_cuda_k_chunk((const gpx_dl *) (ds + o_dl), s->nwork,
-						 (const gpx_dpiece *) (ds + o_pc), (uint32_t) s->pieces.size(),
-						 (const uint32_t *) (ds + o_ol), s->d_cand, s->d_cpiece,
-						 s->d_flag, s->d_pos, s->ncand, s->d_tmp, s->tmp_bytes,
-						 s->d_cnt, d->s_comp);
-	if (e != cudaSuccess)
-		return gpx_fail(ctx, e, "gpx_cuda_k_chunk");
-	GPX_TRY(cudaEventRecord(s->ev_done, d->s_comp));
+		GPX_TRY(cudaEventRecord(s->ev_t0, s->st));
+	if (graph)
+		st = gpx_issue_graph(ctx, d, s, at, o_dl, o_pc, o_ol, o_up, o_tb);
+	else
+	{
+		/* only a chunk that uploads can have dependents (or timings) */
+		bool		uploads = !s->ups.empty() || !s->directs.empty() || !s->tbls.empty();
+
+		st = gpx_issue_ops(ctx, s, s->st, at, o_dl, o_pc, o_ol, o_up, o_tb,
+						   uploads || ctx->timing ? s->ev_in : nullptr,
+						   ctx->timing ? s->ev_c0 : nullptr, gpx_chunk_shape(s));
+	}
+	if (st != GPX_CUDA_OK)
+		return st;
+	run->bytes_in += at - s->blob_used;
+	GPX_TRY(cudaEventRecord(s->ev_done, s->st));
 	s->busy = true;
 	d->seq_issued = s->seq;
+	d->head = (d->head + 1) % (int) d->slot.size();
+	d->nbusy++;
 	d->chunks++;
+	run->inflight++;
 	run->candidates += s->ncand;
 	return GPX_CUDA_OK;
 }
 
 /*
- * Fill slot s with the next queries of device d (as many as fit), waiting
- * for the other slot when the cache pool has no room; *any is false when
- * nothing was left to add.
+ * Fill slot s with the next queries of run on device d (index di), as
+ * many as fit, waiting for the device's oldest chunk when the cache pool
+ * has no room; *any is false when nothing was added.  A query the chunks
+ * cannot take fails the run: the chunk is undone (the caller sees *any
+ * false and issues nothing).
  */
 gpx_cuda_status
-gpx_build(gpx_cuda_ctx *ctx, gpx_dev *d, gpx_slot *s, gpx_run *run, bool *any)
+gpx_build(gpx_cuda_ctx *ctx, gpx_dev *d, uint32_t di, gpx_slot *s, gpx_run *run, bool *any)
 {
 	gpx_batch  *b = run->b;
+	gpx_rdev   &rd = run->dv[di];
+	gpx_mark	m0;
 
 	*any = false;
-	gpx_slot_reset(s, d->seq_issued + 1);
-	while (d->qpos < d->assigned.size())
+	gpx_slot_reset(s, d->seq_issued + 1, run);
+	m0 = gpx_mark_of(s);
+	while (rd.qpos < rd.assigned.size())
 	{
-		gpx_qplan  &qp = run->plan[d->assigned[d->qpos]];
+		gpx_cuda_qplan &qp = run->plan[rd.assigned[rd.qpos]];
 		gpx_batch_query *q = &b->queries[qp.q];
 		const gpx_list *src = &b->lists[qp.src].list;
-		uint32_t	lg = src->log2_block;
-		uint32_t	start = d->qblk == GPX_NONE ? qp.b0 : d->qblk;
-		uint64_t	room = d->cand_cap - s->ncand;
-		uint64_t	end_elem = std::min<uint64_t>(src->n, (uint64_t) qp.b1 << lg);
-		uint64_t	want = end_elem - ((uint64_t) start << lg);
-		uint32_t	end = qp.b1;
-		uint32_t	nblk;
+		uint32_t	start = rd.qblk == GPX_NONE ? qp.b0 : rd.qblk;
+		uint32_t	end;
 		uint32_t	cands;
 		uint32_t	sslot;
 		gpx_mark	m;
@@ -874,27 +718,17 @@ gpx_build(gpx_cuda_ctx *ctx, gpx_dev *d, gpx_slot *s, gpx_run *run, bool *any)
 			s->olist.size() + qp.ocount > d->max_olist)
 		{
 			if (s->pieces.empty())
-				return gpx_msg(ctx, GPX_CUDA_BAD_INPUT,
-							   "a query has more lists than a gpu chunk takes");
+			{
+				gpx_rollback(d, s, m0, run);
+				gpx_run_fail(run, GPX_CUDA_BAD_INPUT,
+							 "a query has more lists than a gpu chunk takes");
+				return GPX_CUDA_OK;
+			}
 			break;
 		}
-		if (want > room)
-		{
-			/* take whole blocks (all full: only the list's last is short) */
-			end = start + (uint32_t) (room >> lg);
-			if (end <= start)
-				break;
-		}
-		nblk = end - start;
-		if ((uint64_t) s->nwork + nblk > d->max_work)
-		{
-			nblk = d->max_work - s->nwork;
-			if (nblk == 0)
-				break;
-			end = start + nblk;
-		}
-		cands = (uint32_t) (std::min<uint64_t>(src->n, (uint64_t) end << lg) -
-							((uint64_t) start << lg));
+		if (!gpx_cuda_plan_piece(&qp, src, start, d->cand_cap - s->ncand,
+								 d->max_work - s->nwork, &end, &cands))
+			break;
 
 		/* the lists: source first, then the others in probe order */
 		m = gpx_mark_of(s);
@@ -912,21 +746,26 @@ gpx_build(gpx_cuda_ctx *ctx, gpx_dev *d, gpx_slot *s, gpx_run *run, bool *any)
 		{
 			gpx_rollback(d, s, m, run);
 			if (pl == GPX_NEVER)
-				return gpx_msg(ctx, GPX_CUDA_OOM,
-							   "a list is larger than the device list cache");
+			{
+				gpx_rollback(d, s, m0, run);
+				gpx_run_fail(run, GPX_CUDA_OOM, "a list is larger than the device list cache");
+				return GPX_CUDA_OK;
+			}
 			if (!s->pieces.empty())
 				break;			/* send what we have; retry in the next chunk */
-			if (d->slot[0].busy || d->slot[1].busy)
+			if (d->nbusy > 0)
 			{
-				gpx_slot   *o = d->slot[0].busy ? &d->slot[0] : &d->slot[1];
-				gpx_cuda_status st = gpx_collect(ctx, d, o, run);
+				bool		got;
+				gpx_cuda_status st = gpx_collect(ctx, d, true, &got);
 
 				if (st != GPX_CUDA_OK)
 					return st;
-				continue;		/* retry with the other chunk's lists evictable */
+				continue;		/* retry with that chunk's lists evictable */
 			}
-			return gpx_msg(ctx, GPX_CUDA_OOM,
-						   "the lists of one query do not fit in the device list cache");
+			gpx_rollback(d, s, m0, run);
+			gpx_run_fail(run, GPX_CUDA_OOM,
+						 "the lists of one query do not fit in the device list cache");
+			return GPX_CUDA_OK;
 		}
 
 		/* the piece */
@@ -938,7 +777,7 @@ gpx_build(gpx_cuda_ctx *ctx, gpx_dev *d, gpx_slot *s, gpx_run *run, bool *any)
 		pc.src = sslot;
 		pc.blk0 = start;
 		pc.wbeg = s->nwork;
-		h.plan = d->assigned[d->qpos];
+		h.plan = rd.assigned[rd.qpos];
 		h.last = end == qp.b1;
 		if (start != qp.b0 || !h.last)
 			d->splits++;
@@ -969,148 +808,52 @@ gpx_build(gpx_cuda_ctx *ctx, gpx_dev *d, gpx_slot *s, gpx_run *run, bool *any)
 		*any = true;
 		if (end == qp.b1)
 		{
-			d->qpos++;
-			d->qblk = GPX_NONE;
+			rd.qpos++;
+			rd.qblk = GPX_NONE;
 		}
 		else
 		{
-			d->qblk = end;
+			rd.qblk = end;
 			break;
 		}
 	}
 	return GPX_CUDA_OK;
 }
 
-/* Order two lists for SvS: shorter first, then narrower span, then index. */
-bool
-gpx_list_before(const gpx_batch *b, uint32_t x, uint32_t y)
-{
-	const gpx_list *a = &b->lists[x].list,
-			   *c = &b->lists[y].list;
-
-	if (a->n != c->n)
-		return a->n < c->n;
-	if (a->last - a->first != c->last - c->first)
-		return a->last - a->first < c->last - c->first;
-	return x < y;
-}
-
-/* Plan every query: statuses of trivial ones, source ranges of the rest. */
+/* Plan a run's queries and spread them over the devices. */
 void
-gpx_plan(gpx_run *run)
+gpx_plan(gpx_cuda_ctx *ctx, gpx_run *run)
 {
 	gpx_batch  *b = run->b;
-	std::vector<uint32_t> idx;
+	size_t		no,
+				nk;
+	uint32_t	np;
+	std::vector<uint64_t> load(ctx->devs.size());
+	std::vector<uint32_t> dev_of;
 
-	run->plan.reserve(b->nqueries);
-	for (uint32_t qi = 0; qi < b->nqueries; qi++)
-	{
-		gpx_batch_query *q = &b->queries[qi];
-		gpx_qplan	qp;
-		bool		empty = false,
-					bad = false;
-		uint32_t	lo = 0,
-					hi = GPX_MAX_DOCID;
-		const gpx_list *src;
-
-		q->out_count = 0;
-		if (q->nlists == 0 || (uint64_t) q->first_list + q->nlists > b->nlists ||
-			q->out_offset > b->out_words ||
-			q->out_capacity > b->out_words - q->out_offset)
-		{
-			q->status = GPX_E_ARG;
-			continue;
-		}
-		idx.clear();
-		for (uint32_t j = 0; j < q->nlists; j++)
-		{
-			const gpx_list *l = &b->lists[q->first_list + j].list;
-
-			if (!gpx_list_ok(l))
-				bad = true;
-			if (l->n == 0)
-				empty = true;
-			else
-			{
-				lo = std::max(lo, l->first);
-				hi = std::min(hi, l->last);
-			}
-			idx.push_back(q->first_list + j);
-		}
-		if (bad)
-		{
-			q->status = GPX_E_CODEC;
-			continue;
-		}
-		q->status = GPX_OK;
-		if (empty || lo > hi)
-			continue;
-		std::sort(idx.begin(), idx.end(),
-				  [b](uint32_t x, uint32_t y) { return gpx_list_before(b, x, y); });
-		src = &b->lists[idx[0]].list;
-		memset(&qp, 0, sizeof(qp));
-		qp.q = qi;
-		qp.src = idx[0];
-		qp.obeg = (uint32_t) run->olist.size();
-		qp.ocount = q->nlists - 1;
-		run->olist.insert(run->olist.end(), idx.begin() + 1, idx.end());
-		qp.lo = lo;
-		qp.hi = hi;
-		qp.b0 = gpx_find_block(src, lo);
-		qp.b1 = gpx_find_block(src, hi) + 1;
-		qp.ncand = std::min<uint64_t>(src->n, (uint64_t) qp.b1 << src->log2_block) -
-			((uint64_t) qp.b0 << src->log2_block);
-		run->plan.push_back(qp);
-	}
+	gpx_cuda_plan_room(b, &no, &nk);
+	run->plan.resize(b->nqueries);
+	run->olist.resize(no);
+	run->keys.resize(nk);
+	np = gpx_cuda_plan_batch(b, run->plan.data(), run->olist.data(), &no, run->keys.data());
+	run->plan.resize(np);
+	run->olist.resize(no);
+	run->keys.resize(np);
+	dev_of.resize(np);
+	gpx_cuda_plan_assign(run->plan.data(), np, (uint32_t) ctx->devs.size(),
+						 run->keys.data(), load.data(), dev_of.data());
+	run->dv.assign(ctx->devs.size(), gpx_rdev());
+	for (uint32_t i = 0; i < np; i++)
+		run->dv[dev_of[i]].assigned.push_back(i);
 }
 
-/* Spread the planned queries over the devices (longest processing first). */
+/*
+ * After a CUDA error: wait for what was sent, drop the caches, free the
+ * slots, fail every run in flight with the context's message (maybe mark
+ * the context broken).
+ */
 void
-gpx_assign(gpx_cuda_ctx *ctx, gpx_run *run)
-{
-	size_t		nd = ctx->devs.size();
-
-	for (gpx_dev *d : ctx->devs)
-	{
-		d->assigned.clear();
-		d->qpos = 0;
-		d->qblk = GPX_NONE;
-		d->load = 0;
-	}
-	if (nd == 1)
-	{
-		for (uint32_t i = 0; i < run->plan.size(); i++)
-			ctx->devs[0]->assigned.push_back(i);
-		return;
-	}
-	std::vector<uint32_t> order(run->plan.size());
-
-	for (uint32_t i = 0; i < order.size(); i++)
-		order[i] = i;
-	auto		cost = [run](uint32_t i)
-	{
-		return run->plan[i].ncand * (uint64_t) (run->plan[i].ocount + 1);
-	};
-
-	std::stable_sort(order.begin(), order.end(),
-					 [&](uint32_t x, uint32_t y) { return cost(x) > cost(y); });
-	for (uint32_t i : order)
-	{
-		gpx_dev    *best = ctx->devs[0];
-
-		for (gpx_dev *d : ctx->devs)
-			if (d->load < best->load)
-				best = d;
-		best->assigned.push_back(i);
-		best->load += cost(i) + 1;
-	}
-	for (gpx_dev *d : ctx->devs)
-		std::sort(d->assigned.begin(), d->assigned.end());
-}
-
-/* After a failure: wait for what was sent, drop the caches, maybe mark broken. */
-void
-gpx_abort_run(gpx_cuda_ctx *ctx)
+gpx_abort_all(gpx_cuda_ctx *ctx, gpx_cuda_status st)
 {
 	for (gpx_dev *d : ctx->devs)
 	{
@@ -1124,233 +867,183 @@ gpx_abort_run(gpx_cuda_ctx *ctx)
 		(void) cudaGetLastError();
 		for (gpx_slot &s : d->slot)
 		{
+			if (s.busy && s.run != nullptr)
+				s.run->inflight--;
 			s.busy = false;
+			s.run = nullptr;
 			s.transients.clear();
 		}
-		gpx_cache_flush(d);
+		d->nbusy = 0;
+		d->tail = d->head;
+		gpx_cache_flush(&d->cache);
 		d->seq_done = d->seq_issued;
 	}
+	std::vector<gpx_run *> runs = ctx->runs;
+
+	for (gpx_run *run : runs)
+	{
+		run->inflight = 0;
+		gpx_run_fail(run, st, ctx->err);
+		gpx_run_check_done(ctx, run);
+	}
 }
 
-/* Run a batch over every device of ctx (see the file comment). */
+/*
+ * Issue what the slots allow: on each device, while the next slot of its
+ * ring is free, the next chunk of the oldest run with queries left there.
+ */
 gpx_cuda_status
-gpx_run_batch(gpx_cuda_ctx *ctx, gpx_batch *b, gpx_batch_stats *stats)
+gpx_pump(gpx_cuda_ctx *ctx)
 {
-	gpx_run		run;
-	uint64_t	h0 = 0,
-				m0 = 0,
-				h1 = 0,
-				m1 = 0;
-	bool		more = true;
-	gpx_cuda_status st = GPX_CUDA_OK;
-
-	double		t0 = gpx_ms();
-
-	run.b = b;
-	gpx_plan(&run);
-	gpx_assign(ctx, &run);
-	ctx->prof[0] += gpx_ms() - t0;
-	for (gpx_dev *d : ctx->devs)
+	for (uint32_t di = 0; di < ctx->devs.size(); di++)
 	{
-		h0 += d->hits;
-		m0 += d->misses;
-	}
-	while (more && st == GPX_CUDA_OK)
-	{
-		more = false;
-		for (gpx_dev *d : ctx->devs)
+		gpx_dev    *d = ctx->devs[di];
+
+		for (;;)
 		{
-			gpx_slot   *s;
-			bool		any;
+			gpx_slot   *s = &d->slot[d->head];
+			gpx_run    *run = nullptr;
+			gpx_cuda_status st;
+			bool		any = false;
+			double		t0;
 
-			if (d->qpos >= d->assigned.size())
-				continue;
-			s = &d->slot[d->next];
-			if (s->busy && (st = gpx_collect(ctx, d, s, &run)) != GPX_CUDA_OK)
+			if (s->busy)
+				break;
+			for (gpx_run *r : ctx->runs)
+				if (!r->failed && r->dv[di].qpos < r->dv[di].assigned.size())
+				{
+					run = r;
+					break;
+				}
+			if (run == nullptr)
 				break;
 			t0 = gpx_ms();
-			st = gpx_build(ctx, d, s, &run, &any);
+			st = gpx_build(ctx, d, di, s, run, &any);
 			ctx->prof[1] += gpx_ms() - t0;
 			if (st != GPX_CUDA_OK)
-				break;
-			if (any)
+				return st;
+			if (!any)
 			{
-				t0 = gpx_ms();
-				st = gpx_issue(ctx, d, s, &run);
-				ctx->prof[2] += gpx_ms() - t0;
-				if (st != GPX_CUDA_OK)
-					break;
-				d->next ^= 1;
+				/* it failed; an empty chunk takes a block of any query */
+				if (!run->failed)
+					gpx_run_fail(run, GPX_CUDA_ERROR, "a query piece does not fit an empty chunk");
+				gpx_run_check_done(ctx, run);
+				continue;
 			}
-			if (d->qpos < d->assigned.size())
-				more = true;
+			t0 = gpx_ms();
+			st = gpx_issue(ctx, d, s, run);
+			ctx->prof[2] += gpx_ms() - t0;
+			if (st != GPX_CUDA_OK)
+				return st;
 		}
 	}
-	/* the remaining chunks, oldest first */
+	return GPX_CUDA_OK;
+}
+
+/*
+ * Collect what the devices finished (block: wait for one chunk first,
+ * when one is in flight), then issue more.  A CUDA error aborts every run.
+ */
+void
+gpx_progress(gpx_cuda_ctx *ctx, bool block)
+{
+	gpx_cuda_status st = GPX_CUDA_OK;
+	bool		blocked = !block;
+
 	for (gpx_dev *d : ctx->devs)
-		for (int k = 0; k < 2 && st == GPX_CUDA_OK; k++)
-			st = gpx_collect(ctx, d, &d->slot[(d->next + k) & 1], &run);
+	{
+		bool		got = true;
+
+		while (st == GPX_CUDA_OK && got && d->nbusy > 0)
+		{
+			st = gpx_collect(ctx, d, !blocked, &got);
+			blocked |= got;
+		}
+	}
+	if (st == GPX_CUDA_OK)
+		st = gpx_pump(ctx);
 	if (st != GPX_CUDA_OK)
-	{
-		gpx_abort_run(ctx);
-		return st;
-	}
+		gpx_abort_all(ctx, st);
+}
+
+/* Queue a run for batch b (see gpx_cuda_submit). */
+gpx_cuda_status
+gpx_submit(gpx_cuda_ctx *ctx, gpx_batch *b, gpx_cuda_job *job)
+{
+	gpx_run    *run = new gpx_run;
+	double		t0 = gpx_ms();
+
+	run->b = b;
+	run->job = job;
+	job->priv = run;
+	job->status = GPX_CUDA_OK;
+	job->err[0] = '\0';
 	for (gpx_dev *d : ctx->devs)
 	{
-		h1 += d->hits;
-		m1 += d->misses;
+		run->hits0 += d->cache.hits;
+		run->misses0 += d->cache.misses;
 	}
-	ctx->batches++;
-	if (stats != nullptr)
+	try
 	{
-		stats->candidates = run.candidates;
-		stats->results = run.results;
-		stats->bytes_in = run.bytes_in;
-		stats->cache_hits = h1 - h0;
-		stats->cache_misses = m1 - m0;
-		stats->compute_ms = run.compute_ms;
-		stats->transfer_ms = run.transfer_ms;
+		gpx_plan(ctx, run);
 	}
-	return GPX_CUDA_OK;
-}
-
-/* Allocate the buffers of one slot for cand candidates. */
-gpx_cuda_status
-gpx_slot_alloc(gpx_cuda_ctx *ctx, gpx_dev *d, gpx_slot *s, size_t stage)
-{
-	GPX_TRY(cudaHostAlloc((void **) &s->h_stage, stage,
-						  cudaHostAllocPortable | cudaHostAllocWriteCombined));
-	GPX_TRY(cudaMalloc((void **) &s->d_stage, stage));
-	s->stage_cap = stage;
-	s->blob_cap = stage - gpx_meta_reserve(d);
-	GPX_TRY(cudaMalloc((void **) &s->d_cand, ((size_t) d->cand_cap + 1) * 4));
-	GPX_TRY(cudaMalloc((void **) &s->d_cpiece, ((size_t) d->cand_cap + 1) * 4));
-	GPX_TRY(cudaMalloc((void **) &s->d_flag, ((size_t) d->cand_cap + 1) * 4));
-	GPX_TRY(cudaMalloc((void **) &s->d_pos, ((size_t) d->cand_cap + 1) * 4));
-	GPX_TRY(gpx_cuda_k_scan_tmp_bytes(d->cand_cap, &s->tmp_bytes));
-	GPX_TRY(cudaMalloc(&s->d_tmp, s->tmp_bytes > 0 ? s->tmp_bytes : 16));
-	GPX_TRY(cudaHostAlloc((void **) &s->h_res, (size_t) d->cand_cap * 4,
-						  cudaHostAllocMapped | cudaHostAllocPortable));
-	GPX_TRY(cudaHostGetDevicePointer((void **) &s->d_res, s->h_res, 0));
-	GPX_TRY(cudaHostAlloc((void **) &s->h_cnt, (size_t) d->max_pieces * 4,
-						  cudaHostAllocMapped | cudaHostAllocPortable));
-	GPX_TRY(cudaHostGetDevicePointer((void **) &s->d_cnt, s->h_cnt, 0));
-	GPX_TRY(cudaEventCreateWithFlags(&s->ev_t0, cudaEventDefault));
-	GPX_TRY(cudaEventCreateWithFlags(&s->ev_in, cudaEventDefault));
-	GPX_TRY(cudaEventCreateWithFlags(&s->ev_c0, cudaEventDefault));
-	GPX_TRY(cudaEventCreateWithFlags(&s->ev_done, cudaEventDefault));
-	return GPX_CUDA_OK;
-}
-
-/* Free one slot's buffers (NULL-safe). */
-void
-gpx_slot_free(gpx_slot *s)
-{
-	if (s->h_stage)
-		cudaFreeHost(s->h_stage);
-	if (s->h_res)
-		cudaFreeHost(s->h_res);
-	if (s->h_cnt)
-		cudaFreeHost(s->h_cnt);
-	cudaFree(s->d_stage);
-	cudaFree(s->d_cand);
-	cudaFree(s->d_cpiece);
-	cudaFree(s->d_flag);
-	cudaFree(s->d_pos);
-	cudaFree(s->d_tmp);
-	if (s->ev_t0)
-		cudaEventDestroy(s->ev_t0);
-	if (s->ev_in)
-		cudaEventDestroy(s->ev_in);
-	if (s->ev_c0)
-		cudaEventDestroy(s->ev_c0);
-	if (s->ev_done)
-		cudaEventDestroy(s->ev_done);
-	*s = gpx_slot();
-}
-
-/* Release everything a device holds. */
-void
-gpx_dev_free(gpx_dev *d)
-{
-	if (cudaSetDevice(d->ord) == cudaSuccess)
-		(void) cudaDeviceSynchronize();
-	while (!d->lru.empty())
-		gpx_entry_free(d, d->lru.front());
-	for (gpx_slot &s : d->slot)
-		gpx_slot_free(&s);
-	cudaFree(d->d_pool);
-	cudaFree(d->d_scr_in);
-	cudaFree(d->d_scr_out);
-	if (d->s_copy)
-		cudaStreamDestroy(d->s_copy);
-	if (d->s_comp)
-		cudaStreamDestroy(d->s_comp);
-	(void) cudaGetLastError();
-	delete d;
-}
-
-/* Set up one device: properties, streams, cache pool, slots, a test kernel. */
-gpx_cuda_status
-gpx_dev_init(gpx_cuda_ctx *ctx, gpx_dev *d, const gpx_cuda_options *opt)
-{
-	cudaDeviceProp p;
-	size_t		fr = 0,
-				tot = 0,
-				pool,
-				stage,
-				scale;
-	uint32_t	ping = 0;
-	gpx_cuda_status st;
-
-	GPX_TRY(cudaGetDeviceProperties(&p, d->ord));
-	if (p.major < 9)
+	catch (...)
 	{
-		snprintf(ctx->err, sizeof(ctx->err),
-				 "device %d (%s) has compute capability %d.%d; the kernels need 9.0",
-				 d->ord, p.name, p.major, p.minor);
-		return GPX_CUDA_NO_DEVICE;
+		delete run;
+		job->priv = nullptr;
+		throw;
 	}
-	snprintf(d->name, sizeof(d->name), "%s", p.name);
-	d->total_mem = p.totalGlobalMem;
-	d->sms = p.multiProcessorCount;
-	GPX_TRY(cudaSetDevice(d->ord));
-	GPX_TRY(cudaStreamCreateWithFlags(&d->s_copy, cudaStreamNonBlocking));
-	GPX_TRY(cudaStreamCreateWithFlags(&d->s_comp, cudaStreamNonBlocking));
-	GPX_TRY(cudaMemGetInfo(&fr, &tot));
-
-	/* the cache pool: the budget, or a quarter of free memory up to 4 GiB */
-	pool = opt != nullptr && opt->cache_bytes > 0 ? opt->cache_bytes :
-		std::min(fr / 4, (size_t) 4 << 30);
-	pool = gpx_al(std::max(pool, GPX_MIB), 256);
-	GPX_TRY(cudaMalloc((void **) &d->d_pool, pool));
-	d->pool.init(pool);
-
-	/* slots: half the batch budget each; limits scale with it */
-	stage = opt != nullptr && opt->batch_bytes > 0 ? opt->batch_bytes / 2 : 32 * GPX_MIB;
-	stage = std::min(std::max(stage, (size_t) 64 << 10), 128 * GPX_MIB);
-	stage = gpx_al(stage, 4096);
-	scale = std::min<size_t>(std::max<size_t>(stage / 2048, 64), 16384);
-	d->max_lists = (uint32_t) scale;
-	d->max_pieces = (uint32_t) scale;
-	d->max_ups = (uint32_t) scale;
-	d->max_olist = (uint32_t) (4 * scale);
-	d->cand_cap = (uint32_t) std::min<size_t>(std::max<size_t>(stage / 8, GPX_CAND_MIN),
-											  GPX_CAND_MAX);
-	d->max_work = d->cand_cap / 128 + d->max_pieces;
-	if (gpx_meta_reserve(d) + (16 << 10) > stage)
-		return gpx_msg(ctx, GPX_CUDA_ERROR, "batch staging buffer too small");
-	for (gpx_slot &s : d->slot)
-		if ((st = gpx_slot_alloc(ctx, d, &s, stage)) != GPX_CUDA_OK)
-			return st;
-
-	/* a test kernel: catches a missing sm_90 image or a broken driver */
-	GPX_TRY(gpx_cuda_k_ping(d->slot[0].d_flag, d->s_comp));
-	GPX_TRY(cudaStreamSynchronize(d->s_comp));
-	GPX_TRY(cudaMemcpy(&ping, d->slot[0].d_flag, 4, cudaMemcpyDeviceToHost));
-	if (ping != 0x67707869u)
-		return gpx_msg(ctx, GPX_CUDA_ERROR, "test kernel did not run");
+	ctx->prof[0] += gpx_ms() - t0;
+	ctx->runs.push_back(run);
+	ctx->max_runs = std::max<uint64_t>(ctx->max_runs, ctx->runs.size());
+	gpx_run_check_done(ctx, run);	/* nothing to compute at all */
+	gpx_progress(ctx, false);
 	return GPX_CUDA_OK;
+}
+
+/* Hand back a done job (from the done list); nullptr if none. */
+gpx_cuda_job *
+gpx_pop_done(gpx_cuda_ctx *ctx, gpx_cuda_job *want)
+{
+	for (size_t i = 0; i < ctx->done.size(); i++)
+	{
+		gpx_run    *run = ctx->done[i];
+		gpx_cuda_job *job = run->job;
+
+		if (want != nullptr && job != want)
+			continue;
+		ctx->done.erase(ctx->done.begin() + (long) i);
+		job->priv = nullptr;
+		delete run;
+		return job;
+	}
+	return nullptr;
+}
+
+/* Stop every run: drain the devices, fail what is not done. */
+void
+gpx_cancel_all(gpx_cuda_ctx *ctx)
+{
+	/* wait for what is in flight, then issue nothing */
+	for (gpx_run *run : ctx->runs)
+		gpx_run_fail(run, GPX_CUDA_ERROR, "cancelled");
+	for (gpx_dev *d : ctx->devs)
+	{
+		bool		got = true;
+		gpx_cuda_status st = GPX_CUDA_OK;
+
+		while (st == GPX_CUDA_OK && got && d->nbusy > 0)
+			st = gpx_collect(ctx, d, true, &got);
+		if (st != GPX_CUDA_OK)
+		{
+			gpx_abort_all(ctx, st);
+			break;
+		}
+	}
+	std::vector<gpx_run *> runs = ctx->runs;
+
+	for (gpx_run *run : runs)
+		gpx_run_check_done(ctx, run);
 }
 
 /* Make sure a device scratch buffer holds bytes (grows, never shrinks). */
@@ -1385,8 +1078,6 @@ gpx_cuda_open(const gpx_cuda_options *opt, gpx_cuda_ctx **ctxp, char *err,
 {
 	gpx_cuda_ctx *ctx = nullptr;
 	gpx_cuda_status st = GPX_CUDA_OK;
-	int			count = 0;
-	cudaError_t e;
 
 	if (ctxp == nullptr)
 		return GPX_CUDA_BAD_INPUT;
@@ -1395,39 +1086,10 @@ gpx_cuda_open(const gpx_cuda_options *opt, gpx_cuda_ctx **ctxp, char *err,
 	{
 		ctx = new gpx_cuda_ctx;
 		ctx->timing = opt == nullptr || !opt->no_timing;
-		e = cudaGetDeviceCount(&count);
-		if (e != cudaSuccess || count <= 0)
-		{
-			st = e == cudaErrorNoDevice || (e == cudaSuccess && count <= 0) ?
-				GPX_CUDA_NO_DEVICE : GPX_CUDA_NO_DRIVER;
-			snprintf(ctx->err, sizeof(ctx->err), "cudaGetDeviceCount: %s",
-					 e == cudaSuccess ? "no device" : cudaGetErrorString(e));
-			(void) cudaGetLastError();
-		}
-		else
-		{
-			int			nd = opt != nullptr && opt->devices != nullptr && opt->ndevices > 0 ?
-				opt->ndevices : 1;
-
-			for (int i = 0; i < nd && st == GPX_CUDA_OK; i++)
-			{
-				int			ord = opt != nullptr && opt->devices != nullptr &&
-					opt->ndevices > 0 ? opt->devices[i] : 0;
-				gpx_dev    *d;
-
-				if (ord < 0 || ord >= count)
-				{
-					snprintf(ctx->err, sizeof(ctx->err),
-							 "no gpu with ordinal %d (%d present)", ord, count);
-					st = GPX_CUDA_NO_DEVICE;
-					break;
-				}
-				d = new gpx_dev;
-				d->ord = ord;
-				ctx->devs.push_back(d);
-				st = gpx_dev_init(ctx, d, opt);
-			}
-		}
+		ctx->graphs = opt != nullptr && opt->graphs;
+		ctx->nslots = opt != nullptr && opt->slots > 0 ?
+			std::min(std::max(opt->slots, 2), GPX_CUDA_MAX_SLOTS) : 2;
+		st = gpx_setup_open(ctx, opt);
 	}
 	catch (const std::bad_alloc &)
 	{
@@ -1462,9 +1124,14 @@ gpx_cuda_close(gpx_cuda_ctx *ctx)
 		return;
 	try
 	{
-		for (gpx_dev *d : ctx->devs)
-			gpx_dev_free(d);
-		if (!ctx->devs.empty())
+		bool		opened = !ctx->devs.empty();
+
+		/* nothing may run into the caller's memory once closed */
+		gpx_cancel_all(ctx);
+		while (gpx_pop_done(ctx, nullptr) != nullptr)
+			;
+		gpx_setup_close(ctx);
+		if (opened)
 			for (const gpx_pin &p : ctx->pins)
 				if (p.owned)
 					cudaHostUnregister(p.p);
@@ -1550,32 +1217,142 @@ gpx_cuda_pin(gpx_cuda_ctx *ctx, void *ptr, size_t len)
 	}
 }
 
-/* Run a whole batch of intersections on the context's devices. */
+/* Whether a batch descriptor can be run at all. */
+static bool
+gpx_batch_ok(const gpx_batch *b)
+{
+	return b != nullptr && (b->nqueries == 0 || (b->queries != nullptr &&
+												 (b->nlists == 0 || b->lists != nullptr)));
+}
+
+/* Run a whole batch of intersections on the context's devices, and wait. */
 extern "C" gpx_cuda_status
 gpx_cuda_run_batch(gpx_cuda_ctx *ctx, gpx_batch *b, gpx_batch_stats *stats)
 {
+	gpx_cuda_job job;
+
 	if (stats != nullptr)
 		memset(stats, 0, sizeof(*stats));
 	if (ctx == nullptr)
 		return GPX_CUDA_BAD_INPUT;
-	if (b == nullptr || (b->nqueries > 0 && (b->queries == nullptr ||
-											 (b->nlists > 0 && b->lists == nullptr))))
+	if (!gpx_batch_ok(b))
+		return gpx_msg(ctx, GPX_CUDA_BAD_INPUT, "invalid batch descriptor");
+	if (ctx->broken)
+		return gpx_msg(ctx, GPX_CUDA_ERROR, "the gpu context failed earlier");
+	memset(&job, 0, sizeof(job));
+	try
+	{
+		gpx_submit(ctx, b, &job);
+		while (!((gpx_run *) job.priv)->done)
+			gpx_progress(ctx, true);
+		gpx_pop_done(ctx, &job);
+	}
+	catch (const std::bad_alloc &)
+	{
+		gpx_abort_all(ctx, gpx_msg(ctx, GPX_CUDA_OOM, "out of host memory"));
+		if (job.priv != nullptr)
+			gpx_pop_done(ctx, &job);
+		return GPX_CUDA_OOM;
+	}
+	catch (...)
+	{
+		gpx_abort_all(ctx, gpx_msg(ctx, GPX_CUDA_ERROR, "unexpected host error"));
+		if (job.priv != nullptr)
+			gpx_pop_done(ctx, &job);
+		return GPX_CUDA_ERROR;
+	}
+	if (job.status != GPX_CUDA_OK)
+		return gpx_msg(ctx, job.status, job.err);
+	if (stats != nullptr)
+		*stats = job.stats;
+	return GPX_CUDA_OK;
+}
+
+/* Queue batch b as job (see gpx_cuda.h). */
+extern "C" gpx_cuda_status
+gpx_cuda_submit(gpx_cuda_ctx *ctx, gpx_batch *b, gpx_cuda_job *job)
+{
+	if (ctx == nullptr || job == nullptr)
+		return GPX_CUDA_BAD_INPUT;
+	job->b = b;
+	job->priv = nullptr;
+	if (!gpx_batch_ok(b))
 		return gpx_msg(ctx, GPX_CUDA_BAD_INPUT, "invalid batch descriptor");
 	if (ctx->broken)
 		return gpx_msg(ctx, GPX_CUDA_ERROR, "the gpu context failed earlier");
 	try
 	{
-		return gpx_run_batch(ctx, b, stats);
+		return gpx_submit(ctx, b, job);
 	}
 	catch (const std::bad_alloc &)
 	{
-		gpx_abort_run(ctx);
-		return gpx_msg(ctx, GPX_CUDA_OOM, "out of host memory");
+		if (job->priv == nullptr)
+			return gpx_msg(ctx, GPX_CUDA_OOM, "out of host memory");
+		gpx_abort_all(ctx, gpx_msg(ctx, GPX_CUDA_OOM, "out of host memory"));
+		return GPX_CUDA_OK;		/* queued; it comes back failed */
 	}
 	catch (...)
 	{
-		gpx_abort_run(ctx);
-		return gpx_msg(ctx, GPX_CUDA_ERROR, "unexpected host error");
+		if (job->priv == nullptr)
+			return gpx_msg(ctx, GPX_CUDA_ERROR, "unexpected host error");
+		gpx_abort_all(ctx, gpx_msg(ctx, GPX_CUDA_ERROR, "unexpected host error"));
+		return GPX_CUDA_OK;
+	}
+}
+
+/* A finished job, after making progress (see gpx_cuda.h). */
+extern "C" gpx_cuda_job *
+gpx_cuda_reap(gpx_cuda_ctx *ctx, bool wait)
+{
+	gpx_cuda_job *job;
+
+	if (ctx == nullptr)
+		return nullptr;
+	try
+	{
+		if ((job = gpx_pop_done(ctx, nullptr)) != nullptr)
+			return job;
+		gpx_progress(ctx, false);
+		if ((job = gpx_pop_done(ctx, nullptr)) != nullptr)
+			return job;
+		while (wait && !ctx->runs.empty())
+		{
+			gpx_progress(ctx, true);
+			if ((job = gpx_pop_done(ctx, nullptr)) != nullptr)
+				return job;
+		}
+	}
+	catch (const std::bad_alloc &)
+	{
+		gpx_abort_all(ctx, gpx_msg(ctx, GPX_CUDA_OOM, "out of host memory"));
+	}
+	catch (...)
+	{
+		gpx_abort_all(ctx, gpx_msg(ctx, GPX_CUDA_ERROR, "unexpected host error"));
+	}
+	return gpx_pop_done(ctx, nullptr);
+}
+
+/* Jobs submitted and not handed back. */
+extern "C" int
+gpx_cuda_pending(const gpx_cuda_ctx *ctx)
+{
+	return ctx == nullptr ? 0 : (int) (ctx->runs.size() + ctx->done.size());
+}
+
+/* Stop every job (see gpx_cuda.h). */
+extern "C" void
+gpx_cuda_cancel(gpx_cuda_ctx *ctx)
+{
+	if (ctx == nullptr)
+		return;
+	try
+	{
+		gpx_cancel_all(ctx);
+	}
+	catch (...)
+	{
+		gpx_abort_all(ctx, gpx_msg(ctx, GPX_CUDA_ERROR, "unexpected host error"));
 	}
 }
 
@@ -1590,7 +1367,7 @@ gpx_cuda_decode(gpx_cuda_ctx *ctx, const gpx_list *l, uint32_t *out)
 
 	if (ctx == nullptr)
 		return GPX_CUDA_BAD_INPUT;
-	if (l == nullptr || (l->n > 0 && out == nullptr) || !gpx_list_ok(l))
+	if (l == nullptr || (l->n > 0 && out == nullptr) || !gpx_cuda_list_ok(l))
 		return gpx_msg(ctx, GPX_CUDA_BAD_INPUT, "list not supported by the gpu kernels");
 	if (ctx->broken)
 		return gpx_msg(ctx, GPX_CUDA_ERROR, "the gpu context failed earlier");
@@ -1598,10 +1375,12 @@ gpx_cuda_decode(gpx_cuda_ctx *ctx, const gpx_list *l, uint32_t *out)
 		return GPX_CUDA_OK;
 	d = ctx->devs[0];
 	GPX_TRY(cudaSetDevice(d->ord));
-	if ((st = gpx_scratch(ctx, (void **) &d->d_scr_in, &d->scr_in_cap, gpx_al(l->len, 16))) != GPX_CUDA_OK ||
+	if ((st = gpx_scratch(ctx, (void **) &d->d_scr_in, &d->scr_in_cap, gpx_blob_span(l->len))) != GPX_CUDA_OK ||
 		(st = gpx_scratch(ctx, (void **) &d->d_scr_out, &d->scr_out_cap,
 						  (size_t) l->n * 4 + 512)) != GPX_CUDA_OK)
 		return st;
+	/* the blob's padding (GPX_BLOB_PAD): its last unit zeroed first */
+	GPX_TRY(cudaMemset(d->d_scr_in + gpx_blob_pad_unit(l->len), 0, GPX_BLOB_PAD));
 	GPX_TRY(cudaMemcpy(d->d_scr_in, l->base, l->len, cudaMemcpyHostToDevice));
 	gpx_make_dl(l, d->d_scr_in, &dl);
 	e = gpx_cuda_k_decode_list(&dl, d->d_scr_out, d->s_comp);
@@ -1610,26 +1389,26 @@ gpx_cuda_decode(gpx_cuda_ctx *ctx, const gpx_list *l, uint32_t *out)
 	if (e != cudaSuccess)
 	{
 		st = gpx_fail(ctx, e, "decode kernel");
-		gpx_abort_run(ctx);
+		gpx_abort_all(ctx, st);
 		return st;
 	}
 	GPX_TRY(cudaMemcpy(out, d->d_scr_out, (size_t) l->n * 4, cudaMemcpyDeviceToHost));
 	return GPX_CUDA_OK;
 }
 
-/* True if some device's cache holds a list with this content hash. */
+/* True if some device's cache holds a list with this key. */
 extern "C" int
-gpx_cuda_cache_has(gpx_cuda_ctx *ctx, uint64_t hash)
+gpx_cuda_cache_has(gpx_cuda_ctx *ctx, gpx_key key)
 {
-	if (ctx == nullptr || hash == 0)
+	if (ctx == nullptr)
 		return 0;
 	for (gpx_dev *d : ctx->devs)
-		if (d->map.find(hash) != d->map.end())
+		if (gpx_cache_has(&d->cache, key))
 			return 1;
 	return 0;
 }
 
-/* One line: devices, cache use and hit rate. */
+/* One line: devices, chunk slots, cache use and hit rate, pipeline counters. */
 extern "C" void
 gpx_cuda_describe(gpx_cuda_ctx *ctx, char *buf, size_t len)
 {
@@ -1642,7 +1421,10 @@ gpx_cuda_describe(gpx_cuda_ctx *ctx, char *buf, size_t len)
 				chunks = 0,
 				ev = 0,
 				dir = 0,
-				spl = 0;
+				spl = 0,
+				waits = 0,
+				gl = 0,
+				gb = 0;
 
 	if (buf == nullptr || len == 0)
 		return;
@@ -1661,25 +1443,33 @@ gpx_cuda_describe(gpx_cuda_ctx *ctx, char *buf, size_t len)
 								 (unsigned long long) d->chunks);
 
 		o += w > 0 ? (size_t) w : 0;
-		used += d->cached_bytes;
-		cap += d->pool.cap;
-		nl += d->lru.size();
-		hits += d->hits;
-		misses += d->misses;
+		used += d->cache.cached_bytes;
+		cap += d->cache.pool.cap;
+		nl += d->cache.lru.size();
+		hits += d->cache.hits;
+		misses += d->cache.misses;
 		chunks += d->chunks;
-		ev += d->evictions;
+		ev += d->cache.evictions;
 		dir += d->directs;
 		spl += d->splits;
+		waits += d->waits;
+		gl += d->graph_launches;
+		gb += d->graph_builds;
 	}
 	if (o < len)
 		snprintf(buf + o, len - o,
 				 "; list cache %.1f of %.1f MiB, %zu lists, %.1f%% hits, %llu evictions; "
-				 "%llu batches in %llu chunks, %llu split pieces, %llu direct copies",
+				 "%llu batches in %llu chunks, %llu split pieces, %llu direct copies; "
+				 "%d chunk slots per gpu, at most %llu batches in flight, %llu upload waits; "
+				 "graphs %s (%llu launches, %llu instantiated)",
 				 used / 1048576.0, cap / 1048576.0, nl,
 				 hits + misses ? 100.0 * hits / (double) (hits + misses) : 0.0,
 				 (unsigned long long) ev, (unsigned long long) ctx->batches,
 				 (unsigned long long) chunks, (unsigned long long) spl,
-				 (unsigned long long) dir);
+				 (unsigned long long) dir, ctx->nslots,
+				 (unsigned long long) ctx->max_runs, (unsigned long long) waits,
+				 ctx->graphs ? "on" : "off", (unsigned long long) gl,
+				 (unsigned long long) gb);
 }
 
 /* The last error message of ctx. */

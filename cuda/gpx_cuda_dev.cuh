@@ -88,7 +88,9 @@ typedef struct gpx_dl
 	uint32_t	nblocks;
 	uint32_t	first;
 	uint32_t	last;
-	uint32_t	payload_words;	/* words from payload up to the payload's end */
+	uint32_t	payload_words;	/* words from payload up to the payload's end
+								 * (the last may reach into the blob's
+								 * zero padding: GPX_BLOB_PAD) */
 	uint32_t	payload_bytes;
 	uint32_t	payload_bit;	/* bit of the payload's first byte (0 with a
 								 * directory) */

@@ -7,6 +7,7 @@
 -- VERBOSITY sqlstate to show the SQLSTATE, then with the default verbosity
 -- to show the message.
 --
+\i sql/regress_setup.psql
 CREATE TABLE bin_src (id int, pf posting_pfor, lr posting_lrc, qs posting_qs);
 INSERT INTO bin_src
 SELECT id, a, a, a

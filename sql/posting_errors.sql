@@ -5,18 +5,7 @@
 -- casts share their validation with binary receive; posting_binary tests
 -- receive itself).
 --
-
--- run a statement, return its error (no rows when it succeeds)
-CREATE FUNCTION pg_temp.err(q text,
-                            OUT code text, OUT message text, OUT detail text)
-RETURNS SETOF record LANGUAGE plpgsql AS $$
-BEGIN
-    EXECUTE q;
-EXCEPTION WHEN others THEN
-    GET STACKED DIAGNOSTICS code = RETURNED_SQLSTATE,
-                            message = MESSAGE_TEXT, detail = PG_EXCEPTION_DETAIL;
-    RETURN NEXT;
-END $$;
+\i sql/regress_setup.psql
 
 -- ---------------------------------------------------------------------------
 -- text input: 22P02 invalid_text_representation
@@ -313,27 +302,23 @@ RETURNS bool LANGUAGE sql AS $$
        AND l IS NOT DISTINCT FROM d[cardinality(d)]
        AND via_unnest = d AND via_nth = d AND all_in
 $$;
+-- the same for a value of any of the types
+CREATE FUNCTION pg_temp.consistent_list(p anyelement) RETURNS bool
+LANGUAGE sql AS $$
+    SELECT pg_temp.consistent(docids(p), length(p), first_docid(p), last_docid(p),
+               ARRAY(SELECT unnest(p)),
+               ARRAY(SELECT nth(p, i) FROM generate_series(1, length(p)) i),
+               (SELECT bool_and(p @> x) FROM unnest(docids(p)) x))
+$$;
 SELECT t.typ, count(r.ok) > 0 AS some_accepted,
        count(*) FILTER (WHERE NOT r.ok) AS inconsistent
 FROM (VALUES ('posting_pfor'), ('posting_lrc'), ('posting_qs')) t(typ)
-LEFT JOIN (SELECT typ, pg_temp.consistent(docids(p), length(p), first_docid(p), last_docid(p),
-                 ARRAY(SELECT unnest(p)),
-                 ARRAY(SELECT nth(p, i) FROM generate_series(1, length(p)) i),
-                 (SELECT bool_and(p @> x) FROM unnest(docids(p)) x)) AS ok
-      FROM (SELECT typ, b::posting_pfor AS p FROM fuzz
-            WHERE typ = 'posting_pfor' AND sqlstate = 'accepted') a
-      UNION ALL
-      SELECT typ, pg_temp.consistent(docids(p), length(p), first_docid(p), last_docid(p),
-                 ARRAY(SELECT unnest(p)),
-                 ARRAY(SELECT nth(p, i) FROM generate_series(1, length(p)) i),
-                 (SELECT bool_and(p @> x) FROM unnest(docids(p)) x))
-      FROM (SELECT typ, b::posting_lrc AS p FROM fuzz
-            WHERE typ = 'posting_lrc' AND sqlstate = 'accepted') a
-      UNION ALL
-      SELECT typ, pg_temp.consistent(docids(p), length(p), first_docid(p), last_docid(p),
-                 ARRAY(SELECT unnest(p)),
-                 ARRAY(SELECT nth(p, i) FROM generate_series(1, length(p)) i),
-                 (SELECT bool_and(p @> x) FROM unnest(docids(p)) x))
-      FROM (SELECT typ, b::posting_qs AS p FROM fuzz
-            WHERE typ = 'posting_qs' AND sqlstate = 'accepted') a) r USING (typ)
+LEFT JOIN (SELECT typ, pg_temp.consistent_list(b::posting_pfor) AS ok
+           FROM fuzz WHERE typ = 'posting_pfor' AND sqlstate = 'accepted'
+           UNION ALL
+           SELECT typ, pg_temp.consistent_list(b::posting_lrc)
+           FROM fuzz WHERE typ = 'posting_lrc' AND sqlstate = 'accepted'
+           UNION ALL
+           SELECT typ, pg_temp.consistent_list(b::posting_qs)
+           FROM fuzz WHERE typ = 'posting_qs' AND sqlstate = 'accepted') r USING (typ)
 GROUP BY t.typ ORDER BY t.typ;

@@ -2,6 +2,7 @@
 -- aggregation, correlated subqueries and several aggregates per group:
 -- each query prints its group count and the groups that differ from a
 -- naive reference (docIDs present in every list of the group).
+\i sql/regress_setup.psql
 SELECT setseed(0.42) IS NULL AS seeded;
 CREATE TABLE p AS
   SELECT g1, g2, t, posting_pfor(array(SELECT (random()*2000)::int FROM generate_series(1, 300 + (random()*700)::int))) AS docs

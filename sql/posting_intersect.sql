@@ -11,31 +11,7 @@
 SET jit = off;
 SET work_mem = '64MB';       -- the references group millions of rows
 
--- run a statement, return its error (no rows when it succeeds)
-CREATE FUNCTION pg_temp.err(q text,
-                            OUT code text, OUT message text, OUT detail text)
-RETURNS SETOF record LANGUAGE plpgsql AS $$
-BEGIN
-    EXECUTE q;
-EXCEPTION WHEN others THEN
-    GET STACKED DIAGNOSTICS code = RETURNED_SQLSTATE,
-                            message = MESSAGE_TEXT, detail = PG_EXCEPTION_DETAIL;
-    RETURN NEXT;
-END $$;
-
--- whether EXPLAIN (COSTS OFF) of q has a line matching pat
-CREATE FUNCTION pg_temp.plan_has(q text, pat text) RETURNS bool
-LANGUAGE plpgsql AS $$
-DECLARE
-    line text;
-BEGIN
-    FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-        IF line ~ pat THEN
-            RETURN true;
-        END IF;
-    END LOOP;
-    RETURN false;
-END $$;
+\i sql/regress_setup.psql
 
 -- a & b and a && b for all 9 type pairs, both argument orders (the
 -- commuted forms must agree with the originals)
@@ -349,10 +325,13 @@ SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 SET max_parallel_workers_per_gather = 2;
 SET parallel_leader_participation = off;     -- the workers see every row
-EXPLAIN (COSTS OFF)
-SELECT g, posting_intersect(pf), posting_intersect(lr), posting_intersect(qs),
-       posting_intersect_count(qs)
-FROM pi_par GROUP BY g;
+-- partial aggregation hashed; the finalize step is sorted, or hashed where
+-- the library is preloaded (the planner hook of exec_plan.c)
+SELECT pg_temp.plan_has(q, 'Partial HashAggregate') AS partial_hashed,
+       pg_temp.plan_has(q, 'Finalize (Group|Hash)Aggregate') AS finalized
+FROM (VALUES ('SELECT g, posting_intersect(pf), posting_intersect(lr), posting_intersect(qs),
+                      posting_intersect_count(qs)
+               FROM pi_par GROUP BY g')) v(q);
 INSERT INTO par_res
 SELECT 'parallel hash', g, posting_intersect(pf), posting_intersect(lr),
        posting_intersect(qs), posting_intersect_count(qs)

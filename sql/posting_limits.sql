@@ -4,23 +4,14 @@
 -- all-zero header word, so the blob is 24 MB, mostly the directory) is
 -- crafted byte by byte.  Header-only and random-access functions work on
 -- it; docids, text output and casts to another type need more than the
--- 268435449 docIDs an int4[] can hold and fail with 54000
--- program_limit_exceeded before allocating anything.
+-- 134217727 docIDs PostgreSQL allows in any array (MaxArraySize) and fail
+-- with 54000 program_limit_exceeded before allocating anything.
 --
+\i sql/regress_setup.psql
 CREATE FUNCTION pg_temp.le32hex(v bigint) RETURNS text LANGUAGE sql IMMUTABLE AS $$
     SELECT lpad(to_hex(((v & 255) << 24) | (((v >> 8) & 255) << 16)
                        | (((v >> 16) & 255) << 8) | ((v >> 24) & 255)), 8, '0')
 $$;
-CREATE FUNCTION pg_temp.err(q text,
-                            OUT code text, OUT message text, OUT detail text)
-RETURNS SETOF record LANGUAGE plpgsql AS $$
-BEGIN
-    EXECUTE q;
-EXCEPTION WHEN others THEN
-    GET STACKED DIAGNOSTICS code = RETURNED_SQLSTATE,
-                            message = MESSAGE_TEXT, detail = PG_EXCEPTION_DETAIL;
-    RETURN NEXT;
-END $$;
 
 -- header: version 1, codec 1 (pfor), log2_block 7, param 0, n = 2^28,
 -- first 0, last 2^28 - 1, nblocks 2^21, payload_bytes 4 * 2^21, flags 0,
@@ -52,6 +43,31 @@ FROM (VALUES (1, 'SELECT docids(p) FROM big'),
              (5, 'SELECT posting_lrc(p) FROM big')) v(k, q),
      LATERAL pg_temp.err(v.q) e
 ORDER BY v.k;
+
+-- its first half, 2^27 docIDs: one more than an array may hold, found
+-- from the header before anything is decoded; counting an intersection
+-- this large builds no array, so it works
+CREATE TEMP TABLE edge (p posting_pfor);
+INSERT INTO edge
+SELECT (decode('01010700' || pg_temp.le32hex(134217728) || pg_temp.le32hex(0)
+               || pg_temp.le32hex(134217727) || pg_temp.le32hex(1048576)
+               || pg_temp.le32hex(4194304) || pg_temp.le32hex(0) || pg_temp.le32hex(0), 'hex')
+        || substring(p::bytea FROM 33 FOR 8388608)
+        || substring(p::bytea FROM 33 + 16777216 FOR 4194304))::posting_pfor
+FROM big;
+SELECT length(p), last_docid(p) FROM edge;
+SELECT q, e.code, e.message, e.detail
+FROM (VALUES (1, 'SELECT docids(p) FROM edge'),
+             (2, 'SELECT p::posting_lrc FROM edge'),
+             (3, 'SELECT posting_intersect(p) FROM (SELECT p FROM edge UNION ALL SELECT p FROM edge) s')) v(k, q),
+     LATERAL pg_temp.err(v.q) e
+ORDER BY v.k;
+SELECT posting_intersect_count(p) FROM (SELECT p FROM edge UNION ALL SELECT p FROM edge) s;
+SELECT posting_intersect_count(p) FROM big;
+SELECT q, posting_intersect_count(p)
+FROM (SELECT 1 AS q, p FROM edge UNION ALL SELECT 1, '{5,7,134217727,134217728}'::posting_pfor
+      UNION ALL SELECT 2, p FROM big UNION ALL SELECT 2, p FROM edge) s
+GROUP BY q ORDER BY q;
 
 -- the same blob with n one larger no longer matches its directory
 SELECT e.code, e.message, e.detail

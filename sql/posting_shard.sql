@@ -3,6 +3,7 @@
 -- partitionwise form of a query over a table partitioned by docID range
 -- (the layout of docs/SCALEOUT.md, here with local partitions).
 --
+\i sql/regress_setup.psql
 SELECT setseed(0.77);
 CREATE TEMP TABLE sl AS
   SELECT i, ARRAY(SELECT DISTINCT (random() * 2000000 + 0 * i)::int

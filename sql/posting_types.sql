@@ -4,6 +4,7 @@
 -- casts, accessors, aggregates, and randomized lists checked against an
 -- int4[] reference.
 --
+\i sql/regress_setup.psql
 
 -- ---------------------------------------------------------------------------
 -- catalog: storage, alignment, casts
@@ -52,6 +53,20 @@ WHERE (p.proargtypes::regtype[] @> ARRAY['posting_pfor'::regtype]
        OR p.proname ~ '^posting_agg_')
   -- intersection (aggregates, & and &&): see posting_intersect
   AND p.proname NOT LIKE 'posting\_intersect%' AND p.proname <> 'posting_overlaps'
+  -- set algebra, order, updates, rank: see posting_setops
+  AND p.proname NOT IN ('posting_or', 'posting_andnot', 'posting_xor',
+                        'posting_or_count', 'posting_andnot_count',
+                        'posting_xor_count', 'posting_eq', 'posting_ne',
+                        'posting_lt', 'posting_le', 'posting_gt', 'posting_ge',
+                        'posting_cmp', 'posting_hash', 'posting_hash_extended',
+                        'rank', 'posting_add', 'posting_add_doc',
+                        'posting_remove', 'posting_remove_doc',
+                        'posting_union_agg', 'posting_union',
+                        'posting_union_count', 'posting_unionagg_trans')
+  AND p.proname NOT LIKE 'posting\_%\_union\_agg\_final'
+  AND NOT (p.proname IN ('contains', 'contained_in')
+           AND p.proargtypes[0] <> 'int4'::regtype
+           AND p.proargtypes[1] <> 'int4'::regtype)
 ORDER BY p.oid::regprocedure::text COLLATE "C";
 
 SELECT o.oprname, o.oprleft::regtype, o.oprright::regtype, o.oprresult::regtype,
@@ -59,6 +74,10 @@ SELECT o.oprname, o.oprleft::regtype, o.oprright::regtype, o.oprresult::regtype,
 FROM pg_operator o
 WHERE (o.oprleft::regtype::text LIKE 'posting\_%' OR o.oprright::regtype::text LIKE 'posting\_%')
   AND o.oprname NOT IN ('&', '&&')      -- see posting_intersect
+  -- set algebra, order, updates: see posting_setops
+  AND o.oprname NOT IN ('|', '-', '#', '+', '=', '<>', '<', '<=', '>', '>=')
+  AND NOT (o.oprname IN ('@>', '<@') AND o.oprleft <> 'int4'::regtype
+           AND o.oprright <> 'int4'::regtype)
 ORDER BY o.oprleft::regtype::text COLLATE "C", o.oprright::regtype::text COLLATE "C",
          o.oprname COLLATE "C";
 
@@ -95,30 +114,24 @@ FROM (VALUES (1, '{}'::int4[]), (2, '{0}'), (3, '{2147483647}'),
              (7, '{1,1000,1000000,1000000000}'), (8, '{2147483646,2147483647}'))
      v(id, r);
 
+-- the accessors of one value, whatever its type (a polymorphic SQL
+-- function resolves the calls for each argument type)
+CREATE FUNCTION pg_temp.accessors(p anyelement,
+    OUT val text, OUT len bigint, OUT first int4, OUT last int4, OUT codec text,
+    OUT nth1 int4, OUT nth2 int4, OUT nthn int4, OUT nth0 int4, OUT nthn1 int4,
+    OUT has0 bool, OUT hasmax bool, OUT has8 bool, OUT hasneg bool,
+    OUT docids int4[], OUT size int4, OUT octets int4, OUT bits float8)
+LANGUAGE sql AS $$
+    SELECT p::text, length(p), first_docid(p), last_docid(p), codec(p),
+           nth(p, 1), nth(p, 2), nth(p, length(p)), nth(p, 0),
+           nth(p, length(p) + 1), p @> 0, 2147483647 <@ p, contains(p, 8),
+           p @> -1, docids(p), size_bytes(p), octet_length(p::bytea),
+           bits_per_docid(p)
+$$;
 CREATE TEMP VIEW edge_acc AS
-SELECT id, 'pfor' AS typ, pf::text AS val, length(pf) AS len,
-       first_docid(pf) AS first, last_docid(pf) AS last, codec(pf) AS codec,
-       nth(pf, 1) AS nth1, nth(pf, 2) AS nth2, nth(pf, length(pf)) AS nthn,
-       nth(pf, 0) AS nth0, nth(pf, length(pf) + 1) AS nthn1,
-       pf @> 0 AS has0, 2147483647 <@ pf AS hasmax, contains(pf, 8) AS has8,
-       pf @> -1 AS hasneg, docids(pf) AS docids,
-       size_bytes(pf) AS size, octet_length(pf::bytea) AS octets,
-       bits_per_docid(pf) AS bits
-FROM edge
-UNION ALL
-SELECT id, 'lrc', lr::text, length(lr), first_docid(lr), last_docid(lr),
-       codec(lr), nth(lr, 1), nth(lr, 2), nth(lr, length(lr)), nth(lr, 0),
-       nth(lr, length(lr) + 1), lr @> 0, 2147483647 <@ lr, contains(lr, 8),
-       lr @> -1, docids(lr), size_bytes(lr), octet_length(lr::bytea),
-       bits_per_docid(lr)
-FROM edge
-UNION ALL
-SELECT id, 'qs', qs::text, length(qs), first_docid(qs), last_docid(qs),
-       codec(qs), nth(qs, 1), nth(qs, 2), nth(qs, length(qs)), nth(qs, 0),
-       nth(qs, length(qs) + 1), qs @> 0, 2147483647 <@ qs, contains(qs, 8),
-       qs @> -1, docids(qs), size_bytes(qs), octet_length(qs::bytea),
-       bits_per_docid(qs)
-FROM edge;
+SELECT id, 'pfor' AS typ, a.* FROM edge, pg_temp.accessors(pf) a
+UNION ALL SELECT id, 'lrc', a.* FROM edge, pg_temp.accessors(lr) a
+UNION ALL SELECT id, 'qs', a.* FROM edge, pg_temp.accessors(qs) a;
 
 SELECT id, typ, val, len, first, last, codec, nth1, nth2, nthn, nth0, nthn1,
        has0, hasmax, has8, hasneg
@@ -423,18 +436,6 @@ SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 SET max_parallel_workers_per_gather = 2;
-CREATE FUNCTION pg_temp.plan_has(q text, pat text) RETURNS bool
-LANGUAGE plpgsql AS $$
-DECLARE
-    line text;
-BEGIN
-    FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-        IF line ~ pat THEN
-            RETURN true;
-        END IF;
-    END LOOP;
-    RETURN false;
-END $$;
 SELECT pg_temp.plan_has(q, 'Partial .*Aggregate') AS partial_aggregate,
        pg_temp.plan_has(q, 'Finalize .*Aggregate') AS finalize_aggregate,
        pg_temp.plan_has(q, 'Gather') AS gather

@@ -188,3 +188,132 @@ SELECT name, ver, pg_column_size(qs) = size_bytes(qs) AS out_of_line,
                       AND last_docid(pf) = docs[cardinality(docs)]) AS pfor_header_ok,
        docids(qs) = docs AS qs_docids_ok, posting_slice(qs, 0, 2147483648)::int4[] = docs AS slice_ok
 FROM toasted ORDER BY name, ver;
+
+-- across versions (equality compares docIDs, not bytes): a version 1 value
+-- and the same docIDs written as version 2, of the same type or another,
+-- are =, not <>, compare 0 and hash alike, though their bytes differ
+SELECT a.codec AS v1, b.codec AS v2, count(*) AS lists,
+       count(*) FILTER (WHERE coalesce(a.pf = b.pf2, a.pf = b.lr2, a.pf = b.qs2,
+                                       a.lr = b.pf2, a.lr = b.lr2, a.lr = b.qs2,
+                                       a.qs = b.pf2, a.qs = b.lr2, a.qs = b.qs2)) AS eq,
+       count(*) FILTER (WHERE coalesce(a.pf <> b.pf2, a.pf <> b.lr2, a.pf <> b.qs2,
+                                       a.lr <> b.pf2, a.lr <> b.lr2, a.lr <> b.qs2,
+                                       a.qs <> b.pf2, a.qs <> b.lr2, a.qs <> b.qs2)) AS ne,
+       count(*) FILTER (WHERE coalesce(posting_cmp(a.pf, b.pf2), posting_cmp(a.pf, b.lr2),
+                                       posting_cmp(a.pf, b.qs2), posting_cmp(a.lr, b.pf2),
+                                       posting_cmp(a.lr, b.lr2), posting_cmp(a.lr, b.qs2),
+                                       posting_cmp(a.qs, b.pf2), posting_cmp(a.qs, b.lr2),
+                                       posting_cmp(a.qs, b.qs2)) = 0) AS cmp0,
+       count(*) FILTER (WHERE coalesce(posting_hash(a.pf), posting_hash(a.lr), posting_hash(a.qs)) =
+                              coalesce(posting_hash(b.pf2), posting_hash(b.lr2), posting_hash(b.qs2))
+                          AND coalesce(posting_hash_extended(a.pf, 42), posting_hash_extended(a.lr, 42), posting_hash_extended(a.qs, 42)) =
+                              coalesce(posting_hash_extended(b.pf2, 42), posting_hash_extended(b.lr2, 42), posting_hash_extended(b.qs2, 42))) AS hash_eq,
+       count(*) FILTER (WHERE coalesce(a.pf::bytea, a.lr::bytea, a.qs::bytea)
+                              <> coalesce(b.pf2::bytea, b.lr2::bytea, b.qs2::bytea)) AS bytes_differ
+FROM v1 a JOIN v1 b USING (name) GROUP BY a.codec, b.codec ORDER BY 1, 2;
+
+-- the btree order (of the docID sequences, as int4[] sorts) is one for
+-- version 1 and version 2 values; in a column holding both, every version 1
+-- value sorts beside its version 2 twin, and an index finds either by
+-- the other
+SELECT codec,
+       array_agg(name ORDER BY pf, lr, qs, name) = array_agg(name ORDER BY docs, name) AS v1_order,
+       array_agg(name ORDER BY pf2, lr2, qs2, name) = array_agg(name ORDER BY docs, name) AS v2_order
+FROM v1 GROUP BY codec ORDER BY codec;
+SELECT string_agg(name, ' ' ORDER BY docs, name) AS order_by_docids FROM v1 WHERE codec = 'qs';
+CREATE TEMP TABLE mixed AS
+SELECT name, 1 AS ver, qs FROM v1 WHERE codec = 'qs'
+UNION ALL SELECT name, 2, qs2 FROM v1 WHERE codec = 'qs';
+SELECT count(*) AS pairs, count(*) FILTER (WHERE m.name = n.name) AS twins_adjacent
+FROM (SELECT name, row_number() OVER (ORDER BY qs, ver) AS r FROM mixed) m
+JOIN (SELECT name, row_number() OVER (ORDER BY qs, ver) AS r FROM mixed) n ON n.r = m.r + 1
+WHERE m.r % 2 = 1;
+SELECT count(DISTINCT qs) AS distinct_lists, count(*) AS rows FROM mixed;
+SET enable_sort = off;
+SELECT count(*) AS groups, count(*) FILTER (WHERE c = 2) AS both_versions
+FROM (SELECT qs, count(*) AS c FROM mixed GROUP BY qs) g;
+RESET enable_sort;
+CREATE INDEX mixed_btree ON mixed USING btree (qs);
+CREATE INDEX mixed_hash ON mixed USING hash (qs);
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+SELECT v.name, count(*) FILTER (WHERE m.ver = 1) AS found_v1, count(*) FILTER (WHERE m.ver = 2) AS found_v2
+FROM v1 v JOIN LATERAL (SELECT ver FROM mixed WHERE mixed.qs = v.qs) m ON true
+WHERE v.codec = 'qs' GROUP BY v.name ORDER BY v.name;
+DROP INDEX mixed_btree;
+SELECT count(*) AS lookups, count(*) FILTER (WHERE c = 2) AS found_both
+FROM (SELECT (SELECT count(*) FROM mixed WHERE mixed.qs = v.qs2) AS c FROM v1 v WHERE v.codec = 'qs') s;
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+
+-- set algebra, containment and rank over a version 1 and a version 2
+-- operand (every pair of lists, every pair of types), against the arrays
+CREATE FUNCTION pg_temp.setop(op text, a int4[], b int4[]) RETURNS int4[] LANGUAGE sql AS $$
+    SELECT coalesce(array_agg(x ORDER BY x), '{}') FROM (
+        SELECT unnest(a) WHERE op = 'or' UNION SELECT unnest(b) WHERE op = 'or'
+        UNION (SELECT unnest(a) WHERE op IN ('andnot', 'xor') EXCEPT SELECT unnest(b))
+        UNION (SELECT unnest(b) WHERE op = 'xor' EXCEPT SELECT unnest(a))) s(x)
+$$;
+SELECT a.codec AS v1, b.codec AS v2, count(*) AS pairs,
+       count(*) FILTER (WHERE coalesce((a.pf | b.pf2)::int4[], (a.pf | b.lr2)::int4[], (a.pf | b.qs2)::int4[],
+                                       (a.lr | b.pf2)::int4[], (a.lr | b.lr2)::int4[], (a.lr | b.qs2)::int4[],
+                                       (a.qs | b.pf2)::int4[], (a.qs | b.lr2)::int4[], (a.qs | b.qs2)::int4[])
+                              <> pg_temp.setop('or', a.docs, b.docs)) AS or_bad,
+       count(*) FILTER (WHERE coalesce((a.pf - b.pf2)::int4[], (a.pf - b.lr2)::int4[], (a.pf - b.qs2)::int4[],
+                                       (a.lr - b.pf2)::int4[], (a.lr - b.lr2)::int4[], (a.lr - b.qs2)::int4[],
+                                       (a.qs - b.pf2)::int4[], (a.qs - b.lr2)::int4[], (a.qs - b.qs2)::int4[])
+                              <> pg_temp.setop('andnot', a.docs, b.docs)) AS andnot_bad,
+       count(*) FILTER (WHERE coalesce((b.pf2 - a.pf)::int4[], (b.lr2 - a.pf)::int4[], (b.qs2 - a.pf)::int4[],
+                                       (b.pf2 - a.lr)::int4[], (b.lr2 - a.lr)::int4[], (b.qs2 - a.lr)::int4[],
+                                       (b.pf2 - a.qs)::int4[], (b.lr2 - a.qs)::int4[], (b.qs2 - a.qs)::int4[])
+                              <> pg_temp.setop('andnot', b.docs, a.docs)) AS v2_andnot_v1_bad,
+       count(*) FILTER (WHERE coalesce((a.pf # b.pf2)::int4[], (a.pf # b.lr2)::int4[], (a.pf # b.qs2)::int4[],
+                                       (a.lr # b.pf2)::int4[], (a.lr # b.lr2)::int4[], (a.lr # b.qs2)::int4[],
+                                       (a.qs # b.pf2)::int4[], (a.qs # b.lr2)::int4[], (a.qs # b.qs2)::int4[])
+                              <> pg_temp.setop('xor', a.docs, b.docs)) AS xor_bad,
+       count(*) FILTER (WHERE coalesce(posting_or_count(a.pf, b.pf2), posting_or_count(a.pf, b.lr2),
+                                       posting_or_count(a.pf, b.qs2), posting_or_count(a.lr, b.pf2),
+                                       posting_or_count(a.lr, b.lr2), posting_or_count(a.lr, b.qs2),
+                                       posting_or_count(a.qs, b.pf2), posting_or_count(a.qs, b.lr2),
+                                       posting_or_count(a.qs, b.qs2))
+                              <> cardinality(pg_temp.setop('or', a.docs, b.docs))
+                          OR coalesce(posting_andnot_count(a.pf, b.pf2), posting_andnot_count(a.pf, b.lr2),
+                                       posting_andnot_count(a.pf, b.qs2), posting_andnot_count(a.lr, b.pf2),
+                                       posting_andnot_count(a.lr, b.lr2), posting_andnot_count(a.lr, b.qs2),
+                                       posting_andnot_count(a.qs, b.pf2), posting_andnot_count(a.qs, b.lr2),
+                                       posting_andnot_count(a.qs, b.qs2))
+                              <> cardinality(pg_temp.setop('andnot', a.docs, b.docs))
+                          OR coalesce(posting_xor_count(a.pf, b.pf2), posting_xor_count(a.pf, b.lr2),
+                                       posting_xor_count(a.pf, b.qs2), posting_xor_count(a.lr, b.pf2),
+                                       posting_xor_count(a.lr, b.lr2), posting_xor_count(a.lr, b.qs2),
+                                       posting_xor_count(a.qs, b.pf2), posting_xor_count(a.qs, b.lr2),
+                                       posting_xor_count(a.qs, b.qs2))
+                              <> cardinality(pg_temp.setop('xor', a.docs, b.docs))) AS counts_bad,
+       count(*) FILTER (WHERE coalesce(a.pf @> b.pf2, a.pf @> b.lr2, a.pf @> b.qs2,
+                                       a.lr @> b.pf2, a.lr @> b.lr2, a.lr @> b.qs2,
+                                       a.qs @> b.pf2, a.qs @> b.lr2, a.qs @> b.qs2)
+                              <> (b.docs <@ a.docs)
+                          OR coalesce(a.pf <@ b.pf2, a.pf <@ b.lr2, a.pf <@ b.qs2,
+                                       a.lr <@ b.pf2, a.lr <@ b.lr2, a.lr <@ b.qs2,
+                                       a.qs <@ b.pf2, a.qs <@ b.lr2, a.qs <@ b.qs2)
+                              <> (a.docs <@ b.docs)) AS containment_bad,
+       count(*) FILTER (WHERE b.docs <@ a.docs) AS contained
+FROM v1 a, v1 b GROUP BY a.codec, b.codec ORDER BY 1, 2;
+SELECT v.codec, count(*) AS probes,
+       count(*) FILTER (WHERE coalesce(rank(v.pf, x), rank(v.lr, x), rank(v.qs, x))
+                              <> (SELECT count(*) FROM unnest(v.docs) d WHERE d <= x)
+                          OR coalesce(rank(v.pf, x), rank(v.lr, x), rank(v.qs, x))
+                              <> coalesce(rank(v.pf2, x), rank(v.lr2, x), rank(v.qs2, x))) AS rank_bad
+FROM v1 v, LATERAL (SELECT (d + o)::int4 FROM unnest(v.docs) d, unnest('{-1,0,1}'::int8[]) o
+                    WHERE d + o BETWEEN -1 AND 2147483647
+                    UNION SELECT unnest('{-1,0,2147483647}'::int4[])) p(x)
+GROUP BY v.codec ORDER BY v.codec;
+
+-- appending to a version 1 value writes version 2, with every docID (the
+-- lists that do not hold 2^31-1 yet)
+SELECT codec, count(*) AS lists,
+       count(*) FILTER (WHERE coalesce((pf + 2147483647)::int4[], (lr + 2147483647)::int4[], (qs + 2147483647)::int4[])
+                              = (SELECT array_agg(DISTINCT d ORDER BY d)
+                                 FROM unnest(docs || 2147483647) d)) AS append_ok,
+       count(*) FILTER (WHERE get_byte(coalesce((pf + 2147483647)::bytea, (lr + 2147483647)::bytea, (qs + 2147483647)::bytea), 0) >= 128) AS written_v2
+FROM v1 WHERE NOT 2147483647 = ANY (docs) GROUP BY codec ORDER BY codec;

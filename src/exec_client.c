@@ -15,26 +15,8 @@
  * leave through PG_CATCH, and backend exit through a before_shmem_exit
  * callback; both give every request of this backend up (see the state
  * machine in exec_shmem.h), so nothing leaks and nothing waits forever.
- *
- * Cost model of gpuidx.device = auto (after Ding et al., WWW 2009: send
- * each query to the processor that suits it, estimated from list
- * lengths).  For a set of queries with work W = sum over queries of
- * (shortest n) * (k - 1):
- *
- *   backend  T_b = W * c_b
- *   executor T_e = o + d + W * c_e / p + B * c_copy
- *
- * c_b: measured cost of one probe in the backend (moving average over
- * in-backend intersections); c_e: the executor's cost per probe and
- * thread (its CPU threads run the same code, so c_e = c_b; on a GPU the
- * executor measures it per batch); p: threads the set can use
- * (min(executor threads, queries); 1 on a GPU); o: measured round-trip
- * overhead; d: the batching delay still to come (0 when the queue plus
- * this set reaches gpuidx.batch_threshold or when no other backend has a
- * request in flight, since the executor then runs it at once; else
- * gpuidx.batch_max_wait); B: bytes to copy into the arena (each distinct
- * list once), c_copy = 0.15 ns per byte.  The set goes to the executor
- * when T_e < T_b.  gpuidx_info() shows the current coefficients.
+ * Whether a set of queries goes at all is the cost model's call
+ * (exec_cost.c); list keys, stored lists and the cache are exec_cache.c's.
  */
 #include "postgres.h"
 
@@ -46,16 +28,16 @@
 #include "storage/proc.h"
 #include "utils/memutils.h"
 
+#include "exec_cache.h"
 #include "exec_client.h"
+#include "exec_cost.h"
 #include "exec_shmem.h"
+#include "gpuidx.h"
 #include "gpx_batch.h"
 #include "gpx_intersect.h"
 
 /* Requests one backend keeps in flight at a time. */
 #define CLIENT_MAX_INFLIGHT 8
-
-/* Copy (and hash) cost per byte, in picoseconds. */
-#define CLIENT_COPY_PS_PER_BYTE 150
 
 /* Why a chunk of queries was not served by the executor. */
 typedef enum ClientFail
@@ -73,7 +55,7 @@ typedef struct ClientList
 {
 	const gpx_list *l;			/* l->base NULL: stored, not read */
 	GpxExecStored *st;			/* the stored value behind l, or NULL */
-	uint64		hash;
+	gpx_key		key;			/* none: never cached, copied every time */
 } ClientList;
 
 /* What the planner knows of one query. */
@@ -100,7 +82,7 @@ typedef struct ClientChunk
 /* A distinct blob of a request. */
 typedef struct ClientBlob
 {
-	const ClientList *cl;
+	ClientList *cl;
 	bool		cacheable;		/* big enough for the executor's cache */
 	int			cache_e;		/* directory entry when cached, else -1 */
 	uint64		off;			/* offset in the chunk when inline */
@@ -121,12 +103,16 @@ typedef struct ClientCall
 	GpxExecQuery *qs;
 	ClientQInfo *qi;
 	ClientList *lists;
+	int			nlists;
+	int		   *dup_of;			/* per list: the first one with its blob */
 	int		   *rq;				/* routed query indices */
 	int			nr;
+	uint64		work;			/* what the cost model weighs */
+	uint64		bytes;
+	uint64		postings;
 	ClientChunk *chunks;
 	int			nchunks;
 	ClientBlobTable bt;			/* scratch, sized for every list */
-	bool		cache_on;		/* the executor caches lists */
 } ClientCall;
 
 /* Requests of this backend that may still be in shared memory. */
@@ -137,6 +123,8 @@ static struct
 }			cl_inflight[CLIENT_MAX_INFLIGHT];
 static int	cl_ninflight = 0;
 static bool cl_exit_hooked = false;
+static bool cl_warned_no_gpu = false;	/* this session was told once */
+static bool cl_warned_no_executor = false;	/* likewise, without preloading */
 
 /* --------------------------------------------------------- cleanup -- */
 
@@ -157,7 +145,7 @@ client_release_locked(int i, uint64 gen)
 			break;
 		case GPX_SLOT_RUNNING:
 			/* the executor is writing into it: it frees it when done */
-			sl->state = GPX_SLOT_ABANDONED;
+			gpuidx_exec_slot_set_state(i, GPX_SLOT_ABANDONED);
 			break;
 		default:
 			break;
@@ -211,6 +199,7 @@ client_on_exit(int code, Datum arg)
 {
 	LWLockReleaseAll();
 	client_release_all();
+	gpuidx_exec_cache_read_unpin();
 }
 
 /* ---------------------------------------------------------- routing -- */
@@ -265,31 +254,6 @@ client_fail_text(ClientFail f)
 	return "";
 }
 
-/* Whether gpuidx.device sends a set of queries to the executor (model above). */
-static bool
-client_route(int nq, uint64 work, uint64 bytes, uint64 postings)
-{
-	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
-	double		c_b,
-				c_e,
-				t_b,
-				t_e,
-				par;
-
-	if (gpuidx_exec_device != GPX_DEVICE_AUTO)
-		return true;
-	c_b = pg_atomic_read_u64(&ctl->cost_backend_ps) / 1000.0;
-	c_e = ctl->exec_gpu ? pg_atomic_read_u64(&ctl->cost_exec_ps) / 1000.0 : c_b;
-	par = ctl->exec_gpu ? 1 : Max(1, Min(ctl->exec_threads, nq));
-	t_b = work * c_b;
-	t_e = pg_atomic_read_u64(&ctl->cost_overhead_ns) +
-		(ctl->queued_work + postings >= (uint64) gpuidx_exec_batch_threshold ||
-		 pg_atomic_read_u32(&ctl->clients_inflight) == 0
-		 ? 0.0 : gpuidx_exec_batch_max_wait * 1000.0) +
-		work * c_e / par + bytes * (CLIENT_COPY_PS_PER_BYTE / 1000.0);
-	return t_e < t_b;
-}
-
 /* Whether the executor can take requests at all right now. */
 static bool
 client_executor_up(void)
@@ -297,109 +261,72 @@ client_executor_up(void)
 	return gpuidx_exec_shm->ctl->exec_state == GPX_EXEC_RUNNING;
 }
 
-/* -------------------------------------------------------- requests -- */
-
-/* Rotate x left by r bits (0 < r < 64). */
-#define CLIENT_ROTL(x, r) (((x) << (r)) | ((x) >> (64 - (r))))
-
-/* One SipHash round. */
-#define CLIENT_SIPROUND(v0, v1, v2, v3) \
-	do { \
-		v0 += v1; v1 = CLIENT_ROTL(v1, 13); v1 ^= v0; v0 = CLIENT_ROTL(v0, 32); \
-		v2 += v3; v3 = CLIENT_ROTL(v3, 16); v3 ^= v2; \
-		v0 += v3; v3 = CLIENT_ROTL(v3, 21); v3 ^= v0; \
-		v2 += v1; v1 = CLIENT_ROTL(v1, 17); v1 ^= v2; v2 = CLIENT_ROTL(v2, 32); \
-	} while (0)
-
 /*
- * SipHash-2-4 of the words m[0..nm), keyed with the secret drawn at server
- * start.  Messages of different word counts never collide by construction
- * (the length is part of the last block).
+ * gpuidx.device = gpu, and the running executor has no usable GPU (none
+ * found, no driver, or the server's own gpuidx.device is cpu): raise
+ * 55000, as for any executor that cannot serve what was asked; or, with
+ * gpuidx.executor_fallback on, let the nq queries run on the executor's
+ * cpu threads, counted in gpu_unavailable, with a WARNING once a session.
  */
-static uint64
-client_siphash(const uint64 *m, int nm)
+static void
+client_check_gpu(int nq)
 {
-	const uint64 *k = gpuidx_exec_shm->ctl->hash_key;
-	uint64		v0 = k[0] ^ UINT64CONST(0x736f6d6570736575),
-				v1 = k[1] ^ UINT64CONST(0x646f72616e646f6d),
-				v2 = k[0] ^ UINT64CONST(0x6c7967656e657261),
-				v3 = k[1] ^ UINT64CONST(0x7465646279746573),
-				b = (uint64) (nm * sizeof(uint64)) << 56;
+	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
+	char		desc[GPX_DEVICE_DESC_LEN];
+	char		note[sizeof(ctl->device_note)];
 
-	for (int i = 0; i < nm; i++)
+	if (gpuidx_exec_device != GPX_DEVICE_GPU || ctl->exec_gpu ||
+		!client_executor_up())
+		return;
+	LWLockAcquire(ctl->lock, LW_SHARED);
+	strlcpy(desc, ctl->device_desc, sizeof(desc));
+	strlcpy(note, ctl->device_note, sizeof(note));
+	LWLockRelease(ctl->lock);
+	if (!gpuidx_exec_fallback)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("gpuidx.device is gpu, but the executor has no usable gpu"),
+				 errdetail("The executor runs batches on %s (%s).", desc, note),
+				 errhint("Set gpuidx.device to auto or cpu, or gpuidx.executor_fallback = on to run on the executor's cpu threads.")));
+	gpuidx_exec_count(&ctl->stats.gpu_unavailable, nq);
+	if (!cl_warned_no_gpu)
 	{
-		v3 ^= m[i];
-		CLIENT_SIPROUND(v0, v1, v2, v3);
-		CLIENT_SIPROUND(v0, v1, v2, v3);
-		v0 ^= m[i];
+		cl_warned_no_gpu = true;
+		ereport(WARNING,
+				(errmsg("gpuidx.device is gpu, but the executor has no usable gpu: intersections run on its cpu threads"),
+				 errdetail("The executor runs batches on %s (%s).", desc, note),
+				 errhint("This is said once per session; gpuidx_stats.gpu_unavailable counts the queries.")));
 	}
-	v3 ^= b;
-	CLIENT_SIPROUND(v0, v1, v2, v3);
-	CLIENT_SIPROUND(v0, v1, v2, v3);
-	v0 ^= b;
-	v2 ^= 0xff;
-	for (int i = 0; i < 4; i++)
-		CLIENT_SIPROUND(v0, v1, v2, v3);
-	return v0 ^ v1 ^ v2 ^ v3;
-}
-
-/* Database and current role, the scope of every key. */
-static inline uint64
-client_key_scope(void)
-{
-	return ((uint64) MyDatabaseId << 32) | (uint64) GetUserId();
 }
 
 /*
- * The key under which a list travels and is cached (shared directory,
- * executor, GPU device cache): client_siphash of (database, current role,
- * blob length, content hash).
- *
- * gpx_hash64 alone is fast but not collision resistant: anyone who can
- * build a posting list can build a different one with the same hash,
- * length and ends (two bit flips 64 bytes apart cancel in its lanes).  With
- * a shared, content-addressed cache, another role's query sent by hash
- * would then be computed on the forged list, and cache hits would tell one
- * role whether another had just used a given list.  Scoping the key to the
- * role (the boundary of what a session may read anyway) and keying it with
- * a secret closes both: a forged key would need a SipHash collision under
- * an unknown key.  The price: equal lists of different roles are cached
- * once per role.
+ * gpuidx.device = gpu or cpu (every query to the executor), and there is
+ * no executor at all: the library is not preloaded.  Raise 55000; or, with
+ * gpuidx.executor_fallback on, let the backend compute the queries, with a
+ * WARNING once a session (nothing counts them: gpuidx_stats lives in the
+ * shared memory that preloading reserves).
  */
-static uint64
-client_list_key(uint64 content_hash, uint64 len)
+static void
+client_check_preloaded(void)
 {
-	uint64		m[3];
+	const char *dev = gpuidx_exec_device == GPX_DEVICE_GPU ? "gpu" : "cpu";
 
-	m[0] = client_key_scope();
-	m[1] = len;
-	m[2] = content_hash;
-	return client_siphash(m, 3);
-}
-
-/*
- * The key of a stored list, from its identity alone (nothing is read):
- * client_siphash of (database, current role, key epoch, TOAST relation and
- * value OID, blob length, and the OID counter position at which the value
- * OID next comes round).  The value is live (our snapshot sees it), so it
- * was given its OID less than one turn of the counter before that point,
- * and no other value can have it until then; a later value with the same
- * OID gets a later point.  So one key names one content, for as long as
- * the epoch lasts (gpuidx_exec_oid_position): nothing cached under it can
- * ever be stale.  pos comes from gpuidx_exec_oid_position, sampled after
- * the value was seen.
- */
-static uint64
-client_stored_key(const GpxExecStored *st, uint32 epoch, uint64 pos)
-{
-	uint64		m[5];
-
-	m[0] = client_key_scope();
-	m[1] = UINT64CONST(0x53544f5245440000) | epoch;	/* "STORED", epoch */
-	m[2] = ((uint64) st->toastrelid << 32) | st->valueid;
-	m[3] = st->len;
-	m[4] = pos + (uint32) (st->valueid - (uint32) pos);
-	return client_siphash(m, 5);
+	if (gpuidx_exec_device == GPX_DEVICE_AUTO || !gpuidx_exec_use)
+		return;
+	if (!gpuidx_exec_fallback)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("gpuidx.device is %s, but there is no executor: gpuidx is not preloaded", dev),
+				 errdetail("The executor runs only when shared_preload_libraries includes gpuidx."),
+				 errhint("Add gpuidx to shared_preload_libraries and restart the server, set gpuidx.device to auto, or gpuidx.executor_fallback = on to compute in the backend.")));
+	if (!cl_warned_no_executor)
+	{
+		cl_warned_no_executor = true;
+		ereport(WARNING,
+				(errmsg("gpuidx.device is %s, but there is no executor: intersections are computed in the backend", dev),
+				 errdetail("The executor runs only when shared_preload_libraries includes gpuidx."),
+				 errhint("This is said once per session.")));
+	}
 }
 
 /* ---------------------------------------------------- stored lists -- */
@@ -447,7 +374,6 @@ gpuidx_exec_read_stored(GpxExecStored *s)
 void
 gpuidx_exec_resolve(GpxExecStored *const *s, int n)
 {
-	GpxExecShared *ctl;
 	bool		any = false;
 
 	for (int i = 0; i < n; i++)
@@ -455,34 +381,7 @@ gpuidx_exec_resolve(GpxExecStored *const *s, int n)
 	if (!any)
 		return;
 	if (gpuidx_exec_keeps_stored(GPX_EXEC_STORED_MIN_BYTES))
-	{
-		uint32		epoch;
-		uint64		pos;
-
-		ctl = gpuidx_exec_shm->ctl;
-		LWLockAcquire(ctl->lock, LW_EXCLUSIVE);
-		pos = gpuidx_exec_oid_position(&epoch);
-		for (int i = 0; i < n; i++)
-		{
-			GpxExecStored *st = s[i];
-			int			e;
-
-			if (st == NULL || st->known || st->l.base != NULL ||
-				st->len < GPX_EXEC_STORED_MIN_BYTES)
-				continue;
-			st->key = client_stored_key(st, epoch, pos);
-			st->keyed = true;
-			e = gpuidx_exec_cache_lookup(st->key, st->len);
-			if (e < 0)
-				continue;
-			st->l.len = st->len;
-			st->l.n = gpuidx_exec_shm->cache[e].n;
-			st->l.first = gpuidx_exec_shm->cache[e].first;
-			st->l.last = gpuidx_exec_shm->cache[e].last;
-			st->known = true;
-		}
-		LWLockRelease(ctl->lock);
-	}
+		gpuidx_exec_cache_resolve_stored(s, n);
 	for (int i = 0; i < n; i++)
 		if (s[i] != NULL && !s[i]->known)
 			gpuidx_exec_read_stored(s[i]);
@@ -529,32 +428,56 @@ client_bt_reset(ClientBlobTable *t)
 	t->nblobs = 0;
 }
 
+/*
+ * Whether two lists of a call with one key are the same list.  The key
+ * only finds candidates: a stored value's key names it (same key, same
+ * value), but lists in memory are the same only if their bytes are.
+ */
+static bool
+client_same_list(const ClientList *a, const ClientList *b)
+{
+	if (!gpx_key_eq(a->key, b->key) || a->l->len != b->l->len)
+		return false;
+	if (a->key.hi & GPX_KEY_NAMED_BIT)
+		return true;
+	return a->l->base != NULL && b->l->base != NULL &&
+		memcmp(a->l->base, b->l->base, a->l->len) == 0;
+}
+
 /* Index of the distinct blob equal to cl, added if new (*added says). */
 static int
-client_bt_add(ClientBlobTable *t, const ClientList *cl, bool cache_on,
-			  bool *added)
+client_bt_add(ClientBlobTable *t, ClientList *cl, bool *added)
 {
 	const gpx_list *l = cl->l;
 	uint32		i;
 	int			b;
 
-	for (i = client_mix(cl->hash) & t->mask; (b = t->slots[i]) >= 0;
+	for (i = client_mix(cl->key.lo) & t->mask; (b = t->slots[i]) >= 0;
 		 i = (i + 1) & t->mask)
 	{
-		const gpx_list *o = t->blobs[b].cl->l;
-
-		if (t->blobs[b].cl->hash == cl->hash && o->len == l->len &&
-			o->n == l->n && o->first == l->first && o->last == l->last)
+		if (!gpx_key_eq(t->blobs[b].cl->key, cl->key))
+			continue;
+		if (client_same_list(t->blobs[b].cl, cl))
 		{
 			*added = false;
 			return b;
 		}
+
+		/*
+		 * One key, different bytes: a collision of the keyed PRF, which
+		 * nobody can make without the secret.  Should it ever happen, the
+		 * second list goes without a key, so nothing takes it for the
+		 * first; it is still copied and computed.
+		 */
+		ereport(LOG,
+				(errmsg("gpuidx: two different posting lists share a cache key"),
+				 errdetail("The second is sent without a key.")));
+		cl->key.lo = cl->key.hi = 0;
+		return client_bt_add(t, cl, added);
 	}
 	b = t->nblobs++;
 	t->blobs[b].cl = cl;
-	t->blobs[b].cacheable = cache_on &&
-		l->len >= (cl->st != NULL && cl->st->keyed ?
-				   GPX_EXEC_STORED_MIN_BYTES : GPX_EXEC_CACHE_MIN_BYTES);
+	t->blobs[b].cacheable = gpuidx_exec_cache_wants((uint32) l->len, cl->key);
 	t->blobs[b].cache_e = -1;
 	t->blobs[b].off = 0;
 	t->slots[i] = b;
@@ -574,82 +497,78 @@ client_query_cost(ClientCall *c, int q)
 	{
 		bool		added;
 
-		client_bt_add(&c->bt, &c->lists[c->qi[q].first + j], c->cache_on, &added);
+		client_bt_add(&c->bt, &c->lists[c->qi[q].first + j], &added);
 		if (added)
 			b += TYPEALIGN(8, qq->lists[j]->len);
 	}
 	return b;
 }
 
-/*
- * Pack chunk ch into a new request and queue it.  Returns CF_NONE when
- * queued (ch->slot set), else why not.
- */
-static ClientFail
-client_submit(ClientCall *c, ClientChunk *ch)
+/* A request being built from one chunk (the steps of client_submit). */
+typedef struct ClientReq
 {
-	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
-	ClientBlobTable *t = &c->bt;
-	int			nq = ch->rb - ch->ra;
-	int			nl = 0;
-	int		   *blob_of;
-	uint64		lists_off,
-				blobs_off,
-				out_off,
-				out_words = 0,
-				total,
-				work = 0,
-				copied = 0,
-				hits = 0,
-				misses = 0,
-				not_read = 0;
-	uint64		off;
-	bool		need_read;
-	int			slot,
-				exec_procno = -1;
+	int			nq;				/* queries */
+	int			nl;				/* list references */
+	int		   *blob_of;		/* per reference: its distinct blob in bt */
+	uint64		lists_off;		/* GpxReqList[nl] in the chunk */
+	uint64		out_off;		/* results in the chunk */
+	uint64		out_words;
+	uint64		work;			/* postings of the queries' shortest lists */
+	int			slot;			/* once reserved */
 	uint64		gen;
-	char	   *chunk;
-	GpxExecSlot *sl;
-	bool	   *pinned;
+	uint64		copied;			/* statistics, once filled */
+	uint64		hits;
+	uint64		misses;
+	uint64		not_read;
+} ClientReq;
 
+/* Step 1: the chunk's distinct lists (c->bt) and the request's geometry. */
+static void
+client_req_lists(ClientCall *c, const ClientChunk *ch, ClientReq *rq)
+{
+	int			nl = 0;
+
+	memset(rq, 0, sizeof(*rq));
+	rq->nq = ch->rb - ch->ra;
+	rq->slot = -1;
 	for (int r = ch->ra; r < ch->rb; r++)
 	{
-		nl += c->qs[c->rq[r]].k;
-		out_words += c->qi[c->rq[r]].nmin;
-		work += c->qi[c->rq[r]].nmin;
+		rq->nl += c->qs[c->rq[r]].k;
+		rq->out_words += c->qi[c->rq[r]].nmin;
+		rq->work += c->qi[c->rq[r]].nmin;
 	}
-	blob_of = palloc(sizeof(int) * nl);
-	client_bt_reset(t);
-	nl = 0;
+	rq->blob_of = palloc(sizeof(int) * rq->nl);
+	client_bt_reset(&c->bt);
 	for (int r = ch->ra; r < ch->rb; r++)
 	{
 		int			q = c->rq[r];
 		bool		added;
 
 		for (int j = 0; j < c->qs[q].k; j++)
-			blob_of[nl++] = client_bt_add(t, &c->lists[c->qi[q].first + j],
-										  c->cache_on, &added);
+			rq->blob_of[nl++] = client_bt_add(&c->bt, &c->lists[c->qi[q].first + j],
+											  &added);
 	}
-	lists_off = (uint64) nq * sizeof(gpx_batch_query);
-	blobs_off = lists_off + (uint64) nl * sizeof(GpxReqList);
+	rq->lists_off = (uint64) rq->nq * sizeof(gpx_batch_query);
+}
 
-retry:
-	LWLockAcquire(ctl->lock, LW_EXCLUSIVE);
-	if (!client_executor_up())
-	{
-		LWLockRelease(ctl->lock);
-		pfree(blob_of);
-		return CF_DOWN;
-	}
-	/* lists the executor holds go by hash */
-	off = blobs_off;
-	need_read = false;
+/*
+ * Step 2 (lock held): lists the executor holds go by key, the others get
+ * their place in the chunk; sets out_off.  Returns false when a stored
+ * list must be read first (it was evicted since resolved).
+ */
+static bool
+client_req_place(ClientCall *c, ClientReq *rq)
+{
+	ClientBlobTable *t = &c->bt;
+	uint64		off = rq->lists_off + (uint64) rq->nl * sizeof(GpxReqList);
+	bool		need_read = false;
+
 	for (int b = 0; b < t->nblobs; b++)
 	{
 		const gpx_list *l = t->blobs[b].cl->l;
 
 		t->blobs[b].cache_e = !t->blobs[b].cacheable ? -1 :
-			gpuidx_exec_cache_find(t->blobs[b].cl->hash, l->len, l->n,
+			gpuidx_exec_cache_find(t->blobs[b].cl->key, l->len, l->n,
 								   l->first, l->last);
 		if (t->blobs[b].cache_e < 0)
 		{
@@ -658,154 +577,217 @@ retry:
 			need_read |= l->base == NULL;
 		}
 	}
-	if (need_read)
+	rq->out_off = off;
+	return !need_read;
+}
+
+/*
+ * Step 3: place the lists (step 2, reading evicted stored lists and
+ * starting over as needed), take a slot and an arena chunk, describe the
+ * request in the slot and pin the cached lists it sends by key.  The slot
+ * is then FILLING and ours alone.
+ */
+static ClientFail
+client_req_reserve(ClientCall *c, ClientReq *rq)
+{
+	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
+	ClientBlobTable *t = &c->bt;
+	GpxExecSlot *sl;
+	uint64		total;
+
+	for (;;)
 	{
-		/* evicted since resolved: read those stored lists and start over */
+		LWLockAcquire(ctl->lock, LW_EXCLUSIVE);
+		if (!client_executor_up())
+		{
+			LWLockRelease(ctl->lock);
+			return CF_DOWN;
+		}
+		if (client_req_place(c, rq))
+			break;
 		LWLockRelease(ctl->lock);
 		for (int b = 0; b < t->nblobs; b++)
 			if (t->blobs[b].cache_e < 0 && t->blobs[b].cl->st != NULL)
 				gpuidx_exec_read_stored(t->blobs[b].cl->st);
-		goto retry;
 	}
-	out_off = off;
-	total = out_off + out_words * 4;
+	total = rq->out_off + rq->out_words * 4;
 	if (total > ctl->arena_size)
 	{
 		LWLockRelease(ctl->lock);
-		pfree(blob_of);
 		return CF_TOO_LARGE;
 	}
-	slot = gpuidx_exec_slot_take();
-	if (slot < 0)
+	rq->slot = gpuidx_exec_slot_take();
+	if (rq->slot < 0)
 	{
 		LWLockRelease(ctl->lock);
-		pfree(blob_of);
 		return CF_ARENA_FULL;
 	}
-	sl = &gpuidx_exec_shm->slots[slot];
+	sl = &gpuidx_exec_shm->slots[rq->slot];
 	if (!gpuidx_exec_arena_alloc(total, &sl->chunk_off))
 	{
-		gpuidx_exec_slot_free(slot);
+		gpuidx_exec_slot_free(rq->slot);
 		LWLockRelease(ctl->lock);
-		pfree(blob_of);
 		return CF_ARENA_FULL;
 	}
 	sl->chunk_len = TYPEALIGN(GPX_EXEC_CHUNK_ALIGN, total);
 	sl->owner_procno = MyProc->pgprocno;
 	sl->owner_pid = MyProcPid;
-	sl->lists_off = lists_off;
-	sl->out_off = out_off;
-	sl->out_words = out_words;
-	sl->nqueries = nq;
-	sl->nlists = nl;
-	sl->work = work;
+	sl->lists_off = rq->lists_off;
+	sl->out_off = rq->out_off;
+	sl->out_words = rq->out_words;
+	sl->nqueries = rq->nq;
+	sl->nlists = rq->nl;
+	sl->work = rq->work;
 	sl->cache_epoch = ctl->cache_epoch;
 	for (int b = 0; b < t->nblobs; b++)
 		if (t->blobs[b].cache_e >= 0)
-			gpuidx_exec_shm->cache[t->blobs[b].cache_e].pins++;
-	gen = sl->generation;
-	client_remember(slot, gen);
+			gpuidx_exec_cache_pin(t->blobs[b].cache_e);
+	rq->gen = sl->generation;
+	client_remember(rq->slot, rq->gen);
 	LWLockRelease(ctl->lock);
+	return CF_NONE;
+}
 
-	/* fill the chunk: it is ours alone while FILLING */
-	chunk = gpuidx_exec_chunk(slot);
-	pinned = palloc0(sizeof(bool) * t->nblobs);
+/*
+ * Step 4, without the lock (the slot is FILLING, ours alone): write the
+ * queries and list references, copy the lists that go inline, clear the
+ * result area.
+ */
+static void
+client_req_fill(ClientCall *c, const ClientChunk *ch, ClientReq *rq)
+{
+	ClientBlobTable *t = &c->bt;
+	char	   *chunk = gpuidx_exec_chunk(rq->slot);
+	gpx_batch_query *bq = (gpx_batch_query *) chunk;
+	GpxReqList *rl = (GpxReqList *) (chunk + rq->lists_off);
+	bool	   *pinned = palloc0(sizeof(bool) * Max(t->nblobs, 1));
+	uint64		o = 0;
+	int			L = 0;
+
+	for (int r = ch->ra; r < ch->rb; r++)
 	{
-		gpx_batch_query *rq = (gpx_batch_query *) chunk;
-		GpxReqList *rl = (GpxReqList *) (chunk + lists_off);
-		uint64		o = 0;
-		int			L = 0;
+		int			q = c->rq[r];
+		gpx_batch_query *d = &bq[r - ch->ra];
 
-		for (int r = ch->ra; r < ch->rb; r++)
+		d->first_list = L;
+		d->nlists = c->qs[q].k;
+		d->out_offset = o;
+		d->out_capacity = c->qi[q].nmin;
+		d->out_count = 0;
+		d->status = -1;
+		d->reserved = 0;
+		o += c->qi[q].nmin;
+		for (int j = 0; j < c->qs[q].k; j++, L++)
 		{
-			int			q = c->rq[r];
-			gpx_batch_query *d = &rq[r - ch->ra];
+			ClientBlob *cb = &t->blobs[rq->blob_of[L]];
+			const gpx_list *l = cb->cl->l;
 
-			d->first_list = L;
-			d->nlists = c->qs[q].k;
-			d->out_offset = o;
-			d->out_capacity = c->qi[q].nmin;
-			d->out_count = 0;
-			d->status = -1;
-			d->reserved = 0;
-			o += c->qi[q].nmin;
-			for (int j = 0; j < c->qs[q].k; j++, L++)
+			rl[L].key = cb->cl->key;
+			rl[L].len = (uint32) l->len;
+			rl[L].n = l->n;
+			rl[L].first = l->first;
+			rl[L].last = l->last;
+			rl[L].flags = cb->cacheable ? GPX_REQ_CACHEABLE : 0;
+			rl[L].pad = 0;
+			if (cb->cache_e >= 0)
 			{
-				ClientBlob *cb = &t->blobs[blob_of[L]];
-				const gpx_list *l = cb->cl->l;
-
-				rl[L].hash = cb->cl->hash;
-				rl[L].len = (uint32) l->len;
-				rl[L].n = l->n;
-				rl[L].first = l->first;
-				rl[L].last = l->last;
-				rl[L].flags = cb->cacheable ? GPX_REQ_HASHED : 0;
-				rl[L].pad = 0;
-				if (cb->cache_e >= 0)
-				{
-					rl[L].off = 0;
-					rl[L].flags |= GPX_REQ_BY_HASH;
-					/* one reference per pin, so freeing unpins once */
-					if (!pinned[blob_of[L]])
-						rl[L].flags |= GPX_REQ_PINNED;
-					pinned[blob_of[L]] = true;
-				}
-				else
-				{
-					rl[L].off = cb->off;
-					rl[L].flags |= GPX_REQ_INLINE;
-				}
-			}
-		}
-		for (int b = 0; b < t->nblobs; b++)
-		{
-			if (t->blobs[b].cache_e >= 0)
-			{
-				hits++;
-				not_read += t->blobs[b].cl->l->base == NULL;
+				rl[L].off = 0;
+				rl[L].flags |= GPX_REQ_BY_KEY;
+				/* one reference per pin, so freeing unpins once */
+				if (!pinned[rq->blob_of[L]])
+					rl[L].flags |= GPX_REQ_PINNED;
+				pinned[rq->blob_of[L]] = true;
 			}
 			else
 			{
-				memcpy(chunk + t->blobs[b].off, t->blobs[b].cl->l->base,
-					   t->blobs[b].cl->l->len);
-				copied += t->blobs[b].cl->l->len;
-				misses += t->blobs[b].cacheable;
+				rl[L].off = cb->off;
+				rl[L].flags |= GPX_REQ_INLINE;
 			}
 		}
 	}
+	for (int b = 0; b < t->nblobs; b++)
+	{
+		if (t->blobs[b].cache_e >= 0)
+		{
+			rq->hits++;
+			rq->not_read += t->blobs[b].cl->l->base == NULL;
+		}
+		else
+		{
+			memcpy(chunk + t->blobs[b].off, t->blobs[b].cl->l->base,
+				   t->blobs[b].cl->l->len);
+			rq->copied += t->blobs[b].cl->l->len;
+			rq->misses += t->blobs[b].cacheable;
+		}
+	}
+
 	/*
 	 * The result area still holds whatever an earlier request of any
 	 * backend left in this part of the arena: clear it, so that only what
 	 * the executor writes for this request can ever be read back.
 	 */
-	memset(chunk + out_off, 0, out_words * 4);
+	memset(chunk + rq->out_off, 0, rq->out_words * 4);
 	pfree(pinned);
-	pfree(blob_of);
+}
 
-	/* queue it; wake the executor when it has a reason to look */
+/*
+ * Step 5: queue the filled request and wake the executor when it has a
+ * reason to look (the queue was empty, or holds a batch's worth).
+ */
+static ClientFail
+client_req_queue(ClientReq *rq)
+{
+	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
+	GpxExecSlot *sl = &gpuidx_exec_shm->slots[rq->slot];
+	int			exec_procno = -1;
+
 	LWLockAcquire(ctl->lock, LW_EXCLUSIVE);
-	if (sl->generation != gen || sl->state != GPX_SLOT_FILLING ||
+	if (sl->generation != rq->gen || sl->state != GPX_SLOT_FILLING ||
 		!client_executor_up())
 	{
-		client_release_locked(slot, gen);
-		client_forget(slot);
+		client_release_locked(rq->slot, rq->gen);
+		client_forget(rq->slot);
 		LWLockRelease(ctl->lock);
 		return CF_DOWN;
 	}
 	sl->queued_at = GetCurrentTimestamp();
-	gpuidx_exec_queue_push(slot);
+	gpuidx_exec_queue_push(rq->slot);
 	if (ctl->nqueued == 1 ||
 		ctl->queued_work >= (uint64) gpuidx_exec_batch_threshold)
 		exec_procno = ctl->exec_procno;
 	LWLockRelease(ctl->lock);
 	gpuidx_exec_wake_proc(exec_procno);
+	return CF_NONE;
+}
 
-	gpuidx_exec_count(&ctl->stats.bytes_copied, copied);
-	gpuidx_exec_count(&ctl->stats.cache_hits, hits);
-	gpuidx_exec_count(&ctl->stats.cache_misses, misses);
-	gpuidx_exec_count(&ctl->stats.lists_not_read, not_read);
-	ch->slot = slot;
-	ch->gen = gen;
+/*
+ * Pack chunk ch into a new request and queue it: its lists (step 1), a
+ * slot and chunk (steps 2-3), its contents (4), the queue (5).  Returns
+ * CF_NONE when queued (ch->slot set), else why not.
+ */
+static ClientFail
+client_submit(ClientCall *c, ClientChunk *ch)
+{
+	GpxExecStats *stats = &gpuidx_exec_shm->ctl->stats;
+	ClientReq	rq;
+	ClientFail	f;
+
+	client_req_lists(c, ch, &rq);
+	f = client_req_reserve(c, &rq);
+	if (f == CF_NONE)
+	{
+		client_req_fill(c, ch, &rq);
+		f = client_req_queue(&rq);
+	}
+	pfree(rq.blob_of);
+	if (f != CF_NONE)
+		return f;
+	gpuidx_exec_count(&stats->bytes_copied, rq.copied);
+	gpuidx_exec_count(&stats->cache_hits, rq.hits);
+	gpuidx_exec_count(&stats->cache_misses, rq.misses);
+	gpuidx_exec_count(&stats->lists_not_read, rq.not_read);
+	ch->slot = rq.slot;
+	ch->gen = rq.gen;
 	INSTR_TIME_SET_CURRENT(ch->submitted);
 	return CF_NONE;
 }
@@ -847,12 +829,8 @@ client_collect(ClientCall *c, ClientChunk *ch, bool overhead_sample)
 	gpuidx_exec_count(&ctl->stats.roundtrip_us, wall_ns / 1000);
 	/* the model's overhead: what is neither batching wait nor compute */
 	other_ns = wall_ns - (sl->wait_us + sl->run_us) * 1000;
-	if (overhead_sample && other_ns > 0)
-	{
-		uint64		cur = pg_atomic_read_u64(&ctl->cost_overhead_ns);
-
-		pg_atomic_write_u64(&ctl->cost_overhead_ns, (cur * 7 + other_ns) / 8);
-	}
+	if (overhead_sample)
+		gpuidx_exec_cost_note_overhead(other_ns);
 	return all;
 }
 
@@ -1084,25 +1062,166 @@ client_run_guarded(ClientCall *c)
 	client_release_all();		/* normally nothing is left */
 }
 
+/*
+ * The queries of a call that go anywhere (a query with an empty list has
+ * an empty answer): their shortest lengths, work and request bytes.
+ */
+static void
+client_call_queries(ClientCall *c, GpxExecQuery *qs, int nq)
+{
+	memset(c, 0, sizeof(*c));
+	c->qs = qs;
+	c->qi = palloc0(sizeof(ClientQInfo) * nq);
+	c->rq = palloc(sizeof(int) * nq);
+	for (int q = 0; q < nq; q++)
+	{
+		uint32		nmin = UINT32_MAX;
+
+		if (qs[q].k < 1 || qs[q].lists == NULL)
+			continue;
+		for (int j = 0; j < qs[q].k; j++)
+			nmin = Min(nmin, qs[q].lists[j]->n);
+		c->qi[q].nmin = nmin;
+		if (nmin == 0)
+			continue;			/* empty answer: nothing to send */
+		c->qi[q].work = gpuidx_exec_query_work(nmin, qs[q].k);
+		c->qi[q].first = c->nlists;
+		c->rq[c->nr++] = q;
+		c->nlists += qs[q].k;
+		c->work += c->qi[q].work;
+		c->postings += nmin;
+		c->bytes += sizeof(gpx_batch_query) + (uint64) nmin * 4 +
+			(uint64) qs[q].k * sizeof(GpxReqList);
+	}
+}
+
+/*
+ * The lists of the routed queries.  Lists shared by several queries (the
+ * same blob in memory, as the aggregate shares stored lists) are copied
+ * and keyed once: find them by address (of the blob, or of the list while
+ * a stored one is not read), for the size estimate now and the keys later.
+ */
+static void
+client_call_lists(ClientCall *c)
+{
+	uint32		cap = 16;
+	int		   *seen;
+
+	c->lists = palloc(sizeof(ClientList) * c->nlists);
+	c->dup_of = palloc(sizeof(int) * c->nlists);
+	while (cap < 2 * (uint32) c->nlists)
+		cap <<= 1;
+	seen = palloc(sizeof(int) * cap);
+	memset(seen, -1, sizeof(int) * cap);
+	for (int r = 0; r < c->nr; r++)
+	{
+		int			q = c->rq[r];
+
+		for (int j = 0; j < c->qs[q].k; j++)
+		{
+			int			L = c->qi[q].first + j;
+			const gpx_list *l = c->qs[q].lists[j];
+			const void *id = client_list_id(l);
+			uint32		i;
+
+			c->lists[L].l = l;
+			c->lists[L].st = c->qs[q].stored != NULL ? c->qs[q].stored[j] : NULL;
+			for (i = client_mix((uint64) (uintptr_t) id) & (cap - 1);
+				 seen[i] >= 0 && client_list_id(c->lists[seen[i]].l) != id;
+				 i = (i + 1) & (cap - 1))
+				;
+			if (seen[i] >= 0 && c->lists[seen[i]].l->len == l->len)
+				c->dup_of[L] = seen[i];
+			else
+			{
+				c->dup_of[L] = L;
+				/* a stored list the executor holds is not copied */
+				if (l->base != NULL)
+					c->bytes += TYPEALIGN(8, l->len);
+				if (seen[i] < 0)
+					seen[i] = L;
+			}
+		}
+	}
+	pfree(seen);
+}
+
+/*
+ * Keys: equal lists are sent once (client_bt_add compares their bytes),
+ * cached ones by key; the key is scoped to this role.  A stored list
+ * keyed by its identity keeps that key, read or not; the others are keyed
+ * by their content.
+ */
+static void
+client_call_keys(ClientCall *c)
+{
+	for (int L = 0; L < c->nlists; L++)
+	{
+		ClientList *cl = &c->lists[L];
+
+		if (c->dup_of[L] != L)
+			cl->key = c->lists[c->dup_of[L]].key;
+		else if (cl->st != NULL && cl->st->keyed)
+			cl->key = cl->st->key;
+		else
+			cl->key = gpuidx_exec_cache_key(cl->l);
+	}
+}
+
+/*
+ * Count the queries the executor did not compute, by reason, and raise
+ * the first reason as an error unless gpuidx.executor_fallback is on.
+ * Returns how many it computed.
+ */
+static int
+client_call_outcome(ClientCall *c)
+{
+	ClientFail	first_fail = CF_NONE;
+	int			ndone = 0;
+
+	for (int k = 0; k < c->nchunks; k++)
+	{
+		ClientChunk *ch = &c->chunks[k];
+		int			failed = 0;
+
+		for (int r = ch->ra; r < ch->rb; r++)
+		{
+			ndone += c->qs[c->rq[r]].done;
+			failed += !c->qs[c->rq[r]].done;
+		}
+		if (failed > 0)
+		{
+			ClientFail	f = ch->fail != CF_NONE ? ch->fail : CF_FAILED;
+
+			client_count_fail(f, failed);
+			if (first_fail == CF_NONE)
+				first_fail = f;
+		}
+	}
+	if (first_fail != CF_NONE && !gpuidx_exec_fallback)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("gpuidx executor could not serve the intersection"),
+				 errdetail("%s", client_fail_text(first_fail)),
+				 errhint("Set gpuidx.executor_fallback = on to compute it in the backend instead.")));
+	return ndone;
+}
+
 /* Send queries to the executor as one set; returns how many it computed. */
 int
 gpuidx_exec_intersect_many(GpxExecQuery *qs, int nq)
 {
-	GpxExecShared *ctl;
 	ClientCall	c;
-	uint64		work = 0,
-				bytes = 0,
-				postings = 0;
-	int			nlists = 0,
-				ndone = 0;
-	int		   *dup_of;
-	ClientFail	first_fail = CF_NONE;
 
 	for (int q = 0; q < nq; q++)
 		qs[q].done = false;
-	if (nq <= 0 || gpuidx_exec_shm == NULL || !gpuidx_exec_use)
+	if (nq <= 0 || !gpuidx_exec_use)
 		return 0;
-	ctl = gpuidx_exec_shm->ctl;
+	if (gpuidx_exec_shm == NULL)
+	{
+		client_check_preloaded();
+		return 0;
+	}
 	if (cl_ninflight > 0)
 		client_release_all();	/* left over by an earlier error */
 	if (!cl_exit_hooked)
@@ -1116,140 +1235,25 @@ gpuidx_exec_intersect_many(GpxExecQuery *qs, int nq)
 		if (qs[q].stored != NULL && qs[q].k > 0)
 			gpuidx_exec_resolve(qs[q].stored, qs[q].k);
 
-	memset(&c, 0, sizeof(c));
-	c.qs = qs;
-	c.qi = palloc0(sizeof(ClientQInfo) * nq);
-	c.rq = palloc(sizeof(int) * nq);
-	c.cache_on = ctl->cache_cap > 0;
-	for (int q = 0; q < nq; q++)
-	{
-		uint32		nmin = UINT32_MAX;
-
-		if (qs[q].k < 1 || qs[q].lists == NULL)
-			continue;
-		for (int j = 0; j < qs[q].k; j++)
-			nmin = Min(nmin, qs[q].lists[j]->n);
-		c.qi[q].nmin = nmin;
-		if (nmin == 0)
-			continue;			/* empty answer: nothing to send */
-		c.qi[q].work = gpuidx_exec_query_work(nmin, qs[q].k);
-		c.qi[q].first = nlists;
-		c.rq[c.nr++] = q;
-		nlists += qs[q].k;
-		work += c.qi[q].work;
-		postings += nmin;
-		bytes += sizeof(gpx_batch_query) + (uint64) nmin * 4 +
-			(uint64) qs[q].k * sizeof(GpxReqList);
-	}
+	client_call_queries(&c, qs, nq);
 	if (c.nr == 0)
 		return 0;
+	client_call_lists(&c);
 
-	/*
-	 * Lists shared by several queries (the same blob in memory, as the
-	 * aggregate shares stored lists) are copied and hashed once: find them
-	 * by address (of the blob, or of the list while a stored one is not
-	 * read), for the size estimate now and the hashing below.
-	 */
-	c.lists = palloc(sizeof(ClientList) * nlists);
-	dup_of = palloc(sizeof(int) * nlists);
+	/* decide before keying anything: the backend path pays nothing */
+	if (!gpuidx_exec_cost_route(c.nr, c.work, c.bytes, c.postings))
 	{
-		uint32		cap = 16;
-		int		   *seen;
-
-		while (cap < 2 * (uint32) nlists)
-			cap <<= 1;
-		seen = palloc(sizeof(int) * cap);
-		memset(seen, -1, sizeof(int) * cap);
-		for (int r = 0; r < c.nr; r++)
-		{
-			int			q = c.rq[r];
-
-			for (int j = 0; j < qs[q].k; j++)
-			{
-				int			L = c.qi[q].first + j;
-				const gpx_list *l = qs[q].lists[j];
-				const void *id = client_list_id(l);
-				uint32		i;
-
-				c.lists[L].l = l;
-				c.lists[L].st = qs[q].stored != NULL ? qs[q].stored[j] : NULL;
-				for (i = client_mix((uint64) (uintptr_t) id) & (cap - 1);
-					 seen[i] >= 0 && client_list_id(c.lists[seen[i]].l) != id;
-					 i = (i + 1) & (cap - 1))
-					;
-				if (seen[i] >= 0 && c.lists[seen[i]].l->len == l->len)
-					dup_of[L] = seen[i];
-				else
-				{
-					dup_of[L] = L;
-					/* a stored list the executor holds is not copied */
-					if (l->base != NULL)
-						bytes += TYPEALIGN(8, l->len);
-					if (seen[i] < 0)
-						seen[i] = L;
-				}
-			}
-		}
-		pfree(seen);
-	}
-
-	/* decide before hashing anything: the backend path pays nothing */
-	if (!client_route(c.nr, work, bytes, postings))
-	{
-		gpuidx_exec_count(&ctl->stats.backend_queries, c.nr);
+		gpuidx_exec_count(&gpuidx_exec_shm->ctl->stats.backend_queries, c.nr);
 		return 0;
 	}
 
-	/*
-	 * Keys: equal lists are sent once, cached ones by key; the key is
-	 * scoped to this role.  A stored list keyed by its identity keeps that
-	 * key (client_stored_key), read or not; the others hash their content
-	 * (client_list_key).
-	 */
-	for (int L = 0; L < nlists; L++)
-	{
-		const ClientList *cl = &c.lists[L];
-
-		if (dup_of[L] != L)
-			c.lists[L].hash = c.lists[dup_of[L]].hash;
-		else if (cl->st != NULL && cl->st->keyed)
-			c.lists[L].hash = cl->st->key;
-		else
-			c.lists[L].hash = client_list_key(gpx_hash64(cl->l->base, cl->l->len),
-											  cl->l->len);
-	}
-	client_bt_init(&c.bt, nlists);
+	client_check_gpu(c.nr);
+	client_call_keys(&c);
+	client_bt_init(&c.bt, c.nlists);
 	c.chunks = palloc(sizeof(ClientChunk) * c.nr);
 	(void) client_plan(&c);
 	client_run_guarded(&c);
-
-	for (int k = 0; k < c.nchunks; k++)
-	{
-		ClientChunk *ch = &c.chunks[k];
-		int			failed = 0;
-
-		for (int r = ch->ra; r < ch->rb; r++)
-		{
-			ndone += qs[c.rq[r]].done;
-			failed += !qs[c.rq[r]].done;
-		}
-		if (failed > 0)
-		{
-			ClientFail f = ch->fail != CF_NONE ? ch->fail : CF_FAILED;
-
-			client_count_fail(f, failed);
-			if (first_fail == CF_NONE)
-				first_fail = f;
-		}
-	}
-
-	if (first_fail != CF_NONE && !gpuidx_exec_fallback)
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("gpuidx executor could not serve the intersection"),
-				 errdetail("%s", client_fail_text(first_fail)),
-				 errhint("Set gpuidx.executor_fallback = on to compute it in the backend instead.")));
-	return ndone;
+	return client_call_outcome(&c);
 }
 
 /* Whether the executor takes requests now (worth gathering queries for). */
@@ -1280,22 +1284,106 @@ gpuidx_exec_intersect(const gpx_list *const *lists, int k, uint32 *out,
 	return false;
 }
 
+/*
+ * Compute query q in the backend.  With in_place, its stored lists that
+ * the shared cache holds (known from the directory, not read) are read
+ * there: pinned, opened and checked against the directory's header
+ * fields, intersected, unpinned, with nothing in between that can raise
+ * an error.  A list evicted since it was resolved, or one whose copy does
+ * not open as the directory says, is read from its table (the pins are
+ * let go first: reading may raise an error), and so is every stored list
+ * without in_place.  Lists it had to read are then offered to the cache,
+ * so that later queries read them in place.  Returns the lists read in
+ * place.
+ */
+static int
+client_backend_query(GpxExecQuery *q, bool in_place)
+{
+	const gpx_list *const *lists = q->lists;
+	int			pinned = 0;
+	uint32		outn = 0;
+	gpx_status	st;
+
+	if (q->stored != NULL && in_place)
+	{
+		const uint8 **blobs = palloc(sizeof(uint8 *) * q->k);
+		gpx_list   *opened = palloc(sizeof(gpx_list) * q->k);
+		const gpx_list **use = palloc(sizeof(gpx_list *) * q->k);
+		bool	   *must_read = palloc(sizeof(bool) * q->k);
+
+		for (;;)
+		{
+			bool		reads = false;
+
+			pinned = gpuidx_exec_cache_read_pin(q->stored, q->k, blobs);
+			for (int j = 0; j < q->k; j++)
+			{
+				GpxExecStored *s = q->stored[j];
+
+				use[j] = q->lists[j];
+				must_read[j] = false;
+				if (s == NULL || s->l.base != NULL)
+					continue;
+				if (blobs[j] != NULL &&
+					gpx_open(&opened[j], blobs[j], s->len) == GPX_OK &&
+					opened[j].n == s->l.n && opened[j].first == s->l.first &&
+					opened[j].last == s->l.last)
+				{
+					use[j] = &opened[j];
+					continue;
+				}
+				must_read[j] = reads = true;
+			}
+			if (!reads)
+				break;
+			if (pinned > 0)
+				gpuidx_exec_cache_read_unpin();
+			pinned = 0;
+			for (int j = 0; j < q->k; j++)
+				if (must_read[j])
+					gpuidx_exec_read_stored(q->stored[j]);
+		}
+		lists = use;
+	}
+	else
+	{
+		for (int j = 0; q->stored != NULL && j < q->k; j++)
+			if (q->stored[j] != NULL)
+				gpuidx_exec_read_stored(q->stored[j]);
+	}
+
+	st = gpx_intersect(lists, q->k, q->out, &outn, NULL);
+	if (pinned > 0)
+		gpuidx_exec_cache_read_unpin();
+	if (st != GPX_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("could not intersect posting lists"),
+				 errdetail("The intersection failed: %s.", gpx_status_str(st))));
+	q->outn = outn;
+	q->done = true;
+	for (int j = 0; in_place && q->stored != NULL && j < q->k; j++)
+		if (q->stored[j] != NULL && q->stored[j]->l.base != NULL)
+			gpuidx_exec_cache_offer(q->stored[j]);
+	return pinned;
+}
+
 /* Answer every query: on the executor where routed, here for the rest. */
 void
 gpuidx_exec_intersect_all(GpxExecQuery *qs, int nq)
 {
 	instr_time	t0,
 				t1;
-	uint64		work = 0;
+	uint64		work = 0,
+				in_place = 0;
+	bool		shared = gpuidx_exec_shm != NULL && gpuidx_exec_use &&
+		gpuidx_exec_shm->ctl->cache_cap > 0;
 
 	gpuidx_exec_intersect_many(qs, nq);
 
 	INSTR_TIME_SET_CURRENT(t0);
 	for (int q = 0; q < nq; q++)
 	{
-		gpx_status	st;
-		uint32		outn = 0;
-
 		if (qs[q].done)
 			continue;
 		CHECK_FOR_INTERRUPTS();
@@ -1305,30 +1393,72 @@ gpuidx_exec_intersect_all(GpxExecQuery *qs, int nq)
 			qs[q].done = true;
 			continue;
 		}
-		for (int j = 0; qs[q].stored != NULL && j < qs[q].k; j++)
-			if (qs[q].stored[j] != NULL)
-				gpuidx_exec_read_stored(qs[q].stored[j]);
-		st = gpx_intersect(qs[q].lists, qs[q].k, qs[q].out, &outn, NULL);
-		if (st != GPX_OK)
-			ereport(ERROR,
-					(errcode(ERRCODE_DATA_CORRUPTED),
-					 errmsg("could not intersect posting lists"),
-					 errdetail("The intersection failed: %s.", gpx_status_str(st))));
-		qs[q].outn = outn;
-		qs[q].done = true;
+		in_place += client_backend_query(&qs[q], shared);
 		work += gpuidx_exec_query_work(gpx_intersect_bound(qs[q].lists, qs[q].k),
 									   qs[q].k);
 	}
 	INSTR_TIME_SET_CURRENT(t1);
 	INSTR_TIME_SUBTRACT(t1, t0);
 
-	/* the backend side of the cost model, from sizeable samples only */
-	if (gpuidx_exec_shm != NULL && work >= 100000)
-	{
-		GpxExecShared *ctl = gpuidx_exec_shm->ctl;
-		uint64		sample = (uint64) (INSTR_TIME_GET_DOUBLE(t1) * 1e12 / work);
-		uint64		cur = pg_atomic_read_u64(&ctl->cost_backend_ps);
+	if (in_place > 0)
+		gpuidx_exec_count(&gpuidx_exec_shm->ctl->stats.lists_read_shared, in_place);
+	/* the backend side of the cost model */
+	gpuidx_exec_cost_note_backend(work, INSTR_TIME_GET_DOUBLE(t1));
+}
 
-		pg_atomic_write_u64(&ctl->cost_backend_ps, (cur * 7 + sample) / 8);
+/* ------------------------------------------- other request kinds -- */
+
+/*
+ * What the other request kinds (a ranked batch: exec_rank.c) share with
+ * the intersections: this backend's list of requests in flight, given up
+ * on error, cancel and exit, and the checks of gpuidx.device.
+ */
+
+/* Before sending: drop leftovers of an earlier error, hook backend exit. */
+void
+gpuidx_exec_client_begin(void)
+{
+	if (cl_ninflight > 0)
+		client_release_all();
+	if (!cl_exit_hooked)
+	{
+		before_shmem_exit(client_on_exit, (Datum) 0);
+		cl_exit_hooked = true;
 	}
+}
+
+/* Record a slot this backend just took (lock held). */
+void
+gpuidx_exec_client_track(int slot, uint64 gen)
+{
+	client_remember(slot, gen);
+}
+
+/* Give one request up and forget it (lock held). */
+void
+gpuidx_exec_client_release_locked(int slot, uint64 gen)
+{
+	client_release_locked(slot, gen);
+	client_forget(slot);
+}
+
+/* Give every request of this backend up (error, cancel). */
+void
+gpuidx_exec_client_release_all(void)
+{
+	client_release_all();
+}
+
+/* gpuidx.device checks: no executor at all (not preloaded). */
+void
+gpuidx_exec_client_check_preloaded(void)
+{
+	client_check_preloaded();
+}
+
+/* gpuidx.device checks: gpu asked for, the executor has none. */
+void
+gpuidx_exec_client_check_gpu(int nq)
+{
+	client_check_gpu(nq);
 }

@@ -26,10 +26,7 @@
 
 #include "postgres.h"
 
-#include "gpx_codec.h"
-
-/* Register the executor's GUCs, shared memory and worker (from _PG_init). */
-extern void gpuidx_exec_init(void);
+#include "gpx_batch.h"
 
 /*
  * A list stored out of line (an on-disk TOAST value) that the backend has
@@ -47,7 +44,8 @@ typedef struct GpxExecStored
 	uint32		len;			/* blob bytes (raw size less the header) */
 	bool		known;			/* l.len, n, first, last are set */
 	bool		keyed;			/* key is set */
-	uint64		key;			/* the executor's cache key of the list */
+	bool		offered;		/* offered to the cache once read */
+	gpx_key		key;			/* the executor's cache key of the list */
 	void		(*read) (struct GpxExecStored *s);
 } GpxExecStored;
 
@@ -84,5 +82,17 @@ extern void gpuidx_exec_read_stored(GpxExecStored *s);
 
 /* Answer every query: executor where routed, backend for the rest. */
 extern void gpuidx_exec_intersect_all(GpxExecQuery *qs, int nq);
+
+/*
+ * For the other request kinds (exec_rank.c): the in-flight bookkeeping
+ * (requests given up on error, cancel and backend exit) and the
+ * gpuidx.device checks that intersections use.
+ */
+extern void gpuidx_exec_client_begin(void);
+extern void gpuidx_exec_client_track(int slot, uint64 gen);
+extern void gpuidx_exec_client_release_locked(int slot, uint64 gen);
+extern void gpuidx_exec_client_release_all(void);
+extern void gpuidx_exec_client_check_preloaded(void);
+extern void gpuidx_exec_client_check_gpu(int nq);
 
 #endif							/* EXEC_CLIENT_H */

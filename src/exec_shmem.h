@@ -1,8 +1,8 @@
 /*
  * exec_shmem.h - the executor's shared memory: layout, request format,
- * slot state machine, GUCs and the helpers that the worker
- * (exec_worker.c), the client side (exec_client.c) and the SQL functions
- * (exec_sql.c) share.  Internal to the exec_*.c files.
+ * slot state machine, and the helpers that the worker (exec_worker.c),
+ * the client side (exec_client.c), the list cache (exec_cache.c) and the
+ * SQL functions (exec_sql.c) share.  Internal to the exec_*.c files.
  *
  * Layout (one ShmemInitStruct region, reserved by shmem_request_hook):
  *
@@ -10,10 +10,18 @@
  *                                  allocator, cost model, statistics
  *   GpxExecSlot[nslots]            one per request (gpuidx.max_requests)
  *   GpxArenaExtent[nslots + 2]     free extents of the arena, by offset
- *   GpxCacheEntry[cache_cap]       directory of the lists the executor
- *                                  caches (hash -> entry), linear probing
+ *   GpxCacheEntry[cache_cap]       directory of the cached lists
+ *                                  (key -> entry), linear probing;
+ *                                  see exec_cache.c
+ *   GpxArenaExtent[cache_cap/2+2]  free extents of the cache's data
+ *   gpx_key[seen sets * ways]      the cache's admission filter
+ *   GpxCacheReader[nreaders]       per backend (MyBackendId - 1): the
+ *                                  cached lists it reads in place
  *   arena[arena_size]              request data (gpuidx.arena_size),
  *                                  page aligned
+ *   cache data[cache_size]         the cached lists' bytes, page aligned
+ *
+ * (the cache's parts are empty when gpuidx.cache_size = 0)
  *
  * Everything except the statistics counters (atomics) is protected by
  * the single LWLock of the "gpuidx" tranche, held only for short list and
@@ -23,22 +31,31 @@
  * contiguous arena chunk:
  *
  *   gpx_batch_query[nqueries]      out_offset relative to the out area
- *   GpxReqList[nlists]             per list: inline blob or content hash
+ *   GpxReqList[nlists]             per list: inline blob or cache key
  *   blobs                          8-byte aligned copies of inline lists
  *   uint32 out[out_words]          results, written by the executor
  *
  * Slot state machine (owner = the backend that allocated it):
  *
  *   FREE --owner allocates--> FILLING --owner enqueues--> QUEUED
- *   QUEUED --executor takes it into a batch--> RUNNING
- *   RUNNING --executor finishes--> DONE --owner reads, frees--> FREE
+ *   QUEUED --executor takes it into batch b--> RUNNING(b)
+ *   RUNNING(b) --batch b finishes--> DONE --owner reads, frees--> FREE
  *   FILLING/QUEUED/DONE --owner gives up (cancel, error, exit)--> FREE
- *   RUNNING --owner gives up--> ABANDONED --executor finishes--> FREE
- *   RUNNING --executor exits--> QUEUED (requeued once, then failed)
+ *   RUNNING(b) --owner gives up--> ABANDONED(b) --batch b finishes--> FREE
+ *   RUNNING(b) --executor exits--> QUEUED (requeued once, then DONE, failed)
  *
- * Only the owner frees a slot that is not RUNNING or ABANDONED, and only
- * the executor frees an ABANDONED one, so the executor never writes into
- * a chunk that was given to somebody else.  Every allocation bumps the
+ * The executor keeps up to gpuidx.pipeline_depth batches in flight (taken,
+ * built, handed to a device, not finished), so RUNNING and ABANDONED slots
+ * carry the id of their batch (batch_id): each belongs to exactly one
+ * batch in flight, only that batch's end moves it on, and batches end in
+ * any order.  An exiting executor first stops every batch in flight
+ * (nothing writes into the arena afterwards), then requeues them all.
+ *
+ * Every change goes through gpuidx_exec_slot_set_state, under the lock,
+ * which assert-enabled builds check against this machine.  Only the owner
+ * frees a slot that is not RUNNING or ABANDONED (or the executor, once the
+ * owner has died), and only the executor frees an ABANDONED one, so the
+ * executor never writes into a chunk that was given to somebody else.  Every allocation bumps the
  * slot's generation; the owner remembers (slot, generation) and acts only
  * while both match, so a late or stale reference is ignored.
  */
@@ -51,32 +68,8 @@
 #include "storage/lwlock.h"
 #include "utils/timestamp.h"
 
+#include "gpuidx.h"
 #include "gpx_batch.h"
-
-/* ------------------------------------------------------------- GUCs -- */
-
-typedef enum GpxDevice
-{
-	GPX_DEVICE_AUTO = 0,		/* route by cost; executor uses a GPU if any */
-	GPX_DEVICE_GPU,				/* everything to the executor, on a GPU */
-	GPX_DEVICE_CPU				/* everything to the executor, CPU threads */
-} GpxDevice;
-
-extern int	gpuidx_exec_arena_kb;		/* gpuidx.arena_size (kB) */
-extern int	gpuidx_exec_max_requests;	/* gpuidx.max_requests */
-extern int	gpuidx_exec_cache_kb;		/* gpuidx.cache_size (kB) */
-extern int	gpuidx_exec_batch_threshold;	/* gpuidx.batch_threshold */
-extern int	gpuidx_exec_batch_max_wait;	/* gpuidx.batch_max_wait (us) */
-extern int	gpuidx_exec_device;			/* gpuidx.device */
-extern int	gpuidx_exec_threads;		/* gpuidx.executor_threads */
-extern bool gpuidx_exec_use;			/* gpuidx.use_executor */
-extern bool gpuidx_exec_fallback;		/* gpuidx.executor_fallback */
-extern int	gpuidx_exec_timeout_ms;		/* gpuidx.executor_timeout (ms) */
-extern char *gpuidx_exec_gpus;			/* gpuidx.gpus: "0" or "0,1,..." */
-extern int	gpuidx_exec_spin_us;		/* gpuidx.spin_wait (us) */
-
-/* Most GPUs gpuidx.gpus may name. */
-#define GPX_EXEC_MAX_GPUS 16
 
 /* Room for the executor's device description (one entry per GPU). */
 #define GPX_DEVICE_DESC_LEN 1024
@@ -89,23 +82,6 @@ extern int	gpuidx_exec_parse_gpus(const char *s, int *out, int max);
 #define GPX_EXEC_TRANCHE "gpuidx"
 #define GPX_EXEC_SHMEM_NAME "gpuidx executor"
 #define GPX_EXEC_WORKER_TYPE "gpuidx executor"
-
-/* Lists at least this large are hashed, sent by hash when cached. */
-#define GPX_EXEC_CACHE_MIN_BYTES (32 * 1024)
-
-/*
- * Stored lists at least this large are cached (and kept unread) too: their
- * key costs no hashing, and reading one from TOAST costs an index probe, a
- * few chunks and perhaps decompression, where the key costs nothing.
- */
-#define GPX_EXEC_STORED_MIN_BYTES (4 * 1024)
-
-/*
- * Longest gap between two samples of the OID counter within one epoch of
- * stored-list keys (see gpuidx_exec_oid_position): far less time than it
- * takes to hand out 2^32 OIDs, each taken under OidGenLock.
- */
-#define GPX_EXEC_OID_MAX_GAP_US (5 * 1000 * 1000)
 
 /* Arena chunks are multiples of this. */
 #define GPX_EXEC_CHUNK_ALIGN 64
@@ -137,7 +113,7 @@ typedef enum GpxReqStatus
 {
 	GPX_REQ_OK = 0,				/* every query has its own status */
 	GPX_REQ_BAD,				/* malformed request */
-	GPX_REQ_CACHE_MISS,			/* a list sent by hash is no longer cached */
+	GPX_REQ_CACHE_MISS,			/* a list sent by key is no longer cached */
 	GPX_REQ_FAILED				/* the executor failed twice on it */
 } GpxReqStatus;
 
@@ -156,20 +132,26 @@ typedef enum GpxFault
 
 /* ------------------------------------------------- request format -- */
 
+/* GpxExecSlot.kind: what a request asks for */
+#define GPX_REQ_KIND_ISECT 0	/* intersections (the layout above) */
+#define GPX_REQ_KIND_RANK 1		/* a ranked batch, alone in its batch
+								 * (layout in exec_rank.c) */
+
 /* GpxReqList.flags */
 #define GPX_REQ_INLINE	0x1		/* blob copied at off */
-#define GPX_REQ_BY_HASH	0x2		/* blob held by the executor's cache */
+#define GPX_REQ_BY_KEY	0x2		/* blob held by the executor's cache */
 #define GPX_REQ_PINNED	0x4		/* this reference pinned a cache entry */
-#define GPX_REQ_HASHED	0x8		/* hash is valid (list is cacheable) */
+#define GPX_REQ_CACHEABLE 0x8	/* the executor may keep the list */
 
 /* One list of a request. */
 typedef struct GpxReqList
 {
-	uint64		hash;			/* cache key: keyed, role-scoped hash of the
-								 * blob or of a stored list's identity */
+	gpx_key		key;			/* identity: keyed, role-scoped PRF of the
+								 * blob or of a stored list's identity (see
+								 * docs/RELIABILITY.md); none: never cached */
 	uint64		off;			/* blob offset in the chunk, if INLINE */
 	uint32		len;			/* blob length in bytes */
-	uint32		n;				/* header fields: the cache key with hash */
+	uint32		n;				/* header fields, checked with the key */
 	uint32		first;
 	uint32		last;
 	uint32		flags;
@@ -181,6 +163,7 @@ typedef struct GpxReqList
 typedef struct GpxExecSlot
 {
 	uint32		state;			/* GpxSlotState */
+	uint32		kind;			/* GPX_REQ_KIND_* */
 	uint32		requeues;		/* times an exiting executor requeued it */
 	uint64		generation;		/* bumped at every allocation */
 	int			owner_procno;	/* pgprocno of the owning backend */
@@ -188,6 +171,7 @@ typedef struct GpxExecSlot
 	int32		prev;			/* queue links, or free-list link (next) */
 	int32		next;
 	uint64		exec_gen;		/* executor incarnation that took it */
+	uint64		batch_id;		/* RUNNING, ABANDONED: its batch in flight */
 	uint64		cache_epoch;	/* epoch of the cache pins it holds */
 	uint64		chunk_off;		/* its arena chunk */
 	uint64		chunk_len;
@@ -211,19 +195,66 @@ typedef struct GpxArenaExtent
 	uint64		len;
 } GpxArenaExtent;
 
-/* A directory entry of the executor's list cache. */
+/*
+ * Free extents of a region handed out in GPX_EXEC_CHUNK_ALIGN multiples,
+ * first fit, merged on free (the arena, the cache's data); under lock.
+ */
+typedef struct GpxExtentPool
+{
+	uint64		size;			/* bytes of the region */
+	uint64		used;			/* bytes handed out */
+	uint64		peak;
+	int			n;				/* free extents now, sorted by offset */
+	int			max;			/* room in the extent array */
+} GpxExtentPool;
+
+/* A directory entry of the list cache. */
 typedef struct GpxCacheEntry
 {
-	uint64		hash;
+	gpx_key		key;
+	uint64		off;			/* its bytes, in the cache's data */
 	uint32		len;
 	uint32		n;
 	uint32		first;
 	uint32		last;
-	int32		pins;			/* queued requests that send it by hash */
+	int32		pins;			/* queued requests that send it by key */
+	int32		readers;		/* backends reading it in place */
 	uint8		used;			/* entry holds a list */
 	uint8		ref;			/* CLOCK reference bit */
-	uint16		pad;
+	uint8		filling;		/* bytes being copied in: not found yet */
+	uint8		gone;			/* dropped by a clear while read or
+								 * filled: found only by its readers and
+								 * filler, removed when they are done */
 } GpxCacheEntry;
+
+/* Lists one backend may read in place at once. */
+#define GPX_CACHE_READ_REFS 32
+
+/* What a backend pinned to read in place (found again by key to unpin). */
+typedef struct GpxCacheReadRef
+{
+	gpx_key		key;
+	uint32		len;
+	uint32		n;
+	uint32		first;
+	uint32		last;
+} GpxCacheReadRef;
+
+/*
+ * The read pins of one backend (index MyBackendId - 1), under lock.  A
+ * backend pins, computes and unpins without raising an error in between,
+ * and unpins on exit; should one vanish with pins all the same, the next
+ * owner of its index or the executor (pid no longer at procno) releases
+ * them.
+ */
+typedef struct GpxCacheReader
+{
+	int			pid;
+	int			procno;
+	int			nrefs;
+	int			pad;
+	GpxCacheReadRef refs[GPX_CACHE_READ_REFS];
+} GpxCacheReader;
 
 /* ----------------------------------------------------- statistics -- */
 
@@ -236,9 +267,15 @@ typedef struct GpxExecStats
 	pg_atomic_uint64 batch_requests;	/* requests over all batches */
 	pg_atomic_uint64 multi_backend_batches;	/* batches from >= 2 backends */
 	pg_atomic_uint64 max_batch_backends;
+	pg_atomic_uint64 overlapped_batches;	/* taken while another batch was
+											 * in flight */
+	pg_atomic_uint64 max_in_flight;	/* most batches in flight at once */
 	pg_atomic_uint64 executor_us;	/* executor compute time */
 	pg_atomic_uint64 gpu_batches;	/* batches the GPU computed */
 	pg_atomic_uint64 gpu_failures;	/* GPU batches redone on cpu threads */
+	pg_atomic_uint64 gpu_unavailable;	/* queries sent with gpuidx.device =
+										 * gpu that the executor, having no
+										 * usable GPU, ran on cpu threads */
 	pg_atomic_uint64 roundtrip_us;	/* backend-side wait, all requests */
 	pg_atomic_uint64 backend_queries;	/* kept in the backend by auto */
 	pg_atomic_uint64 fb_executor_down;	/* fallbacks, by reason */
@@ -246,9 +283,11 @@ typedef struct GpxExecStats
 	pg_atomic_uint64 fb_too_large;
 	pg_atomic_uint64 fb_timeout;
 	pg_atomic_uint64 fb_failed;
-	pg_atomic_uint64 cache_hits;	/* lists sent by hash */
+	pg_atomic_uint64 cache_hits;	/* lists sent by key */
 	pg_atomic_uint64 cache_misses;	/* cacheable lists copied */
 	pg_atomic_uint64 lists_not_read;	/* stored lists sent unread */
+	pg_atomic_uint64 lists_read_shared;	/* stored lists a backend read in
+										 * place from the cache, unread */
 	pg_atomic_uint64 cache_inserts;
 	pg_atomic_uint64 cache_evictions;
 	pg_atomic_uint64 bytes_copied;	/* list bytes copied into the arena */
@@ -276,7 +315,8 @@ typedef struct GpxExecShared
 	bool		exec_gpu;		/* batches run on a GPU */
 	char		device_desc[GPX_DEVICE_DESC_LEN];	/* what runs batches */
 	char		device_note[256];	/* why not a GPU, when not */
-	uint64		batches_total;	/* batch ids */
+	uint64		batches_total;	/* batch ids (the last one given) */
+	int			exec_in_flight;	/* batches in flight now (unlocked writes) */
 	int			fault;			/* GpxFault */
 	int			fault_ms;
 	TimestampTz gpu_oom_until;	/* fault gpu_oom armed until (0: off) */
@@ -291,23 +331,26 @@ typedef struct GpxExecShared
 	int			nused;
 
 	/* arena allocator (under lock) */
-	int			nextents;
-	uint64		arena_used;
-	uint64		arena_peak;
+	GpxExtentPool arena;
 
-	/* cache directory (under lock) */
+	/* cache directory and data (under lock) */
 	uint64		cache_epoch;
 	int			cache_count;
 	uint64		cache_bytes;
+	GpxExtentPool cache_pool;	/* the data's free extents */
+	uint32		cache_hand;		/* CLOCK hand */
+	int			cache_readers;	/* GpxCacheReader records */
 
 	/*
-	 * Secret SipHash key, drawn at server start and never shown through
-	 * SQL: the cache key of a list is a keyed hash of (database, current
-	 * role, length, content hash), so lists of different roles never share
-	 * an entry, and nobody can forge the key of another role's list (see
-	 * client_list_key in exec_client.c).  Written once, read without lock.
+	 * The subkeys of list identity, derived from a secret drawn at server
+	 * start (pg_strong_random) and never shown through SQL: a list's key
+	 * is a keyed PRF of (database, current role, content), or of a stored
+	 * value's identity (docs/RELIABILITY.md).  keys_ok is false when no
+	 * strong random secret could be had: the executor then does not start.
+	 * Written once, read without lock.
 	 */
-	uint64		hash_key[2];
+	gpx_keyset	keys;
+	bool		keys_ok;
 
 	/*
 	 * The OID counter's position (counting wraparounds) in the current
@@ -321,11 +364,16 @@ typedef struct GpxExecShared
 	/*
 	 * Cost model of gpuidx.device = auto, in picoseconds per unit of work
 	 * (a candidate of the shortest list checked against one other list),
-	 * updated as exponential moving averages; see exec_client.c.
+	 * updated as exponential moving averages; see exec_cost.c.
 	 */
 	pg_atomic_uint64 cost_backend_ps;	/* in-backend SvS, one thread */
 	pg_atomic_uint64 cost_exec_ps;	/* executor, per thread (GPU: whole) */
 	pg_atomic_uint64 cost_overhead_ns;	/* round trip besides batching */
+	pg_atomic_uint64 cost_batch_ns;	/* fixed cost of a batch (fitted) */
+	pg_atomic_uint64 cost_wait_ns;	/* requests' wait to be taken */
+	pg_atomic_uint64 cost_fit[4];	/* the fit's weighted sums (doubles):
+									 * x, y, x^2, x*y of batches' (work per
+									 * thread, run ns) */
 
 	/*
 	 * Backends with requests in flight, and how many of them are blocked
@@ -348,7 +396,11 @@ typedef struct GpxExecShmem
 	GpxExecSlot *slots;
 	GpxArenaExtent *extents;
 	GpxCacheEntry *cache;
+	GpxArenaExtent *cache_extents;
+	gpx_key    *cache_seen;
+	GpxCacheReader *cache_readers;
 	char	   *arena;
+	char	   *cache_data;
 } GpxExecShmem;
 
 /* The attached shared memory, or NULL when the library was not preloaded. */
@@ -356,8 +408,14 @@ extern GpxExecShmem *gpuidx_exec_shm;
 
 /* ------------------------------------------------------ functions -- */
 
+/* Install the shared memory hooks (from _PG_init, when preloaded). */
+extern void gpuidx_exec_shmem_init(void);
+
 /* Attach (or find) the shared region; false if it does not exist. */
 extern bool gpuidx_exec_attach(void);
+
+/* Zero the statistics counters (init: of a fresh region). */
+extern void gpuidx_exec_stats_reset(GpxExecStats *s, bool init);
 
 /* Allocate len bytes (rounded up) of arena; false when there is no room. */
 extern bool gpuidx_exec_arena_alloc(uint64 len, uint64 *off);
@@ -365,8 +423,19 @@ extern bool gpuidx_exec_arena_alloc(uint64 len, uint64 *off);
 /* Return an arena chunk to the free extents. */
 extern void gpuidx_exec_arena_free(uint64 off, uint64 len);
 
+/* First-fit allocation of len bytes (rounded up) from a pool (lock held). */
+extern bool gpuidx_exec_extent_alloc(GpxExtentPool *p, GpxArenaExtent *ext,
+									 uint64 len, uint64 *off);
+
+/* Give a range back to a pool, merging with its neighbours (lock held). */
+extern void gpuidx_exec_extent_free(GpxExtentPool *p, GpxArenaExtent *ext,
+									uint64 off, uint64 len);
+
 /* Take a free slot (lock held); -1 if none.  Bumps its generation. */
 extern int	gpuidx_exec_slot_take(void);
+
+/* Move slot i to a new state, checked against the state machine (lock held). */
+extern void gpuidx_exec_slot_set_state(int i, GpxSlotState to);
 
 /* Free a slot: release its cache pins and chunk, put it on the free list. */
 extern void gpuidx_exec_slot_free(int i);
@@ -379,16 +448,6 @@ extern void gpuidx_exec_queue_push_front(int i);
 
 /* Unlink a queued slot (lock held). */
 extern void gpuidx_exec_queue_remove(int i);
-
-/* Directory index of a cached list matching the reference, or -1. */
-extern int	gpuidx_exec_cache_find(uint64 hash, uint32 len, uint32 n,
-								   uint32 first, uint32 last);
-
-/* Directory index of the cached list with this key and length, or -1. */
-extern int	gpuidx_exec_cache_lookup(uint64 hash, uint32 len);
-
-/* The OID counter's position in the current key epoch; lock held. */
-extern uint64 gpuidx_exec_oid_position(uint32 *epoch);
 
 /* Set a process's latch by pgprocno (tolerates a stale number). */
 extern void gpuidx_exec_wake_proc(int procno);

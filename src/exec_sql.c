@@ -15,85 +15,161 @@
  */
 #include "postgres.h"
 
+#include "catalog/pg_type.h"
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/timestamp.h"
 
+#include "exec_cache.h"
+#include "exec_cost.h"
 #include "exec_shmem.h"
 
-#define STATS_COLS 25
-#define INFO_COLS 24
+/*
+ * The columns these functions can return, by name.  The row is built for
+ * the row type the installed SQL declares (get_call_result_type), not for
+ * the newest layout: a database whose extension is still at an older
+ * version (0.1's gpuidx_stats has no gpu_unavailable) keeps working with
+ * a newer library, and gets the columns its version declares.
+ */
+typedef struct SqlCol
+{
+	const char *name;
+	Oid			type;
+	Datum		value;
+	bool		isnull;
+} SqlCol;
 
-/* Read a counter (0 without shared memory). */
+/* Append a column to cols[*n]. */
+static inline void
+sql_col(SqlCol *cols, int *n, const char *name, Oid type, Datum value, bool isnull)
+{
+	cols[*n].name = name;
+	cols[*n].type = type;
+	cols[*n].value = value;
+	cols[*n].isnull = isnull;
+	(*n)++;
+}
+
+/*
+ * The row of function fn for the row type its SQL declares: each declared
+ * column by name from cols[0..ncols).  A declared column this library does
+ * not know, or knows with another type, is an error: the SQL is newer than
+ * the library, or was changed by hand.
+ */
+static Datum
+sql_row_by_name(FunctionCallInfo fcinfo, const char *fn, const SqlCol *cols, int ncols)
+{
+	TupleDesc	tupdesc;
+	Datum	   *v;
+	bool	   *nulls;
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "%s: return type must be a row type", fn);
+	v = palloc(sizeof(Datum) * Max(tupdesc->natts, 1));
+	nulls = palloc(sizeof(bool) * Max(tupdesc->natts, 1));
+	for (int a = 0; a < tupdesc->natts; a++)
+	{
+		Form_pg_attribute att = TupleDescAttr(tupdesc, a);
+		const char *name = NameStr(att->attname);
+		int			c;
+
+		v[a] = (Datum) 0;
+		nulls[a] = true;
+		if (att->attisdropped)
+			continue;
+		for (c = 0; c < ncols; c++)
+			if (strcmp(cols[c].name, name) == 0)
+				break;
+		if (c == ncols || cols[c].type != att->atttypid)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("%s: column \"%s\" of the installed SQL is not one this gpuidx library returns",
+							fn, name),
+					 c == ncols ?
+					 errdetail("The library returns no column of that name.") :
+					 errdetail("The library returns it as type %s, the SQL declares %s.",
+							   format_type_be(cols[c].type), format_type_be(att->atttypid)),
+					 errhint("Install the gpuidx library that matches the extension version (see pg_extension.extversion).")));
+		v[a] = cols[c].value;
+		nulls[a] = cols[c].isnull;
+	}
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, v, nulls)));
+}
+
+/* Read a counter. */
 static inline int64
 stat_read(pg_atomic_uint64 *c)
 {
 	return (int64) pg_atomic_read_u64(c);
 }
 
-/* gpuidx_stats(): one row of counters. */
+/*
+ * gpuidx_stats(): one row of counters (zeros and no reset time without
+ * shared memory), for the columns the installed SQL declares.
+ */
 PG_FUNCTION_INFO_V1(gpuidx_stats);
 Datum
 gpuidx_stats(PG_FUNCTION_ARGS)
 {
-	TupleDesc	tupdesc;
-	Datum		v[STATS_COLS];
-	bool		nulls[STATS_COLS];
-	int			i = 0;
+	SqlCol		c[40];
+	int			n = 0;
+	GpxExecStats *s = gpuidx_exec_shm != NULL ? &gpuidx_exec_shm->ctl->stats : NULL;
+	int64		requests = 0,
+				queries = 0,
+				batches = 0,
+				fb_down = 0,
+				fb_full = 0,
+				fb_large = 0,
+				fb_timeout = 0,
+				fb_failed = 0;
 
-	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
-		elog(ERROR, "return type must be a row type");
-	if (tupdesc->natts != STATS_COLS)
-		elog(ERROR, "gpuidx_stats: the installed SQL declares %d columns, the library %d",
-			 tupdesc->natts, STATS_COLS);
-	memset(nulls, 0, sizeof(nulls));
-	if (gpuidx_exec_shm == NULL)
-	{
-		for (int c = 0; c < STATS_COLS; c++)
-			v[c] = Int64GetDatum(0);
-		v[3] = v[4] = v[5] = v[8] = v[9] = Float8GetDatum(0.0);
-		nulls[STATS_COLS - 1] = true;
-	}
-	else
-	{
-		GpxExecStats *s = &gpuidx_exec_shm->ctl->stats;
-		int64		requests = stat_read(&s->requests),
-					batches = stat_read(&s->batches),
-					fb_down = stat_read(&s->fb_executor_down),
-					fb_full = stat_read(&s->fb_arena_full),
-					fb_large = stat_read(&s->fb_too_large),
-					fb_timeout = stat_read(&s->fb_timeout),
-					fb_failed = stat_read(&s->fb_failed);
-
-		v[i++] = Int64GetDatum(requests);
-		v[i++] = Int64GetDatum(stat_read(&s->queries));
-		v[i++] = Int64GetDatum(batches);
-		v[i++] = Float8GetDatum(batches ? (double) stat_read(&s->batch_postings) / batches : 0.0);
-		v[i++] = Float8GetDatum(batches ? (double) stat_read(&s->batch_requests) / batches : 0.0);
-		v[i++] = Float8GetDatum(batches ? (double) stat_read(&s->queries) / batches : 0.0);
-		v[i++] = Int64GetDatum(stat_read(&s->multi_backend_batches));
-		v[i++] = Int64GetDatum(stat_read(&s->max_batch_backends));
-		v[i++] = Float8GetDatum(stat_read(&s->executor_us) / 1000.0);
-		v[i++] = Int64GetDatum(stat_read(&s->gpu_batches));
-		v[i++] = Int64GetDatum(stat_read(&s->gpu_failures));
-		v[i++] = Float8GetDatum(requests ? stat_read(&s->roundtrip_us) / 1000.0 / requests : 0.0);
-		v[i++] = Int64GetDatum(stat_read(&s->backend_queries));
-		v[i++] = Int64GetDatum(fb_down + fb_full + fb_large + fb_timeout + fb_failed);
-		v[i++] = Int64GetDatum(fb_down);
-		v[i++] = Int64GetDatum(fb_full);
-		v[i++] = Int64GetDatum(fb_large);
-		v[i++] = Int64GetDatum(fb_timeout);
-		v[i++] = Int64GetDatum(fb_failed);
-		v[i++] = Int64GetDatum(stat_read(&s->cache_hits));
-		v[i++] = Int64GetDatum(stat_read(&s->cache_misses));
-		v[i++] = Int64GetDatum(stat_read(&s->lists_not_read));
-		v[i++] = Int64GetDatum(stat_read(&s->cache_evictions));
-		v[i++] = Int64GetDatum(stat_read(&s->bytes_copied));
-		v[i++] = TimestampTzGetDatum((TimestampTz) stat_read(&s->reset_time));
-		Assert(i == STATS_COLS);
-	}
-	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, v, nulls)));
+#define STAT(x) (s != NULL ? stat_read(&s->x) : 0)
+#define I8(name, val) sql_col(c, &n, name, INT8OID, Int64GetDatum(val), false)
+#define F8(name, val) sql_col(c, &n, name, FLOAT8OID, Float8GetDatum(val), false)
+	requests = STAT(requests);
+	queries = STAT(queries);
+	batches = STAT(batches);
+	fb_down = STAT(fb_executor_down);
+	fb_full = STAT(fb_arena_full);
+	fb_large = STAT(fb_too_large);
+	fb_timeout = STAT(fb_timeout);
+	fb_failed = STAT(fb_failed);
+	I8("requests", requests);
+	I8("queries", queries);
+	I8("batches", batches);
+	F8("mean_batch_postings", batches ? (double) STAT(batch_postings) / batches : 0.0);
+	F8("mean_batch_requests", batches ? (double) STAT(batch_requests) / batches : 0.0);
+	F8("mean_batch_queries", batches ? (double) queries / batches : 0.0);
+	I8("multi_backend_batches", STAT(multi_backend_batches));
+	I8("max_batch_backends", STAT(max_batch_backends));
+	I8("batches_overlapped", STAT(overlapped_batches));
+	I8("max_batches_in_flight", STAT(max_in_flight));
+	F8("executor_time_ms", STAT(executor_us) / 1000.0);
+	I8("gpu_batches", STAT(gpu_batches));
+	I8("gpu_failures", STAT(gpu_failures));
+	I8("gpu_unavailable", STAT(gpu_unavailable));
+	F8("mean_roundtrip_ms", requests ? STAT(roundtrip_us) / 1000.0 / requests : 0.0);
+	I8("backend_queries", STAT(backend_queries));
+	I8("fallbacks", fb_down + fb_full + fb_large + fb_timeout + fb_failed);
+	I8("fallback_executor_down", fb_down);
+	I8("fallback_arena_full", fb_full);
+	I8("fallback_too_large", fb_large);
+	I8("fallback_timeout", fb_timeout);
+	I8("fallback_failed", fb_failed);
+	I8("cache_hits", STAT(cache_hits));
+	I8("cache_misses", STAT(cache_misses));
+	I8("lists_not_read", STAT(lists_not_read));
+	I8("lists_read_shared", STAT(lists_read_shared));
+	I8("cache_evictions", STAT(cache_evictions));
+	I8("bytes_copied", STAT(bytes_copied));
+	sql_col(c, &n, "stats_reset", TIMESTAMPTZOID,
+			TimestampTzGetDatum((TimestampTz) STAT(reset_time)), s == NULL);
+#undef STAT
+#undef I8
+#undef F8
+	Assert(n <= lengthof(c));
+	return sql_row_by_name(fcinfo, "gpuidx_stats", c, n);
 }
 
 /* gpuidx_stats_reset(): zero every counter. */
@@ -101,35 +177,9 @@ PG_FUNCTION_INFO_V1(gpuidx_stats_reset);
 Datum
 gpuidx_stats_reset(PG_FUNCTION_ARGS)
 {
-	GpxExecStats *s;
-
 	if (gpuidx_exec_shm == NULL)
 		PG_RETURN_VOID();
-	s = &gpuidx_exec_shm->ctl->stats;
-	pg_atomic_write_u64(&s->requests, 0);
-	pg_atomic_write_u64(&s->queries, 0);
-	pg_atomic_write_u64(&s->batches, 0);
-	pg_atomic_write_u64(&s->batch_postings, 0);
-	pg_atomic_write_u64(&s->batch_requests, 0);
-	pg_atomic_write_u64(&s->multi_backend_batches, 0);
-	pg_atomic_write_u64(&s->max_batch_backends, 0);
-	pg_atomic_write_u64(&s->executor_us, 0);
-	pg_atomic_write_u64(&s->gpu_batches, 0);
-	pg_atomic_write_u64(&s->gpu_failures, 0);
-	pg_atomic_write_u64(&s->roundtrip_us, 0);
-	pg_atomic_write_u64(&s->backend_queries, 0);
-	pg_atomic_write_u64(&s->fb_executor_down, 0);
-	pg_atomic_write_u64(&s->fb_arena_full, 0);
-	pg_atomic_write_u64(&s->fb_too_large, 0);
-	pg_atomic_write_u64(&s->fb_timeout, 0);
-	pg_atomic_write_u64(&s->fb_failed, 0);
-	pg_atomic_write_u64(&s->cache_hits, 0);
-	pg_atomic_write_u64(&s->cache_misses, 0);
-	pg_atomic_write_u64(&s->lists_not_read, 0);
-	pg_atomic_write_u64(&s->cache_inserts, 0);
-	pg_atomic_write_u64(&s->cache_evictions, 0);
-	pg_atomic_write_u64(&s->bytes_copied, 0);
-	pg_atomic_write_u64(&s->reset_time, (uint64) GetCurrentTimestamp());
+	gpuidx_exec_stats_reset(&gpuidx_exec_shm->ctl->stats, false);
 	PG_RETURN_VOID();
 }
 
@@ -149,67 +199,66 @@ exec_state_name(uint32 st)
 	return "unknown";
 }
 
-/* gpuidx_info(): one row describing the executor. */
+/*
+ * gpuidx_info(): one row describing the executor, for the columns the
+ * installed SQL declares; without shared memory only preloaded (false)
+ * and executor_state ("not preloaded") are set.
+ */
 PG_FUNCTION_INFO_V1(gpuidx_info);
 Datum
 gpuidx_info(PG_FUNCTION_ARGS)
 {
 	static const char *const dev_names[] = {"auto", "gpu", "cpu"};
-	TupleDesc	tupdesc;
-	Datum		v[INFO_COLS];
-	bool		nulls[INFO_COLS];
-	int			i = 0;
-	GpxExecShared *ctl;
+	SqlCol		c[40];
+	int			n = 0;
+	GpxExecShared *ctl = gpuidx_exec_shm != NULL ? gpuidx_exec_shm->ctl : NULL;
+	bool		no = ctl == NULL;
+	GpxCostShow cs;
 
-	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
-		elog(ERROR, "return type must be a row type");
-	if (tupdesc->natts != INFO_COLS)
-		elog(ERROR, "gpuidx_info: the installed SQL declares %d columns, the library %d",
-			 tupdesc->natts, INFO_COLS);
-	memset(nulls, 0, sizeof(nulls));
-	if (gpuidx_exec_shm == NULL)
+#define COL(name, type, val, isnull) sql_col(c, &n, name, type, (val), (isnull))
+	memset(&cs, 0, sizeof(cs));
+	if (ctl != NULL)
 	{
-		memset(nulls, true, sizeof(nulls));
-		v[0] = BoolGetDatum(false);
-		nulls[0] = false;
-		v[1] = CStringGetTextDatum("not preloaded");
-		nulls[1] = false;
-		PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, v, nulls)));
+		LWLockAcquire(ctl->lock, LW_SHARED);
+		gpuidx_exec_cost_show(&cs);
 	}
-	ctl = gpuidx_exec_shm->ctl;
-	LWLockAcquire(ctl->lock, LW_SHARED);
-	v[i++] = BoolGetDatum(true);
-	v[i++] = CStringGetTextDatum(exec_state_name(ctl->exec_state));
-	v[i] = Int32GetDatum(ctl->exec_pid);
-	nulls[i++] = ctl->exec_pid == 0;
-	v[i++] = Int32GetDatum(ctl->exec_starts);
-	v[i] = TimestampTzGetDatum(ctl->exec_started);
-	nulls[i++] = ctl->exec_started == 0;
-	v[i++] = CStringGetTextDatum(dev_names[gpuidx_exec_device]);
-	v[i++] = CStringGetTextDatum(ctl->device_desc);
-	v[i] = CStringGetTextDatum(ctl->device_note);
-	nulls[i++] = ctl->device_note[0] == '\0';
-	v[i++] = Int32GetDatum(ctl->exec_threads);
-	v[i++] = Int64GetDatum((int64) ctl->arena_size);
-	v[i++] = Int64GetDatum((int64) ctl->arena_used);
-	v[i++] = Int64GetDatum((int64) ctl->arena_peak);
-	v[i++] = Int32GetDatum(ctl->nslots);
-	v[i++] = Int32GetDatum(ctl->nused);
-	v[i++] = Int32GetDatum(ctl->nqueued);
-	v[i++] = Int64GetDatum((int64) ctl->queued_work);
-	v[i++] = Int32GetDatum(ctl->cache_count);
-	v[i++] = Int64GetDatum((int64) ctl->cache_bytes);
-	v[i++] = Int64GetDatum((int64) ctl->cache_budget);
-	v[i++] = Int32GetDatum(gpuidx_exec_batch_threshold);
-	v[i++] = Int32GetDatum(gpuidx_exec_batch_max_wait);
-	v[i++] = Float8GetDatum(pg_atomic_read_u64(&ctl->cost_backend_ps) / 1000.0);
-	v[i++] = Float8GetDatum(ctl->exec_gpu ?
-							pg_atomic_read_u64(&ctl->cost_exec_ps) / 1000.0 :
-							pg_atomic_read_u64(&ctl->cost_backend_ps) / 1000.0);
-	v[i++] = Float8GetDatum(pg_atomic_read_u64(&ctl->cost_overhead_ns) / 1000.0);
-	LWLockRelease(ctl->lock);
-	Assert(i == INFO_COLS);
-	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, v, nulls)));
+	COL("preloaded", BOOLOID, BoolGetDatum(!no), false);
+	COL("executor_state", TEXTOID,
+		CStringGetTextDatum(no ? "not preloaded" : exec_state_name(ctl->exec_state)), false);
+	COL("executor_pid", INT4OID, Int32GetDatum(no ? 0 : ctl->exec_pid), no || ctl->exec_pid == 0);
+	COL("executor_starts", INT4OID, Int32GetDatum(no ? 0 : ctl->exec_starts), no);
+	COL("executor_started", TIMESTAMPTZOID, TimestampTzGetDatum(no ? 0 : ctl->exec_started),
+		no || ctl->exec_started == 0);
+	COL("device", TEXTOID, CStringGetTextDatum(dev_names[gpuidx_exec_device]), no);
+	COL("device_active", TEXTOID, CStringGetTextDatum(no ? "" : ctl->device_desc), no);
+	COL("device_note", TEXTOID, CStringGetTextDatum(no ? "" : ctl->device_note),
+		no || ctl->device_note[0] == '\0');
+	COL("cpu_threads", INT4OID, Int32GetDatum(no ? 0 : ctl->exec_threads), no);
+	COL("arena_size", INT8OID, Int64GetDatum(no ? 0 : (int64) ctl->arena_size), no);
+	COL("arena_used", INT8OID, Int64GetDatum(no ? 0 : (int64) ctl->arena.used), no);
+	COL("arena_peak", INT8OID, Int64GetDatum(no ? 0 : (int64) ctl->arena.peak), no);
+	COL("slots", INT4OID, Int32GetDatum(no ? 0 : ctl->nslots), no);
+	COL("slots_used", INT4OID, Int32GetDatum(no ? 0 : ctl->nused), no);
+	COL("queued", INT4OID, Int32GetDatum(no ? 0 : ctl->nqueued), no);
+	COL("queued_postings", INT8OID, Int64GetDatum(no ? 0 : (int64) ctl->queued_work), no);
+	COL("cache_entries", INT4OID, Int32GetDatum(no ? 0 : ctl->cache_count), no);
+	COL("cache_bytes", INT8OID, Int64GetDatum(no ? 0 : (int64) ctl->cache_bytes), no);
+	COL("cache_size", INT8OID, Int64GetDatum(no ? 0 : (int64) ctl->cache_budget), no);
+	COL("cache_read_pins", INT4OID, Int32GetDatum(no ? 0 : gpuidx_exec_cache_read_pins()), no);
+	COL("batch_threshold", INT4OID, Int32GetDatum(gpuidx_exec_batch_threshold), no);
+	COL("batch_max_wait_us", INT4OID, Int32GetDatum(gpuidx_exec_batch_max_wait), no);
+	COL("cost_backend_ns", FLOAT8OID, Float8GetDatum(cs.backend_ns), no);
+	COL("cost_executor_ns", FLOAT8OID, Float8GetDatum(cs.exec_ns), no);
+	COL("overhead_us", FLOAT8OID, Float8GetDatum(cs.overhead_us), no);
+	COL("cost_batch_us", FLOAT8OID, Float8GetDatum(cs.batch_us), no);
+	COL("wait_us", FLOAT8OID, Float8GetDatum(cs.wait_us), no);
+	COL("pipeline_depth", INT4OID, Int32GetDatum(gpuidx_exec_pipeline_depth), no);
+	COL("batches_in_flight", INT4OID, Int32GetDatum(no ? 0 : ctl->exec_in_flight), no);
+#undef COL
+	if (ctl != NULL)
+		LWLockRelease(ctl->lock);
+	Assert(n <= lengthof(c));
+	return sql_row_by_name(fcinfo, "gpuidx_info", c, n);
 }
 
 /* gpuidx_inject_fault(fault, duration_ms): arm a fault in the executor. */

@@ -36,27 +36,63 @@
 #include "utils/guc.h"
 #include "utils/memutils.h"
 
+#include "exec_cache.h"
+#include "exec_cost.h"
+#include "exec_rank.h"
 #include "exec_shmem.h"
+#include "gpuidx.h"
 #include "gpx_cuda.h"
+#include "gpx_cuda_rank.h"
 
 /*
- * The cache admission filter: sets (a power of two) of ways, each set the
- * last keys seen in it, newest first.  With ways, two lists that meet in
- * one set and come in turn are still both admitted.
+ * One request taken into a batch, indexed by its slot (a slot belongs to
+ * at most one batch in flight); a batch's requests are linked through
+ * next in the order they were taken.
  */
-#define EXEC_SEEN_SETS 4096
-#define EXEC_SEEN_WAYS 4
-
-/* One request taken into the current batch. */
 typedef struct ExecTaken
 {
-	int			slot;
 	uint64		generation;
+	uint64		batch_id;		/* the batch that holds it */
 	uint32		first_query;	/* its queries in the batch arrays */
 	uint32		first_list;
 	uint32		nqueries;		/* copied: the owner may free the slot */
 	int32		status;			/* GpxReqStatus */
+	int32		next;			/* next request of the batch, or -1 */
 } ExecTaken;
+
+/* Where a batch in flight runs. */
+typedef enum ExecWhere
+{
+	EXEC_ON_CPU = 0,			/* the CPU pool (fl->cpu_job) */
+	EXEC_ON_GPU					/* the CUDA back end (fl->gpu_job) */
+} ExecWhere;
+
+/*
+ * A batch in flight: taken, built, handed to a device, not finished yet
+ * (its requests RUNNING or ABANDONED, its results not handed back).  Up
+ * to gpuidx.pipeline_depth are in flight at once, so that the next
+ * batch's host work (take, build, plan, issue) overlaps the kernels and
+ * copies of the ones before it.
+ */
+typedef struct ExecFlight
+{
+	bool		used;
+	uint64		id;				/* batch id (ctl->batches_total) */
+	int32		head;			/* its first request (ex.tk), -1: none */
+	int			ntaken;
+	uint64		postings;		/* shortest-list postings of its requests */
+	uint64		work;			/* the cost model's work W */
+	uint64		nqueries;
+	int64		wait_us;		/* its requests' waits to be taken, summed */
+	ExecWhere	where;
+	bool		rerun;			/* on the CPU threads after the GPU failed */
+	bool		rank;			/* one ranked request (exec_rank.c) */
+	instr_time	t0;				/* handed to the device */
+	MemoryContext cxt;			/* its descriptors */
+	gpx_batch	b;
+	gpx_batch_job cpu_job;
+	gpx_cuda_job gpu_job;
+} ExecFlight;
 
 /* Private state of the executor process. */
 static struct
@@ -66,12 +102,16 @@ static struct
 	int			pool_threads;
 	gpx_cuda_ctx *cuda;
 	int			device;			/* gpuidx.device the device was opened for */
-	void	  **blobs;			/* cached blobs, parallel to the directory */
-	uint32		clock_hand;
-	ExecTaken  *taken;			/* [nslots] */
+	int			depth;			/* gpuidx.pipeline_depth it was opened for */
+	bool		graphs;			/* gpuidx.gpu_graphs it was opened for */
+	ExecTaken  *tk;				/* [nslots], by slot */
+	ExecFlight	flights[GPX_EXEC_MAX_DEPTH];
+	int			nflight;		/* batches in flight */
+	WaitEventSet *wes;			/* latch, postmaster death, pool's notify */
+	int			wes_fd;			/* the notify descriptor in wes */
+	int			cost_dev;		/* the cost model's device: 1 GPU, 0 CPU,
+								 * -1 none yet */
 	TimestampTz hold_until;		/* fault 'hold': take no batch before */
-	uint64	   *seen;			/* cache admission: hashes seen once */
-	MemoryContext batch_cxt;
 	TimestampTz last_reap;
 } ex;
 
@@ -131,8 +171,10 @@ exec_refresh_gpu_desc(void)
 
 /*
  * Open what gpuidx.device asks for: the CPU pool always (it is also the
- * fallback), a GPU for auto and gpu.  Only this process ever initialises
- * CUDA.  Called at start and after a configuration reload.
+ * fallback), a GPU for auto and gpu, with a chunk slot per batch that
+ * gpuidx.pipeline_depth lets be in flight plus one.  Only this process
+ * ever initialises CUDA.  Called at start and after a configuration
+ * reload, with no batch in flight.
  */
 static void
 exec_open_device(void)
@@ -141,6 +183,7 @@ exec_open_device(void)
 				note[256] = "";
 	int			want = exec_thread_count();
 
+	Assert(ex.nflight == 0);
 	if (ex.pool == NULL || ex.pool_threads != want)
 	{
 		gpx_batch_pool *p = NULL;
@@ -159,15 +202,19 @@ exec_open_device(void)
 		ex.pool_threads = want;
 	}
 
-	if (gpuidx_exec_device == GPX_DEVICE_CPU)
+	/* the GPU's slots and graphs follow the pipeline's settings */
+	if (ex.cuda != NULL &&
+		(gpuidx_exec_device == GPX_DEVICE_CPU ||
+		 ex.depth != gpuidx_exec_pipeline_depth ||
+		 ex.graphs != gpuidx_exec_gpu_graphs))
 	{
-		if (ex.cuda != NULL)
-		{
-			gpx_cuda_close(ex.cuda);
-			ex.cuda = NULL;
-		}
-		strlcpy(note, "gpuidx.device is cpu", sizeof(note));
+		gpx_cuda_close(ex.cuda);
+		ex.cuda = NULL;
 	}
+	ex.depth = gpuidx_exec_pipeline_depth;
+	ex.graphs = gpuidx_exec_gpu_graphs;
+	if (gpuidx_exec_device == GPX_DEVICE_CPU)
+		strlcpy(note, "gpuidx.device is cpu", sizeof(note));
 	else if (ex.cuda == NULL)
 	{
 		gpx_cuda_options opt;
@@ -186,12 +233,15 @@ exec_open_device(void)
 		opt.cache_bytes = gpuidx_exec_shm->ctl->cache_budget;
 		opt.batch_bytes = gpuidx_exec_shm->ctl->arena_size;
 		opt.no_timing = true;	/* nothing here reads the GPU's own timings */
+		/* a slot per batch in flight, and one to build the next in */
+		opt.slots = Min(ex.depth + 1, GPX_CUDA_MAX_SLOTS);
+		opt.graphs = ex.graphs;
 		st = gpx_cuda_open(&opt, &ex.cuda, err, sizeof(err));
 		if (st != GPX_CUDA_OK)
 		{
 			ex.cuda = NULL;
-			snprintf(note, sizeof(note), "no gpu: %s%s%s",
-					 gpx_cuda_status_str(st), err[0] ? ": " : "", err);
+			snprintf(note, sizeof(note), "no gpu: %s",
+					 err[0] ? err : gpx_cuda_status_str(st));
 			if (gpuidx_exec_device == GPX_DEVICE_GPU)
 				ereport(LOG,
 						(errmsg("gpuidx executor runs batches on cpu threads"),
@@ -201,8 +251,6 @@ exec_open_device(void)
 		{
 			(void) gpx_cuda_pin(ex.cuda, gpuidx_exec_shm->arena,
 								gpuidx_exec_shm->ctl->arena_size);
-			/* an optimistic 1 ns per probe until the first batches measure */
-			pg_atomic_write_u64(&gpuidx_exec_shm->ctl->cost_exec_ps, 1000);
 		}
 	}
 	ex.device = gpuidx_exec_device;
@@ -218,6 +266,12 @@ exec_open_device(void)
 		snprintf(desc, sizeof(desc), "cpu: %d thread%s", ex.pool_threads,
 				 ex.pool_threads == 1 ? "" : "s");
 	exec_publish_device(desc, note);
+	/* the batch-time fit is per device: a new one starts from its guesses */
+	if (ex.cost_dev != (ex.cuda != NULL))
+	{
+		ex.cost_dev = ex.cuda != NULL;
+		gpuidx_exec_cost_device_opened(ex.cuda != NULL);
+	}
 }
 
 /* Release the device and the threads (exit path). */
@@ -229,125 +283,6 @@ exec_close_device(void)
 	ex.cuda = NULL;
 	gpx_batch_pool_destroy(ex.pool);
 	ex.pool = NULL;
-}
-
-/* ---------------------------------------------------------- cache -- */
-
-/* Forget every cached list and start a new epoch; lock held. */
-static void
-exec_cache_clear(void)
-{
-	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
-
-	if (ctl->cache_cap > 0)
-		memset(gpuidx_exec_shm->cache, 0, sizeof(GpxCacheEntry) * ctl->cache_cap);
-	if (ex.blobs != NULL)
-	{
-		for (int i = 0; i < ctl->cache_cap; i++)
-		{
-			free(ex.blobs[i]);
-			ex.blobs[i] = NULL;
-		}
-	}
-	ctl->cache_count = 0;
-	ctl->cache_bytes = 0;
-	ctl->cache_epoch++;
-}
-
-/* Remove directory entry i (backward-shift deletion); lock held. */
-static void
-exec_cache_remove(uint32 i)
-{
-	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
-	GpxCacheEntry *c = gpuidx_exec_shm->cache;
-	uint32		mask = (uint32) ctl->cache_cap - 1;
-	uint32		j = i;
-
-	ctl->cache_bytes -= c[i].len;
-	ctl->cache_count--;
-	free(ex.blobs[i]);
-	ex.blobs[i] = NULL;
-	c[i].used = 0;
-	for (;;)
-	{
-		uint32		home;
-
-		j = (j + 1) & mask;
-		if (!c[j].used)
-			break;
-		home = (uint32) c[j].hash & mask;
-		/* move j into the hole at i unless its home lies in (i, j] */
-		if (((j - home) & mask) >= ((j - i) & mask))
-		{
-			c[i] = c[j];
-			ex.blobs[i] = ex.blobs[j];
-			c[j].used = 0;
-			ex.blobs[j] = NULL;
-			i = j;
-		}
-	}
-}
-
-/* Evict unpinned lists (CLOCK) until len more bytes fit; lock held. */
-static bool
-exec_cache_make_room(uint64 len)
-{
-	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
-	GpxCacheEntry *c = gpuidx_exec_shm->cache;
-	uint32		mask = (uint32) ctl->cache_cap - 1;
-	uint32		steps = 0;
-
-	while (ctl->cache_bytes + len > ctl->cache_budget ||
-		   (uint64) (ctl->cache_count + 1) * 2 > (uint64) ctl->cache_cap)
-	{
-		uint32		i = ex.clock_hand & mask;
-
-		if (steps++ > 3 * (uint32) ctl->cache_cap)
-			return false;		/* everything is pinned */
-		ex.clock_hand++;
-		if (!c[i].used || c[i].pins > 0)
-			continue;
-		if (c[i].ref)
-		{
-			c[i].ref = 0;
-			continue;
-		}
-		exec_cache_remove(i);
-		gpuidx_exec_count(&ctl->stats.cache_evictions, 1);
-		/* the shift may have moved an unvisited entry into i: look again */
-		ex.clock_hand--;
-	}
-	return true;
-}
-
-/* Insert a copy of a list (malloc'd blob, owned by the cache); lock held. */
-static bool
-exec_cache_insert(const GpxReqList *rl, void *blob)
-{
-	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
-	GpxCacheEntry *c = gpuidx_exec_shm->cache;
-	uint32		mask = (uint32) ctl->cache_cap - 1;
-	uint32		i;
-
-	if (gpuidx_exec_cache_find(rl->hash, rl->len, rl->n, rl->first, rl->last) >= 0)
-		return false;
-	if (!exec_cache_make_room(rl->len))
-		return false;
-	for (i = (uint32) rl->hash & mask; c[i].used; i = (i + 1) & mask)
-		;
-	c[i].hash = rl->hash;
-	c[i].len = rl->len;
-	c[i].n = rl->n;
-	c[i].first = rl->first;
-	c[i].last = rl->last;
-	c[i].pins = 0;
-	c[i].ref = 1;
-	c[i].used = 1;
-	ex.blobs[i] = blob;
-	ctl->cache_bytes += rl->len;
-	ctl->cache_count++;
-	gpuidx_exec_count(&ctl->stats.cache_inserts, 1);
-	return true;
 }
 
 /* ------------------------------------------------------- takeover -- */
@@ -376,7 +311,7 @@ exec_recover_slots(uint64 older_than_or_mine, bool exiting)
 			{
 				/* it failed the executor twice: give it back */
 				sl->status = GPX_REQ_FAILED;
-				sl->state = GPX_SLOT_DONE;
+				gpuidx_exec_slot_set_state(i, GPX_SLOT_DONE);
 			}
 			else
 			{
@@ -388,13 +323,30 @@ exec_recover_slots(uint64 older_than_or_mine, bool exiting)
 	}
 }
 
-/* before_shmem_exit callback: hand everything back, wake the waiters. */
+/*
+ * Stop every batch in flight where it runs: the CPU pool hands out no
+ * more queries and finishes the running ones, the GPUs finish what they
+ * run and issue nothing more.  Afterwards no thread and no device writes
+ * into the arena, so the requests can be handed back (exit path).
+ */
+static void
+exec_quiesce(void)
+{
+	gpx_batch_pool_cancel(ex.pool);
+	gpx_cuda_cancel(ex.cuda);
+}
+
+/*
+ * before_shmem_exit callback: stop the batches in flight, hand every
+ * request back (RUNNING ones requeued once), wake the waiters.
+ */
 static void
 exec_on_exit(int code, Datum arg)
 {
 	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
 
 	LWLockReleaseAll();
+	exec_quiesce();
 	LWLockAcquire(ctl->lock, LW_EXCLUSIVE);
 	exec_recover_slots(ex.gen, true);
 	if (ctl->exec_pid == MyProcPid)
@@ -403,9 +355,10 @@ exec_on_exit(int code, Datum arg)
 		ctl->exec_pid = 0;
 		ctl->exec_procno = -1;
 		ctl->exec_gpu = false;
+		ctl->exec_in_flight = 0;
 		strlcpy(ctl->device_desc, "none", sizeof(ctl->device_desc));
 	}
-	exec_cache_clear();
+	gpuidx_exec_cache_clear();
 	/* queued requests are now the backends' to compute */
 	for (int i = ctl->queue_head; i >= 0; i = gpuidx_exec_shm->slots[i].next)
 		gpuidx_exec_wake_proc(gpuidx_exec_shm->slots[i].owner_procno);
@@ -422,7 +375,7 @@ exec_startup(void)
 	LWLockAcquire(ctl->lock, LW_EXCLUSIVE);
 	ex.gen = ++ctl->exec_gen;
 	exec_recover_slots(ex.gen, false);
-	exec_cache_clear();
+	gpuidx_exec_cache_clear();
 	ctl->exec_pid = MyProcPid;
 	ctl->exec_procno = MyProc->pgprocno;
 	ctl->exec_state = GPX_EXEC_STARTING;
@@ -431,19 +384,18 @@ exec_startup(void)
 	ctl->fault = GPX_FAULT_NONE;
 	LWLockRelease(ctl->lock);
 
-	ex.taken = MemoryContextAlloc(TopMemoryContext, sizeof(ExecTaken) * ctl->nslots);
-	if (ctl->cache_cap > 0)
-	{
-		ex.blobs = MemoryContextAllocZero(TopMemoryContext,
-										  sizeof(void *) * ctl->cache_cap);
-		ex.seen = MemoryContextAllocZero(TopMemoryContext,
-										 sizeof(uint64) * EXEC_SEEN_SETS * EXEC_SEEN_WAYS);
-	}
-	ex.batch_cxt = AllocSetContextCreate(TopMemoryContext, "gpuidx executor batch",
-										 ALLOCSET_DEFAULT_SIZES);
+	ex.tk = MemoryContextAllocZero(TopMemoryContext, sizeof(ExecTaken) * ctl->nslots);
+	for (int f = 0; f < GPX_EXEC_MAX_DEPTH; f++)
+		ex.flights[f].cxt = AllocSetContextCreate(TopMemoryContext, "gpuidx executor batch",
+												  ALLOCSET_DEFAULT_SIZES);
+	ex.wes_fd = -1;
+	ex.cost_dev = -1;
 }
 
-/* Free the slots of backends that exited without doing so (backstop). */
+/*
+ * Free the slots of backends that exited without doing so, and release
+ * their read pins of cached lists (backstop).
+ */
 static void
 exec_reap_orphans(void)
 {
@@ -462,6 +414,7 @@ exec_reap_orphans(void)
 			ProcGlobal->allProcs[procno].pid != sl->owner_pid)
 			gpuidx_exec_slot_free(i);
 	}
+	gpuidx_exec_cache_reap_readers();
 	LWLockRelease(ctl->lock);
 }
 
@@ -481,15 +434,29 @@ exec_nothing_more_comes(void)
 	return inflight > 0 && pg_atomic_read_u32(&ctl->clients_waiting) >= inflight;
 }
 
+/* A free flight (one always is when ex.nflight < depth). */
+static ExecFlight *
+exec_flight_free(void)
+{
+	for (int f = 0; f < GPX_EXEC_MAX_DEPTH; f++)
+		if (!ex.flights[f].used)
+			return &ex.flights[f];
+	elog(ERROR, "gpuidx executor: no free batch in flight");
+	return NULL;				/* keep the compiler quiet */
+}
+
 /*
- * Take a batch if one is due: the queued shortest lists reach the
+ * Take a batch into fl if one is due: the queued shortest lists reach the
  * threshold, the oldest request has waited long enough, or nothing more
- * can come (every backend with a request in flight waits for it).
- * Returns the number of requests taken (marked RUNNING); otherwise
- * *sleep_us says how long the oldest may still wait (-1: queue empty).
+ * can come (every backend with a request in flight waits for it; those
+ * whose requests are in a batch in flight count as waiting, so while the
+ * device works on one batch the next is taken as soon as every other
+ * backend has queued).  Returns the number of requests taken (marked
+ * RUNNING, linked from fl->head); otherwise *sleep_us says how long the
+ * oldest may still wait (-1: queue empty).
  */
 static int
-exec_take_batch(int64 *sleep_us, int *fault, int *fault_ms)
+exec_take_batch(ExecFlight *fl, int64 *sleep_us, int *fault, int *fault_ms)
 {
 	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
 	uint64		threshold = (uint64) gpuidx_exec_batch_threshold;
@@ -497,6 +464,7 @@ exec_take_batch(int64 *sleep_us, int *fault, int *fault_ms)
 	uint64		work = 0;
 	int64		waited;
 	int			ntaken = 0;
+	int32		tail = -1;
 
 	*sleep_us = -1;
 	LWLockAcquire(ctl->lock, LW_EXCLUSIVE);
@@ -519,20 +487,38 @@ exec_take_batch(int64 *sleep_us, int *fault, int *fault_ms)
 		LWLockRelease(ctl->lock);
 		return 0;
 	}
+	fl->id = ++ctl->batches_total;
+	fl->head = -1;
+	fl->wait_us = 0;
 	while (ctl->queue_head >= 0 && (ntaken == 0 || work < threshold))
 	{
 		int			i = ctl->queue_head;
 		GpxExecSlot *sl = &gpuidx_exec_shm->slots[i];
+		ExecTaken  *t = &ex.tk[i];
 
+		/* a ranked request is a batch of its own */
+		if (ntaken > 0 && sl->kind == GPX_REQ_KIND_RANK)
+			break;
 		gpuidx_exec_queue_remove(i);
-		sl->state = GPX_SLOT_RUNNING;
+		sl->batch_id = fl->id;
+		gpuidx_exec_slot_set_state(i, GPX_SLOT_RUNNING);
 		sl->exec_gen = ex.gen;
 		sl->wait_us = now - sl->queued_at;
-		ex.taken[ntaken].slot = i;
-		ex.taken[ntaken].generation = sl->generation;
-		ex.taken[ntaken].status = GPX_REQ_OK;
+		fl->wait_us += sl->wait_us;
+		t->generation = sl->generation;
+		t->batch_id = fl->id;
+		t->status = GPX_REQ_OK;
+		t->nqueries = 0;
+		t->next = -1;
+		if (tail >= 0)
+			ex.tk[tail].next = i;
+		else
+			fl->head = i;
+		tail = i;
 		ntaken++;
 		work += sl->work;
+		if (sl->kind == GPX_REQ_KIND_RANK)
+			break;
 	}
 	if (ctl->fault == GPX_FAULT_ERROR || ctl->fault == GPX_FAULT_STALL)
 	{
@@ -540,8 +526,8 @@ exec_take_batch(int64 *sleep_us, int *fault, int *fault_ms)
 		*fault_ms = ctl->fault_ms;
 		ctl->fault = GPX_FAULT_NONE;
 	}
-	ctl->batches_total++;
 	LWLockRelease(ctl->lock);
+	fl->ntaken = ntaken;
 	return ntaken;
 }
 
@@ -560,13 +546,14 @@ exec_request_sane(const GpxExecSlot *sl)
 }
 
 /*
- * Build the gpx_batch of the taken requests: queries with absolute output
- * offsets into the arena, lists opened in place (inline) or found in the
- * cache (by hash).  Malformed queries get nlists = 0 (the back end then
- * reports GPX_E_ARG for them).  Returns the total work W for the model.
+ * Build fl's gpx_batch from its requests, in fl->cxt: queries with
+ * absolute output offsets into the arena, lists opened in place (inline)
+ * or found in the cache (by key).  Malformed queries get nlists = 0 (the
+ * back end then reports GPX_E_ARG for them).  Sets fl->work (W for the
+ * model), fl->postings and fl->nqueries.
  */
-static uint64
-exec_build_batch(int ntaken, gpx_batch *b, uint64 *postings)
+static void
+exec_build_batch(ExecFlight *fl)
 {
 	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
 	uint32		nq = 0,
@@ -576,22 +563,25 @@ exec_build_batch(int ntaken, gpx_batch *b, uint64 *postings)
 	bool	   *bad;
 	uint64		work = 0;
 
-	*postings = 0;
-	for (int t = 0; t < ntaken; t++)
+	fl->postings = 0;
+	fl->nqueries = 0;
+	for (int i = fl->head; i >= 0; i = ex.tk[i].next)
 	{
-		GpxExecSlot *sl = &gpuidx_exec_shm->slots[ex.taken[t].slot];
+		GpxExecSlot *sl = &gpuidx_exec_shm->slots[i];
+		ExecTaken  *t = &ex.tk[i];
 
+		Assert(t->batch_id == fl->id && sl->batch_id == fl->id);
 		if (!exec_request_sane(sl))
 		{
-			ex.taken[t].status = GPX_REQ_BAD;
+			t->status = GPX_REQ_BAD;
 			continue;
 		}
-		ex.taken[t].first_query = nq;
-		ex.taken[t].first_list = nl;
-		ex.taken[t].nqueries = sl->nqueries;
+		t->first_query = nq;
+		t->first_list = nl;
+		t->nqueries = sl->nqueries;
 		nq += sl->nqueries;
 		nl += sl->nlists;
-		*postings += sl->work;
+		fl->postings += sl->work;
 	}
 	bq = palloc0(sizeof(gpx_batch_query) * Max(nq, 1));
 	bl = palloc0(sizeof(gpx_batch_list) * Max(nl, 1));
@@ -599,17 +589,18 @@ exec_build_batch(int ntaken, gpx_batch *b, uint64 *postings)
 
 	/* lists: the cache lookups need the directory to hold still */
 	LWLockAcquire(ctl->lock, LW_SHARED);
-	for (int t = 0; t < ntaken; t++)
+	for (int i = fl->head; i >= 0; i = ex.tk[i].next)
 	{
-		GpxExecSlot *sl = &gpuidx_exec_shm->slots[ex.taken[t].slot];
-		char	   *chunk = gpuidx_exec_chunk(ex.taken[t].slot);
+		GpxExecSlot *sl = &gpuidx_exec_shm->slots[i];
+		ExecTaken  *t = &ex.tk[i];
+		char	   *chunk = gpuidx_exec_chunk(i);
 		GpxReqList *rl = (GpxReqList *) (chunk + sl->lists_off);
 
-		if (ex.taken[t].status != GPX_REQ_OK)
+		if (t->status != GPX_REQ_OK)
 			continue;
 		for (uint32 j = 0; j < sl->nlists; j++)
 		{
-			uint32		L = ex.taken[t].first_list + j;
+			uint32		L = t->first_list + j;
 			const uint8 *blob = NULL;
 
 			if (rl[j].flags & GPX_REQ_INLINE)
@@ -618,23 +609,13 @@ exec_build_batch(int ntaken, gpx_batch *b, uint64 *postings)
 					rl[j].off + rl[j].len <= sl->out_off)
 					blob = (const uint8 *) chunk + rl[j].off;
 			}
-			else if ((rl[j].flags & GPX_REQ_BY_HASH) &&
-					 sl->cache_epoch == ctl->cache_epoch)
+			else if (rl[j].flags & GPX_REQ_BY_KEY)
 			{
-				int			e = gpuidx_exec_cache_find(rl[j].hash, rl[j].len,
-													   rl[j].n, rl[j].first,
-													   rl[j].last);
-
-				if (e >= 0)
-				{
-					blob = ex.blobs[e];
-					gpuidx_exec_shm->cache[e].ref = 1;
-				}
-				else
-					ex.taken[t].status = GPX_REQ_CACHE_MISS;
+				/* the request's pin keeps the copy until the slot is freed */
+				blob = gpuidx_exec_cache_get(&rl[j], sl->cache_epoch);
+				if (blob == NULL)
+					t->status = GPX_REQ_CACHE_MISS;
 			}
-			else if (rl[j].flags & GPX_REQ_BY_HASH)
-				ex.taken[t].status = GPX_REQ_CACHE_MISS;
 
 			if (blob == NULL ||
 				gpx_open(&bl[L].list, blob, rl[j].len) != GPX_OK ||
@@ -644,33 +625,36 @@ exec_build_batch(int ntaken, gpx_batch *b, uint64 *postings)
 				bad[L] = true;
 				memset(&bl[L].list, 0, sizeof(gpx_list));
 			}
-			bl[L].hash = rl[j].hash;
+			bl[L].key = rl[j].key;
 		}
 	}
 	LWLockRelease(ctl->lock);
 
 	/* queries */
-	for (int t = 0; t < ntaken; t++)
+	for (int i = fl->head; i >= 0; i = ex.tk[i].next)
 	{
-		GpxExecSlot *sl = &gpuidx_exec_shm->slots[ex.taken[t].slot];
-		gpx_batch_query *rq = (gpx_batch_query *) gpuidx_exec_chunk(ex.taken[t].slot);
+		GpxExecSlot *sl = &gpuidx_exec_shm->slots[i];
+		ExecTaken  *t = &ex.tk[i];
+		gpx_batch_query *rq = (gpx_batch_query *) gpuidx_exec_chunk(i);
 		uint64		out_base = (sl->chunk_off + sl->out_off) / 4;
 
-		if (ex.taken[t].status != GPX_REQ_OK)
+		if (t->status != GPX_REQ_OK)
 			continue;
+		fl->nqueries += t->nqueries;
 		for (uint32 q = 0; q < sl->nqueries; q++)
 		{
-			gpx_batch_query *d = &bq[ex.taken[t].first_query + q];
+			gpx_batch_query *d = &bq[t->first_query + q];
 			bool		ok = rq[q].nlists > 0 &&
 				(uint64) rq[q].first_list + rq[q].nlists <= sl->nlists &&
 				rq[q].out_offset <= sl->out_words &&
 				rq[q].out_capacity <= sl->out_words - rq[q].out_offset;
 			uint32		nmin = UINT32_MAX;
 
-			d->first_list = ex.taken[t].first_list + rq[q].first_list;
+			d->first_list = t->first_list + rq[q].first_list;
 			d->nlists = rq[q].nlists;
 			d->out_offset = out_base + rq[q].out_offset;
 			d->out_capacity = rq[q].out_capacity;
+			d->status = -1;
 			for (uint32 j = 0; ok && j < d->nlists; j++)
 			{
 				ok = !bad[d->first_list + j];
@@ -688,104 +672,50 @@ exec_build_batch(int ntaken, gpx_batch *b, uint64 *postings)
 		}
 	}
 
-	b->nqueries = nq;
-	b->nlists = nl;
-	b->queries = bq;
-	b->lists = bl;
-	b->out = (uint32 *) gpuidx_exec_shm->arena;
-	b->out_words = gpuidx_exec_shm->ctl->arena_size / 4;
-	return work;
+	fl->b.nqueries = nq;
+	fl->b.nlists = nl;
+	fl->b.queries = bq;
+	fl->b.lists = bl;
+	fl->b.out = (uint32 *) gpuidx_exec_shm->arena;
+	fl->b.out_words = gpuidx_exec_shm->ctl->arena_size / 4;
+	fl->work = work;
 }
 
-/*
- * Admission to the cache: a list is kept the second time it comes inline
- * (a list used once would only push out useful ones).  Returns true when
- * hash was seen before; records it otherwise.
- */
-static bool
-exec_cache_admit(uint64 hash)
-{
-	uint64	   *set = &ex.seen[(hash & (EXEC_SEEN_SETS - 1)) * EXEC_SEEN_WAYS];
-
-	for (int w = 0; w < EXEC_SEEN_WAYS; w++)
-		if (set[w] == hash)
-			return true;
-	memmove(set + 1, set, sizeof(uint64) * (EXEC_SEEN_WAYS - 1));
-	set[0] = hash;
-	return false;
-}
-
-/* Keep copies of the cacheable lists that came inline in this batch. */
+/* Keep copies of the cacheable lists that came inline in fl's requests. */
 static void
-exec_cache_batch_lists(int ntaken)
+exec_cache_batch_lists(ExecFlight *fl)
 {
-	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
-
-	if (ctl->cache_cap == 0 || ex.blobs == NULL)
-		return;
-	for (int t = 0; t < ntaken; t++)
-	{
-		GpxExecSlot *sl = &gpuidx_exec_shm->slots[ex.taken[t].slot];
-		char	   *chunk = gpuidx_exec_chunk(ex.taken[t].slot);
-		GpxReqList *rl = (GpxReqList *) (chunk + sl->lists_off);
-
-		if (ex.taken[t].status != GPX_REQ_OK)
-			continue;
-		for (uint32 j = 0; j < sl->nlists; j++)
-		{
-			void	   *copy;
-			bool		have;
-
-			if ((rl[j].flags & (GPX_REQ_INLINE | GPX_REQ_HASHED)) !=
-				(GPX_REQ_INLINE | GPX_REQ_HASHED) ||
-				rl[j].len > ctl->cache_budget / 4 ||
-				/* only bytes of this request (as exec_build_batch checks) */
-				rl[j].off < sl->lists_off + sizeof(GpxReqList) * sl->nlists ||
-				rl[j].off + rl[j].len > sl->out_off ||
-				!exec_cache_admit(rl[j].hash))
-				continue;
-			LWLockAcquire(ctl->lock, LW_SHARED);
-			have = gpuidx_exec_cache_find(rl[j].hash, rl[j].len, rl[j].n,
-										  rl[j].first, rl[j].last) >= 0;
-			LWLockRelease(ctl->lock);
-			if (have)
-				continue;
-			/* plain malloc: the cache outlives batches and frees per entry */
-			copy = malloc(rl[j].len);
-			if (copy == NULL)
-				return;
-			memcpy(copy, chunk + rl[j].off, rl[j].len);
-			LWLockAcquire(ctl->lock, LW_EXCLUSIVE);
-			if (!exec_cache_insert(&rl[j], copy))
-				free(copy);
-			LWLockRelease(ctl->lock);
-		}
-	}
+	for (int i = fl->head; i >= 0; i = ex.tk[i].next)
+		if (ex.tk[i].status == GPX_REQ_OK)
+			gpuidx_exec_cache_keep(i);
 }
 
 /*
- * Hand results back: copy each query's count and status into its request,
- * mark the requests DONE and wake their owners; requests whose owner gave
- * up are freed here.  Returns the number of distinct backends served.
+ * Hand fl's results back: copy each query's count and status into its
+ * request, mark the requests DONE and wake their owners; requests whose
+ * owner gave up are freed here.  Returns the number of distinct backends
+ * served.
  */
 static int
-exec_finish_batch(int ntaken, const gpx_batch *b, int64 run_us)
+exec_finish_batch(ExecFlight *fl, int64 run_us)
 {
 	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
 	int			nowners = 0;
-	int		   *owners = palloc(sizeof(int) * Max(ntaken, 1));
+	int		   *owners = palloc(sizeof(int) * Max(fl->ntaken, 1));
 
-	for (int t = 0; t < ntaken; t++)
+	for (int i = fl->head; i >= 0; i = ex.tk[i].next)
 	{
-		GpxExecSlot *sl = &gpuidx_exec_shm->slots[ex.taken[t].slot];
-		gpx_batch_query *rq = (gpx_batch_query *) gpuidx_exec_chunk(ex.taken[t].slot);
+		GpxExecSlot *sl = &gpuidx_exec_shm->slots[i];
+		ExecTaken  *t = &ex.tk[i];
+		gpx_batch_query *rq = (gpx_batch_query *) gpuidx_exec_chunk(i);
 
-		/* the slot is RUNNING or ABANDONED: only we may touch its chunk */
-		if (ex.taken[t].status != GPX_REQ_OK)
+		/* the slot is RUNNING or ABANDONED: only we may touch its chunk;
+		 * a ranked request's answers are written by exec_run_rank */
+		if (t->status != GPX_REQ_OK || sl->kind == GPX_REQ_KIND_RANK)
 			continue;
 		for (uint32 q = 0; q < sl->nqueries; q++)
 		{
-			const gpx_batch_query *d = &b->queries[ex.taken[t].first_query + q];
+			const gpx_batch_query *d = &fl->b.queries[t->first_query + q];
 
 			rq[q].out_count = d->out_count;
 			rq[q].status = d->status;
@@ -793,14 +723,17 @@ exec_finish_batch(int ntaken, const gpx_batch *b, int64 run_us)
 	}
 
 	LWLockAcquire(ctl->lock, LW_EXCLUSIVE);
-	for (int t = 0; t < ntaken; t++)
+	for (int i = fl->head; i >= 0; i = ex.tk[i].next)
 	{
-		int			i = ex.taken[t].slot;
 		GpxExecSlot *sl = &gpuidx_exec_shm->slots[i];
+		ExecTaken  *t = &ex.tk[i];
 		bool		seen = false;
 
-		if (sl->generation != ex.taken[t].generation)
-			continue;			/* cannot happen: we own RUNNING slots */
+		/* we own RUNNING slots: nobody reused this one meanwhile */
+		Assert(sl->generation == t->generation && sl->batch_id == fl->id);
+		Assert(sl->state == GPX_SLOT_RUNNING || sl->state == GPX_SLOT_ABANDONED);
+		if (sl->generation != t->generation)
+			continue;
 		if (sl->state == GPX_SLOT_ABANDONED)
 		{
 			gpuidx_exec_slot_free(i);
@@ -812,21 +745,23 @@ exec_finish_batch(int ntaken, const gpx_batch *b, int64 run_us)
 			seen |= owners[o] == sl->owner_procno;
 		if (!seen)
 			owners[nowners++] = sl->owner_procno;
-		sl->status = ex.taken[t].status;
+		sl->status = t->status;
 		sl->run_us = run_us;
-		sl->state = GPX_SLOT_DONE;
+		sl->batch_backends = 0;
+		gpuidx_exec_slot_set_state(i, GPX_SLOT_DONE);
 	}
-	for (int t = 0; t < ntaken; t++)
+	for (int i = fl->head; i >= 0; i = ex.tk[i].next)
 	{
-		GpxExecSlot *sl = &gpuidx_exec_shm->slots[ex.taken[t].slot];
+		GpxExecSlot *sl = &gpuidx_exec_shm->slots[i];
 
-		if (sl->state == GPX_SLOT_DONE && sl->generation == ex.taken[t].generation)
+		if (sl->state == GPX_SLOT_DONE && sl->generation == ex.tk[i].generation)
 			sl->batch_backends = nowners;
 	}
 	LWLockRelease(ctl->lock);
 	/* wake the owners outside the lock: each may cost a signal */
 	for (int o = 0; o < nowners; o++)
 		gpuidx_exec_wake_proc(owners[o]);
+	pfree(owners);
 	return nowners;
 }
 
@@ -861,109 +796,316 @@ exec_gpu_oom_injected(void)
 	return oom;
 }
 
-/*
- * Run the batch on the GPU when one is open.  Returns false when the CPU
- * threads must run it: there is no GPU, or the GPU failed (counted in
- * gpu_failures and logged).  With fault gpu_oom armed the GPU fails with
- * GPX_CUDA_OOM without being called; on a machine without a GPU, a batch
- * of an executor with gpuidx.device = gpu then counts as a GPU attempt
- * that ran out of memory, so the fallback is exercised there too.
- */
-static bool
-exec_run_gpu(gpx_batch *b, gpx_batch_stats *st)
+/* A GPU batch failed: count and log it (its batch then runs on the CPU). */
+static void
+exec_gpu_failed(gpx_cuda_status rc, const char *why)
 {
-	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
-	gpx_cuda_status rc;
-	bool		injected;
-
-	if (ex.cuda == NULL && ex.device != GPX_DEVICE_GPU)
-		return false;
-	injected = exec_gpu_oom_injected();
-	if (ex.cuda == NULL && !injected)
-		return false;			/* no GPU: the CPU threads are the device */
-	rc = injected ? GPX_CUDA_OOM : gpx_cuda_run_batch(ex.cuda, b, st);
-	if (rc == GPX_CUDA_OK)
-	{
-		gpuidx_exec_count(&ctl->stats.gpu_batches, 1);
-		exec_refresh_gpu_desc();
-		return true;
-	}
-	gpuidx_exec_count(&ctl->stats.gpu_failures, 1);
+	gpuidx_exec_count(&gpuidx_exec_shm->ctl->stats.gpu_failures, 1);
 	ereport(LOG,
 			(errcode(rc == GPX_CUDA_OOM ? ERRCODE_OUT_OF_MEMORY :
 					 ERRCODE_EXTERNAL_ROUTINE_EXCEPTION),
 			 errmsg("gpuidx executor: gpu batch failed, running it on cpu threads"),
-			 errdetail("%s", injected ?
-					   "injected fault gpu_oom: out of gpu or pinned memory" :
-					   gpx_cuda_last_error(ex.cuda))));
-	memset(st, 0, sizeof(*st));
-	return false;
+			 errdetail("%s", why)));
 }
 
-/* Run one batch of ntaken requests from start to finish. */
+/*
+ * Hand fl to the CPU pool (its queries start as threads come free).  A
+ * lone query with nothing else in flight runs here at once, as before
+ * batches were kept in flight: waking a helper and being woken by it would
+ * only add to its round trip.
+ */
 static void
-exec_run_batch(int ntaken, int fault, int fault_ms)
+exec_submit_cpu(ExecFlight *fl)
+{
+	gpx_status	st;
+
+	fl->where = EXEC_ON_CPU;
+	if (ex.nflight == 1 && fl->b.nqueries <= 1)
+		st = gpx_batch_pool_submit_wait(ex.pool, &fl->b, &fl->cpu_job);
+	else
+		st = gpx_batch_pool_submit(ex.pool, &fl->b, &fl->cpu_job);
+	if (st != GPX_OK)
+		elog(ERROR, "gpuidx executor: could not queue a batch on its cpu threads");
+}
+
+/*
+ * Hand fl to the GPU when one is open, else (or when the GPU refuses it)
+ * to the CPU pool.  With fault gpu_oom armed the GPU fails with
+ * GPX_CUDA_OOM without being called; on a machine without a GPU, a batch
+ * of an executor with gpuidx.device = gpu then counts as a GPU attempt
+ * that ran out of memory, so the fallback is exercised there too.
+ */
+static void
+exec_submit(ExecFlight *fl)
+{
+	INSTR_TIME_SET_CURRENT(fl->t0);
+	if (ex.cuda != NULL || ex.device == GPX_DEVICE_GPU)
+	{
+		bool		injected = exec_gpu_oom_injected();
+
+		if (injected)
+		{
+			exec_gpu_failed(GPX_CUDA_OOM, "injected fault gpu_oom: out of gpu or pinned memory");
+			fl->rerun = true;
+		}
+		else if (ex.cuda != NULL)
+		{
+			gpx_cuda_status rc;
+
+			fl->gpu_job.user = fl;
+			rc = gpx_cuda_submit(ex.cuda, &fl->b, &fl->gpu_job);
+			if (rc == GPX_CUDA_OK)
+			{
+				fl->where = EXEC_ON_GPU;
+				return;
+			}
+			exec_gpu_failed(rc, gpx_cuda_last_error(ex.cuda));
+			fl->rerun = true;
+		}
+	}
+	exec_submit_cpu(fl);
+}
+
+static void exec_drain(void);
+static void exec_run_rank(ExecFlight *fl);
+
+/*
+ * Take, build and send one batch into a free flight; false when none was
+ * due (*sleep_us then says how long the oldest request may still wait).
+ * The faults error and stall strike here, while the other batches in
+ * flight go on (an error then exits with them in flight).
+ */
+static bool
+exec_launch_batch(int64 *sleep_us)
 {
 	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
-	MemoryContext old = MemoryContextSwitchTo(ex.batch_cxt);
-	gpx_batch	b;
-	gpx_batch_stats st;
-	uint64		postings,
-				work;
-	instr_time	t0,
-				t1;
-	int64		run_us;
-	int			nowners;
-	uint64		nqueries = 0;
+	ExecFlight *fl = exec_flight_free();
+	int			fault = GPX_FAULT_NONE,
+				fault_ms = 0;
+	MemoryContext old;
 
-	pgstat_report_activity(STATE_RUNNING, "gpuidx batch");
-	work = exec_build_batch(ntaken, &b, &postings);
+	if (exec_take_batch(fl, sleep_us, &fault, &fault_ms) == 0)
+		return false;
+	/* a ranked request runs alone on the device: finish what is on it */
+	fl->rank = gpuidx_exec_shm->slots[fl->head].kind == GPX_REQ_KIND_RANK;
+	if (fl->rank && ex.cuda != NULL)
+		exec_drain();
+	fl->used = true;
+	fl->rerun = false;
+	ctl->exec_in_flight = ex.nflight + 1;
+	if (ex.nflight++ == 0)
+		pgstat_report_activity(STATE_RUNNING, "gpuidx batch");
+	else
+		gpuidx_exec_count(&ctl->stats.overlapped_batches, 1);
+	gpuidx_exec_count_max(&ctl->stats.max_in_flight, ex.nflight);
+
+	if (!fl->rank)
+	{
+		old = MemoryContextSwitchTo(fl->cxt);
+		exec_build_batch(fl);
+		MemoryContextSwitchTo(old);
+	}
 
 	if (fault == GPX_FAULT_ERROR)
 		elog(ERROR, "gpuidx executor: injected fault");
 	if (fault == GPX_FAULT_STALL)
 		exec_stall(fault_ms);
+	if (fl->rank)
+		exec_run_rank(fl);
+	else
+		exec_submit(fl);
+	return true;
+}
 
-	INSTR_TIME_SET_CURRENT(t0);
-	memset(&st, 0, sizeof(st));
-	if (!exec_run_gpu(&b, &st))
-		(void) gpx_batch_pool_run(ex.pool, &b, &st);
+/*
+ * The end of a batch in flight: a GPU batch that failed runs again on the
+ * CPU threads (logged, counted in gpu_failures; the backends see nothing);
+ * otherwise its lists are kept, its results handed back, its owners woken,
+ * the statistics and the cost model fed, and the flight freed.
+ */
+static void
+exec_flight_done(ExecFlight *fl)
+{
+	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
+	instr_time	t1;
+	int64		run_us;
+	int			nowners;
+	bool		on_gpu = fl->where == EXEC_ON_GPU;
+
+	if (on_gpu && fl->gpu_job.status != GPX_CUDA_OK)
+	{
+		exec_gpu_failed(fl->gpu_job.status, fl->gpu_job.err);
+		fl->rerun = true;
+		exec_submit_cpu(fl);
+		return;
+	}
+	if (on_gpu)
+		gpuidx_exec_count(&ctl->stats.gpu_batches, 1);
 	INSTR_TIME_SET_CURRENT(t1);
-	INSTR_TIME_SUBTRACT(t1, t0);
+	INSTR_TIME_SUBTRACT(t1, fl->t0);
 	run_us = INSTR_TIME_GET_MICROSEC(t1);
 
-	exec_cache_batch_lists(ntaken);
-	nowners = exec_finish_batch(ntaken, &b, run_us);
+	exec_cache_batch_lists(fl);
+	nowners = exec_finish_batch(fl, run_us);
 
-	/* statistics and the cost model */
-	for (int t = 0; t < ntaken; t++)
-		if (ex.taken[t].status == GPX_REQ_OK)
-			nqueries += ex.taken[t].nqueries;
-	gpuidx_exec_count(&ctl->stats.requests, ntaken);
-	gpuidx_exec_count(&ctl->stats.queries, nqueries);
+	gpuidx_exec_count(&ctl->stats.requests, fl->ntaken);
+	gpuidx_exec_count(&ctl->stats.queries, fl->nqueries);
 	gpuidx_exec_count(&ctl->stats.batches, 1);
-	gpuidx_exec_count(&ctl->stats.batch_postings, postings);
-	gpuidx_exec_count(&ctl->stats.batch_requests, ntaken);
+	gpuidx_exec_count(&ctl->stats.batch_postings, fl->postings);
+	gpuidx_exec_count(&ctl->stats.batch_requests, fl->ntaken);
 	gpuidx_exec_count(&ctl->stats.executor_us, run_us);
 	if (nowners >= 2)
 		gpuidx_exec_count(&ctl->stats.multi_backend_batches, 1);
 	gpuidx_exec_count_max(&ctl->stats.max_batch_backends, nowners);
-	if (work >= 10000 && run_us > 0)
+	/* per-thread cost: the pool spreads queries over its threads (a rerun
+	 * after a GPU failure says nothing about either device) */
+	if (!fl->rerun && !fl->rank)
+		gpuidx_exec_cost_note_executor(fl->work, run_us, on_gpu ? 1 :
+									   Min((uint64) ex.pool_threads, fl->nqueries),
+									   fl->wait_us / Max(fl->ntaken, 1));
+
+	MemoryContextReset(fl->cxt);
+	fl->used = false;
+	fl->head = -1;
+	ctl->exec_in_flight = ex.nflight - 1;
+	if (--ex.nflight == 0)
+		pgstat_report_activity(STATE_IDLE, NULL);
+}
+
+/*
+ * Run fl, one ranked request, here and now (exec_rank.c): on the GPU when
+ * one is open (gpx_cuda_rank_run, synchronous; the other batches were
+ * drained), else, or when the GPU fails (logged, counted in gpu_failures,
+ * as for intersections; fault gpu_oom included), with gpx_rank_batch_run
+ * on this thread.  Then the batch ends as any other (exec_flight_done),
+ * except that ranking times do not feed the intersections' cost model.
+ */
+static void
+exec_run_rank(ExecFlight *fl)
+{
+	GpxRankRun	rr;
+	MemoryContext old = MemoryContextSwitchTo(fl->cxt);
+	ExecTaken  *t = &ex.tk[fl->head];
+	bool		on_gpu = false;
+
+	INSTR_TIME_SET_CURRENT(fl->t0);
+	t->status = gpuidx_exec_rank_build(fl->head, &rr);
+	t->nqueries = t->status == GPX_REQ_OK ? rr.b.nqueries : 0;
+	fl->nqueries = t->nqueries;
+	fl->work = fl->postings = t->status == GPX_REQ_OK ? rr.candidates : 0;
+	if (t->status == GPX_REQ_OK)
 	{
-		/* per-thread cost: the pool spreads queries over its threads */
-		uint64		par = ex.cuda != NULL ? 1 : Min((uint64) ex.pool_threads, nqueries);
-		uint64		sample = (uint64) run_us * 1000000 * Max(par, 1) / work;
-		uint64		cur = pg_atomic_read_u64(&ctl->cost_exec_ps);
+		if (ex.cuda != NULL || ex.device == GPX_DEVICE_GPU)
+		{
+			if (exec_gpu_oom_injected())
+			{
+				exec_gpu_failed(GPX_CUDA_OOM, "injected fault gpu_oom: out of gpu or pinned memory");
+				fl->rerun = true;
+			}
+			else if (ex.cuda != NULL)
+			{
+				gpx_cuda_status rc = gpx_cuda_rank_run(ex.cuda, &rr.b, NULL);
 
-		pg_atomic_write_u64(&ctl->cost_exec_ps, (cur * 7 + sample) / 8);
+				if (rc == GPX_CUDA_OK)
+					on_gpu = true;
+				else
+				{
+					exec_gpu_failed(rc, gpx_cuda_last_error(ex.cuda));
+					fl->rerun = true;
+				}
+			}
+		}
+		if (!on_gpu)
+			gpuidx_exec_rank_cpu(&rr);
+		gpuidx_exec_rank_finish(fl->head, &rr);
 	}
-
 	MemoryContextSwitchTo(old);
-	MemoryContextReset(ex.batch_cxt);
-	pgstat_report_activity(STATE_IDLE, NULL);
+	fl->where = on_gpu ? EXEC_ON_GPU : EXEC_ON_CPU;
+	fl->gpu_job.status = GPX_CUDA_OK;
+	exec_flight_done(fl);
+}
+
+/*
+ * Finish every batch in flight that is done, in whatever order they
+ * finished.  Returns how many finished (a GPU batch sent to the CPU
+ * threads after a failure does not count).
+ */
+static int
+exec_reap(void)
+{
+	int			n = 0;
+	gpx_cuda_job *job;
+
+	if (ex.nflight == 0)
+		return 0;
+	while (ex.cuda != NULL && (job = gpx_cuda_reap(ex.cuda, false)) != NULL)
+	{
+		ExecFlight *fl = (ExecFlight *) job->user;
+
+		Assert(fl->used && fl->where == EXEC_ON_GPU);
+		exec_flight_done(fl);
+		n += fl->used ? 0 : 1;
+	}
+	for (int f = 0; f < GPX_EXEC_MAX_DEPTH; f++)
+	{
+		ExecFlight *fl = &ex.flights[f];
+
+		if (fl->used && fl->where == EXEC_ON_CPU && gpx_batch_pool_done(&fl->cpu_job))
+		{
+			exec_flight_done(fl);
+			n++;
+		}
+	}
+	return n;
+}
+
+/* Whether a batch in flight runs on the GPU (where), or on CPU threads. */
+static bool
+exec_any_on(ExecWhere where)
+{
+	for (int f = 0; f < GPX_EXEC_MAX_DEPTH; f++)
+		if (ex.flights[f].used && ex.flights[f].where == where)
+			return true;
+	return false;
+}
+
+/* Finish every batch in flight, waiting for them (before a device change). */
+static void
+exec_drain(void)
+{
+	while (ex.nflight > 0)
+	{
+		if (exec_reap() > 0)
+			continue;
+		if (exec_any_on(EXEC_ON_GPU))
+		{
+			gpx_cuda_job *job = gpx_cuda_reap(ex.cuda, true);
+
+			if (job != NULL)
+				exec_flight_done((ExecFlight *) job->user);
+			continue;
+		}
+		for (int f = 0; f < GPX_EXEC_MAX_DEPTH; f++)
+			if (ex.flights[f].used && ex.flights[f].where == EXEC_ON_CPU)
+			{
+				gpx_batch_pool_wait(ex.pool, &ex.flights[f].cpu_job);
+				break;
+			}
+	}
 }
 
 /* ----------------------------------------------------------- main -- */
+
+/* Whether the queued requests make a batch due before their time. */
+static bool
+exec_queue_due(void)
+{
+	volatile GpxExecShared *ctl = gpuidx_exec_shm->ctl;
+
+	return ctl->queue_head >= 0 &&
+		(ctl->queued_work >= (uint64) gpuidx_exec_batch_threshold ||
+		 exec_nothing_more_comes());
+}
 
 /*
  * Poll, without the lock, for up to us microseconds: while the queue is
@@ -986,9 +1128,7 @@ exec_poll(int64 us, bool idle)
 	{
 		if (ShutdownRequestPending || ConfigReloadPending)
 			return;
-		if (idle ? (ctl->queue_head >= 0 || MyLatch->is_set) :
-			(ctl->queued_work >= (uint64) gpuidx_exec_batch_threshold ||
-			 exec_nothing_more_comes()))
+		if (idle ? (ctl->queue_head >= 0 || MyLatch->is_set) : exec_queue_due())
 			return;
 		pg_spin_delay();
 		if ((iter & 63) == 63)
@@ -1030,15 +1170,108 @@ exec_sleep(int64 sleep_us)
 }
 
 /*
- * Fault 'hold' (tests): take no batch until the hold ends, so requests
- * stay queued.  Returns true after sleeping while a hold is on.
+ * The events the executor waits on while batches run on its CPU threads:
+ * its latch, the postmaster's death, and the pool's notify descriptor (a
+ * job finished).  Made again when the pool is.
  */
-static bool
+static WaitEventSet *
+exec_wait_set(void)
+{
+	int			fd = gpx_batch_pool_notify_fd(ex.pool);
+
+	if (ex.wes != NULL && ex.wes_fd == fd)
+		return ex.wes;
+	if (ex.wes != NULL)
+		FreeWaitEventSet(ex.wes);
+	ex.wes = CreateWaitEventSet(TopMemoryContext, 3);
+	AddWaitEventToSet(ex.wes, WL_LATCH_SET, PGINVALID_SOCKET, MyLatch, NULL);
+	AddWaitEventToSet(ex.wes, WL_EXIT_ON_PM_DEATH, PGINVALID_SOCKET, NULL, NULL);
+	if (fd >= 0)
+		AddWaitEventToSet(ex.wes, WL_SOCKET_READABLE, fd, NULL, NULL);
+	ex.wes_fd = fd;
+	return ex.wes;
+}
+
+/*
+ * Wait while batches are in flight, for at most sleep_us (-1: until
+ * something happens): for one of them to finish, a request to make a
+ * batch due, a reload or shutdown.  On a GPU the executor polls (a batch
+ * takes tens of microseconds, a sleep and wake-up as long); on the CPU
+ * threads it runs one of the queued queries itself when there is one,
+ * else sleeps on its latch and the pool's descriptor.
+ */
+static void
+exec_wait_flights(int64 sleep_us, bool may_take)
+{
+	instr_time	start,
+				now;
+
+	if (exec_any_on(EXEC_ON_GPU))
+	{
+		/* a batch rerun on the CPU threads beside them gets a hand too */
+		if (exec_any_on(EXEC_ON_CPU) && gpx_batch_pool_help(ex.pool))
+			return;
+		INSTR_TIME_SET_CURRENT(start);
+		for (uint32 iter = 0;; iter++)
+		{
+			if (ShutdownRequestPending || ConfigReloadPending || exec_reap() > 0 ||
+				(may_take && exec_queue_due()))
+				return;
+			pg_spin_delay();
+			if ((iter & 15) == 15)
+			{
+				INSTR_TIME_SET_CURRENT(now);
+				INSTR_TIME_SUBTRACT(now, start);
+				/* a due batch or the oldest request's time */
+				if (sleep_us >= 0 && (int64) INSTR_TIME_GET_MICROSEC(now) >= sleep_us)
+					return;
+				/* now and then the loop's other duties (reaping orphans) */
+				if ((int64) INSTR_TIME_GET_MICROSEC(now) >= 10000)
+					return;
+			}
+		}
+	}
+	if (gpx_batch_pool_help(ex.pool))
+		return;
+	{
+		WaitEvent	ev;
+		long		ms = sleep_us < 0 ? 1000 : (long) ((sleep_us + 999) / 1000);
+
+		/* a job may have finished just now: look before sleeping */
+		gpx_batch_pool_notify_clear(ex.pool);
+		if (exec_reap() > 0)
+			return;
+		if (sleep_us >= 0 && sleep_us < 1000)
+		{
+			/* below the latch's resolution: poll the jobs and the queue */
+			INSTR_TIME_SET_CURRENT(start);
+			for (;;)
+			{
+				if (ShutdownRequestPending || ConfigReloadPending || exec_reap() > 0 ||
+					(may_take && exec_queue_due()) || gpx_batch_pool_help(ex.pool))
+					return;
+				pg_spin_delay();
+				INSTR_TIME_SET_CURRENT(now);
+				INSTR_TIME_SUBTRACT(now, start);
+				if ((int64) INSTR_TIME_GET_MICROSEC(now) >= sleep_us)
+					return;
+			}
+		}
+		(void) WaitEventSetWait(exec_wait_set(), ms, &ev, 1, GPX_EXEC_WAIT_EVENT);
+		ResetLatch(MyLatch);
+	}
+}
+
+/*
+ * Fault 'hold' (tests): take no batch until the hold ends, so requests
+ * stay queued (batches already in flight go on).  Returns the
+ * microseconds the hold still lasts, 0 when none is on.
+ */
+static int64
 exec_holding(void)
 {
 	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
 	TimestampTz now = GetCurrentTimestamp();
-	long		ms;
 
 	if (ctl->fault == GPX_FAULT_HOLD)
 	{
@@ -1052,10 +1285,8 @@ exec_holding(void)
 		LWLockRelease(ctl->lock);
 	}
 	if (ex.hold_until <= now)
-		return false;
-	ms = Min((ex.hold_until - now + 999) / 1000, 1000);
-	exec_sleep(ms * 1000);
-	return true;
+		return 0;
+	return Min(ex.hold_until - now, 1000 * 1000);
 }
 
 /* Background worker entry point of the executor. */
@@ -1071,6 +1302,14 @@ gpuidx_exec_main(Datum main_arg)
 	if (!gpuidx_exec_attach())
 		proc_exit(0);			/* not preloaded: nothing to serve */
 	ctl = gpuidx_exec_shm->ctl;
+	if (!ctl->keys_ok)
+	{
+		/* exit 0: not restarted; backends compute everything themselves */
+		ereport(LOG,
+				(errmsg("gpuidx executor not started: no secret for list identity"),
+				 errdetail("pg_strong_random() failed at server start, so cache keys could be forged.")));
+		proc_exit(0);
+	}
 
 	/* no database: this shows us in pg_stat_activity and nothing more */
 	BackgroundWorkerInitializeConnection(NULL, NULL, 0);
@@ -1092,10 +1331,9 @@ gpuidx_exec_main(Datum main_arg)
 
 	for (;;)
 	{
-		int64		sleep_us;
-		int			fault = GPX_FAULT_NONE,
-					fault_ms = 0;
-		int			ntaken;
+		int64		sleep_us = -1,
+					hold_us;
+		bool		may_take;
 
 		CHECK_FOR_INTERRUPTS();
 		if (ConfigReloadPending)
@@ -1103,28 +1341,42 @@ gpuidx_exec_main(Datum main_arg)
 			ConfigReloadPending = false;
 			ProcessConfigFile(PGC_SIGHUP);
 			if (gpuidx_exec_device != ex.device ||
-				exec_thread_count() != ex.pool_threads)
+				exec_thread_count() != ex.pool_threads ||
+				gpuidx_exec_pipeline_depth != ex.depth ||
+				gpuidx_exec_gpu_graphs != ex.graphs)
+			{
+				exec_drain();
 				exec_open_device();
+			}
 		}
 
-		/* what is still queued goes back to its backends (exec_on_exit) */
+		/* what is in flight and queued goes back to its backends (exec_on_exit) */
 		if (ShutdownRequestPending)
 			break;
-		if (exec_holding())
+
+		/* results first: finished batches wake their backends */
+		(void) exec_reap();
+
+		/* then the next batch, while the others run */
+		hold_us = exec_holding();
+		may_take = hold_us == 0 && ex.nflight < ex.depth;
+		if (may_take && exec_launch_batch(&sleep_us))
 			continue;
-		ntaken = exec_take_batch(&sleep_us, &fault, &fault_ms);
-		if (ntaken > 0)
-		{
-			exec_run_batch(ntaken, fault, fault_ms);
-			continue;
-		}
+		if (hold_us > 0)
+			sleep_us = hold_us;
+
 		if (TimestampDifferenceExceeds(ex.last_reap, GetCurrentTimestamp(), 1000))
 		{
 			exec_reap_orphans();
 			ex.last_reap = GetCurrentTimestamp();
 		}
-		exec_refresh_gpu_desc();	/* the last batches' counts, once idle */
-		exec_sleep(sleep_us);
+		if (ex.nflight > 0)
+			exec_wait_flights(sleep_us, may_take);
+		else
+		{
+			exec_refresh_gpu_desc();	/* the last batches' counts, once idle */
+			exec_sleep(sleep_us);
+		}
 	}
 
 	/* exit 1: the postmaster starts a new executor unless it is stopping */

@@ -1,11 +1,12 @@
 /*
  * posting.c - glue shared by the three posting types: opening and peeking
- * at stored values, validating untrusted bytes, building datums, sorting,
- * and the error reports that several entry points share.
+ * at stored values, validating untrusted bytes, building datums and int4[]
+ * results, sorting, and the error reports that several entry points share.
  */
 #include "posting.h"
 
 #include "access/detoast.h"
+#include "catalog/pg_type.h"
 #include "miscadmin.h"
 
 /* Specialized, interruptible sort of uint32 values. */
@@ -105,6 +106,9 @@ posting_peek(Datum d, gpx_list *l)
 	}
 	if (st != GPX_OK)
 		posting_report_corrupt(st, (const uint8 *) VARDATA_ANY(s), len);
+	/* the copy is freed: leave no pointer into it */
+	l->base = NULL;
+	l->len = 0;
 	pfree(s);
 }
 
@@ -272,6 +276,62 @@ posting_report_too_many(const char *context, uint64 n)
 			 errmsg("too many docIDs %s", context),
 			 errdetail("At most %u docIDs can be held in memory at once.",
 					   POSTING_MAX_ELEMS)));
+}
+
+/* A one-dimensional int4[] of n elements, its data left to the caller. */
+ArrayType *
+posting_array_alloc(uint32 n)
+{
+	ArrayType  *r;
+	Size		nbytes;
+
+	if (n == 0)
+		return construct_empty_array(INT4OID);
+	if (n > POSTING_MAX_ELEMS)
+		posting_report_too_many("for an integer[]", n);
+	nbytes = ARR_OVERHEAD_NONULLS(1) + (Size) n * sizeof(int32);
+	r = (ArrayType *) palloc(nbytes);
+	memset(r, 0, ARR_OVERHEAD_NONULLS(1));
+	SET_VARSIZE(r, nbytes);
+	r->ndim = 1;
+	r->dataoffset = 0;
+	r->elemtype = INT4OID;
+	ARR_DIMS(r)[0] = (int) n;
+	ARR_LBOUND(r)[0] = 1;
+	return r;
+}
+
+/* An array from posting_array_alloc cut to its first n elements. */
+ArrayType *
+posting_array_truncate(ArrayType *r, uint32 n)
+{
+	uint32		cap = ARR_NDIM(r) == 0 ? 0 : (uint32) ARR_DIMS(r)[0];
+	Size		nbytes = ARR_OVERHEAD_NONULLS(1) + (Size) n * sizeof(int32);
+
+	Assert(n <= cap);
+	if (n == cap)
+		return r;
+	if (n == 0)
+	{
+		pfree(r);
+		return construct_empty_array(INT4OID);
+	}
+	/* give back a large over-estimate (e.g. two long lists, few matches) */
+	if ((Size) (cap - n) * sizeof(int32) > 8192 && cap - n > n / 4)
+		r = (ArrayType *) repalloc(r, nbytes);
+	SET_VARSIZE(r, nbytes);
+	ARR_DIMS(r)[0] = (int) n;
+	return r;
+}
+
+/* An int4[] holding docs[0..n). */
+ArrayType *
+posting_array_from(const uint32 *docs, uint32 n)
+{
+	ArrayType  *r = posting_array_alloc(n);
+
+	memcpy(ARR_DATA_PTR(r), docs, (Size) n * sizeof(int32));
+	return r;
 }
 
 /*

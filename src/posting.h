@@ -23,13 +23,15 @@
 
 /*
  * The most docIDs any in-memory path (text input, int4[] conversion in
- * both directions, the aggregates, casts between the types) handles: the
- * element count of the largest one-dimensional int4[] that fits in
- * MaxAllocSize (268435449).  Lists up to GPX_MAX_N still work with the
- * streaming functions (unnest, accessors, containment, send / bytea).
+ * both directions, the aggregates, casts between the types) handles:
+ * PostgreSQL's limit on the elements of any array, MaxArraySize =
+ * MaxAllocSize / sizeof(Datum) = 134,217,727 (ArrayGetNItems rejects a
+ * larger array whatever its element type).  Checked from the header,
+ * before anything is read or decoded.  Lists up to GPX_MAX_N still work
+ * with the streaming functions (unnest, accessors, containment, counting
+ * intersections, send / bytea).
  */
-#define POSTING_MAX_ELEMS \
-	((uint32) ((MaxAllocSize - ARR_OVERHEAD_NONULLS(1)) / sizeof(int32)))
+#define POSTING_MAX_ELEMS ((uint32) MaxArraySize)
 
 /* Expand X(suffix, codec id) once per type. */
 #define POSTING_FOR_EACH_CODEC(X) \
@@ -83,10 +85,29 @@ extern void posting_report_negative(int32 v) pg_attribute_noreturn();
 extern void posting_report_too_many(const char *what, uint64 n)
 			pg_attribute_noreturn();
 
+/*
+ * int4[] results.  posting_array_alloc: a one-dimensional int4[] (lower
+ * bound 1, no NULLs) of n elements for the caller to fill through
+ * ARR_DATA_PTR (docIDs <= 2^31-1 read the same as uint32 and int32); n = 0
+ * gives the empty array, n > POSTING_MAX_ELEMS an error.
+ * posting_array_truncate: such an array cut to its first n elements (the
+ * empty array for 0), giving back a large unused tail; it may move.
+ * posting_array_from: an int4[] holding docs[0..n).
+ */
+extern ArrayType *posting_array_alloc(uint32 n);
+extern ArrayType *posting_array_truncate(ArrayType *r, uint32 n);
+extern ArrayType *posting_array_from(const uint32 *docs, uint32 n);
+
 /* Decode a whole list into out[0..n), interruptible, never past out[n-1]. */
 extern void posting_decode_into(const gpx_list *l, uint32 *out);
 
 /* Decode a whole opened list into a palloc'd array (n <= POSTING_MAX_ELEMS). */
 extern uint32 *posting_decode_all(const PostingList *pl, const char *what);
+
+/*
+ * Whether fn is the final function of a posting_intersect aggregate,
+ * which computes all pending groups of a statement as one executor batch.
+ */
+extern bool posting_intersect_final_batches(PGFunction fn);
 
 #endif							/* POSTING_H */

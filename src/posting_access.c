@@ -2,7 +2,7 @@
  * posting_access.c - reading posting values: docids (to int4[]), unnest
  * (set of int4, decoded block by block), header-only accessors (length,
  * first_docid, last_docid, size_bytes, bits_per_docid, codec), and the
- * random-access ones (contains / @> / <@, nth).  Every function here
+ * random-access ones (contains / @> / <@, nth, rank).  Every function here
  * serves all three types: the codec is read from the value.
  */
 #include "posting.h"
@@ -11,30 +11,25 @@
 #include "funcapi.h"
 #include "utils/builtins.h"
 
+#include "gpx_setops.h"
+
 /* docids(T) -> int4[]: the whole list, sorted. */
 PG_FUNCTION_INFO_V1(posting_docids);
 Datum
 posting_docids(PG_FUNCTION_ARGS)
 {
 	PostingList pl;
+	gpx_list	h;
 	ArrayType  *r;
-	Size		nbytes;
 
-	posting_open(PG_GETARG_DATUM(0), &pl);
-	if (pl.l.n == 0)
+	/* the limit first, from the header: nothing else is read beyond it */
+	posting_peek(PG_GETARG_DATUM(0), &h);
+	if (h.n > POSTING_MAX_ELEMS)
+		posting_report_too_many("to convert to integer[]", h.n);
+	if (h.n == 0)
 		PG_RETURN_ARRAYTYPE_P(construct_empty_array(INT4OID));
-	if (pl.l.n > POSTING_MAX_ELEMS)
-		posting_report_too_many("to convert to integer[]", pl.l.n);
-	nbytes = ARR_OVERHEAD_NONULLS(1) + (Size) pl.l.n * sizeof(int32);
-	r = (ArrayType *) palloc(nbytes);
-	memset(r, 0, ARR_OVERHEAD_NONULLS(1));
-	SET_VARSIZE(r, nbytes);
-	r->ndim = 1;
-	r->dataoffset = 0;
-	r->elemtype = INT4OID;
-	ARR_DIMS(r)[0] = (int) pl.l.n;
-	ARR_LBOUND(r)[0] = 1;
-	/* docIDs are <= 2^31-1, so uint32 and int32 representations agree */
+	posting_open(PG_GETARG_DATUM(0), &pl);
+	r = posting_array_alloc(pl.l.n);
 	posting_decode_into(&pl.l, (uint32 *) ARR_DATA_PTR(r));
 	PG_RETURN_ARRAYTYPE_P(r);
 }
@@ -210,4 +205,27 @@ posting_nth(PG_FUNCTION_ARGS)
 		PG_RETURN_INT32((int32) h.last);
 	posting_open(PG_GETARG_DATUM(0), &pl);
 	PG_RETURN_INT32((int32) gpx_nth(&pl.l, (uint32) (i - 1)));
+}
+
+/*
+ * rank(T, int4) -> bigint: the number of docIDs <= x.  The header answers
+ * for x outside [first, last); otherwise the directory, then one block.
+ */
+PG_FUNCTION_INFO_V1(posting_rank);
+Datum
+posting_rank(PG_FUNCTION_ARGS)
+{
+	int32		x = PG_GETARG_INT32(1);
+	gpx_list	h;
+	PostingList pl;
+
+	if (x < 0)
+		PG_RETURN_INT64(0);
+	posting_peek(PG_GETARG_DATUM(0), &h);
+	if (h.n == 0 || (uint32) x < h.first)
+		PG_RETURN_INT64(0);
+	if ((uint32) x >= h.last)
+		PG_RETURN_INT64((int64) h.n);
+	posting_open(PG_GETARG_DATUM(0), &pl);
+	PG_RETURN_INT64((int64) gpx_rank(&pl.l, (uint32) x));
 }

@@ -71,8 +71,14 @@ static Datum
 posting_recode_common(FunctionCallInfo fcinfo, int codec)
 {
 	PostingList pl;
+	gpx_list	h;
 	uint32	   *docs;
 
+	/* the limit first, from the header: nothing else is read beyond it */
+	posting_peek(PG_GETARG_DATUM(0), &h);
+	if (h.codec != codec && h.n > POSTING_MAX_ELEMS)
+		posting_report_too_many(psprintf("to cast to %s", posting_type_name(codec)),
+								h.n);
 	posting_open(PG_GETARG_DATUM(0), &pl);
 	if (pl.l.codec == codec)
 		PG_RETURN_POINTER(pl.vl);

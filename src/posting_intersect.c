@@ -6,8 +6,31 @@
  *                                           inputs of a group (no rows or
  *                                           only NULLs: NULL; one list:
  *                                           its docIDs); parallel safe
+ *   posting_intersect(T, nterms int4) -> int4[]         the same, for a
+ *   posting_intersect_count(T, nterms int4) -> bigint   query of nterms
+ *                                           terms: fewer non-NULL lists
+ *                                           than nterms (a term without a
+ *                                           list) give the empty answer,
+ *                                           more are an error
  *   posting_intersect_batch(qids bigint[], lists T[])
  *       -> setof (qid bigint, docs int4[])  many queries in one call
+ *
+ * Why the nterms form: with posting_intersect(docs) ... WHERE term IN
+ * (...), a term that has no row is simply not among the inputs, and the
+ * answer is the AND of the other terms: wrong for a conjunctive query.
+ * Only the caller knows how many terms the query has, so it says so, in
+ * the same one statement:
+ *
+ *   SELECT posting_intersect(docs, 2) FROM postings
+ *   WHERE term IN ('index', 'zzznotaword');           -- '{}'
+ *
+ * The count works with any term type, any join and GROUP BY (one nterms
+ * per group, e.g. from the query table), and keeps the batching below.
+ * Rows come from a set of distinct terms, so nterms is the number of
+ * distinct terms; more lists than that (a term stored twice, a wrong
+ * count) is an error (21000), not a guess.  A group with no row at all
+ * never reaches the aggregate's state: its result is the empty answer too
+ * (not NULL, which the one-argument form gives).
  *
  * The transition state keeps references to the compressed inputs (a
  * detoasted copy of each, shared between the groups of a statement when
@@ -30,9 +53,11 @@
  *
  * reaches the executor as one batch instead of one round trip per group.
  * Under a sorted GroupAggregate each group is finished before the next
- * starts, so each goes alone; posting_intersect_batch() is the form that
- * is one batch whatever the plan.  In a window the state can still grow
- * after a final call, so window use neither registers nor caches.
+ * starts, so each would go alone: with the library preloaded, the planner
+ * hook of exec_plan.c plans such a grouping hashed wherever hashing is
+ * possible and enabled; posting_intersect_batch() is the form that is one
+ * batch in every case.  In a window the state can still grow after a
+ * final call, so window use neither registers nor caches.
  */
 #include "posting.h"
 
@@ -66,6 +91,7 @@ typedef struct IsectState
 	bool		has_result;
 	uint32	   *result;			/* in cxt, once computed */
 	uint32		nresult;
+	int32		expected;		/* nterms of the two-argument form, or 0 */
 } IsectState;
 
 /*
@@ -320,6 +346,59 @@ posting_intersect_trans(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(st);
 }
 
+/* Record a state's stated number of terms; every row must agree. */
+static void
+isect_set_expected(IsectState *st, int32 expected)
+{
+	if (st->expected != 0 && st->expected != expected)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("posting_intersect got different term counts in one group"),
+				 errdetail("One row says %d terms, another %d.",
+						   st->expected, expected)));
+	st->expected = expected;
+}
+
+/*
+ * Transition of posting_intersect(T, nterms): keep a copy of the non-NULL
+ * list and record nterms (NULL or below 1 is an error).  A NULL list is
+ * a term without a list: it adds nothing, so the group ends short.
+ */
+PG_FUNCTION_INFO_V1(posting_intersect_terms_trans);
+Datum
+posting_intersect_terms_trans(PG_FUNCTION_ARGS)
+{
+	bool		batchable;
+	MemoryContext cxt = isect_agg_context(fcinfo, &batchable);
+	IsectState *st = PG_ARGISNULL(0) ? NULL : (IsectState *) PG_GETARG_POINTER(0);
+	int32		expected;
+
+	if (PG_ARGISNULL(2))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("the number of terms of posting_intersect must not be null")));
+	expected = PG_GETARG_INT32(2);
+	if (expected < 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("the number of terms of posting_intersect must be at least 1"),
+				 errdetail("The query says %d.", expected)));
+	if (st == NULL)
+		st = isect_state_new(cxt, batchable, 4);
+	isect_set_expected(st, expected);
+	if (!PG_ARGISNULL(1))
+	{
+		if (st->n >= expected)
+			ereport(ERROR,
+					(errcode(ERRCODE_CARDINALITY_VIOLATION),
+					 errmsg("posting_intersect got more lists than the %d terms stated", expected),
+					 errdetail("A term has more than one row, or the number of terms is wrong."),
+					 errhint("Give the number of distinct terms of the query.")));
+		isect_input_add(st, PG_GETARG_DATUM(1));
+	}
+	PG_RETURN_POINTER(st);
+}
+
 /* Combine two partial states (parallel aggregation). */
 PG_FUNCTION_INFO_V1(posting_intersect_combine);
 Datum
@@ -330,7 +409,7 @@ posting_intersect_combine(PG_FUNCTION_ARGS)
 	IsectState *s1 = PG_ARGISNULL(0) ? NULL : (IsectState *) PG_GETARG_POINTER(0);
 	IsectState *s2 = PG_ARGISNULL(1) ? NULL : (IsectState *) PG_GETARG_POINTER(1);
 
-	if (s2 == NULL || s2->n == 0)
+	if (s2 == NULL || (s2->n == 0 && s2->expected == 0))
 	{
 		if (s1 == NULL)
 			PG_RETURN_NULL();
@@ -338,6 +417,17 @@ posting_intersect_combine(PG_FUNCTION_ARGS)
 	}
 	if (s1 == NULL)
 		s1 = isect_state_new(cxt, batchable, s2->n);
+	if (s2->expected != 0)
+	{
+		isect_set_expected(s1, s2->expected);
+		if (s1->n + s2->n > s1->expected)
+			ereport(ERROR,
+					(errcode(ERRCODE_CARDINALITY_VIOLATION),
+					 errmsg("posting_intersect got more lists than the %d terms stated",
+							s1->expected),
+					 errdetail("A term has more than one row, or the number of terms is wrong."),
+					 errhint("Give the number of distinct terms of the query.")));
+	}
 	/* copies (a stored input unread goes by its TOAST pointer) */
 	for (int i = 0; i < s2->n; i++)
 		isect_input_add(s1, PointerGetDatum(s2->stored[i] != NULL ?
@@ -346,13 +436,16 @@ posting_intersect_combine(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(s1);
 }
 
-/* Serialize: int4 count, then each input varlena (4-byte header) in turn. */
+/*
+ * Serialize: int4 count, int4 nterms (0 for the one-argument form), then
+ * each input varlena (4-byte header) in turn.
+ */
 PG_FUNCTION_INFO_V1(posting_intersect_serialize);
 Datum
 posting_intersect_serialize(PG_FUNCTION_ARGS)
 {
 	IsectState *st = (IsectState *) PG_GETARG_POINTER(0);
-	Size		total = VARHDRSZ + sizeof(int32);
+	Size		total = VARHDRSZ + 2 * sizeof(int32);
 	bytea	   *b;
 	char	   *p;
 
@@ -368,7 +461,8 @@ posting_intersect_serialize(PG_FUNCTION_ARGS)
 	SET_VARSIZE(b, total);
 	p = VARDATA(b);
 	memcpy(p, &st->n, sizeof(int32));
-	p += sizeof(int32);
+	memcpy(p + sizeof(int32), &st->expected, sizeof(int32));
+	p += 2 * sizeof(int32);
 	for (int i = 0; i < st->n; i++)
 	{
 		struct varlena *v = isect_input_value(st, i);
@@ -388,17 +482,20 @@ posting_intersect_deserialize(PG_FUNCTION_ARGS)
 	const char *p = VARDATA(b),
 			   *end = p + VARSIZE(b) - VARHDRSZ;
 	IsectState *st;
-	int32		n;
+	int32		n,
+				expected;
 
 	(void) isect_agg_context(fcinfo, NULL);
-	if (end - p < (ptrdiff_t) sizeof(int32))
+	if (end - p < (ptrdiff_t) (2 * sizeof(int32)))
 		elog(ERROR, "invalid serialized posting_intersect state");
 	memcpy(&n, p, sizeof(int32));
-	p += sizeof(int32);
-	if (n < 0)
+	memcpy(&expected, p + sizeof(int32), sizeof(int32));
+	p += 2 * sizeof(int32);
+	if (n < 0 || expected < 0)
 		elog(ERROR, "invalid serialized posting_intersect state");
 	/* a scratch state: combine copies what it keeps */
 	st = isect_state_new(CurrentMemoryContext, false, n);
+	st->expected = expected;
 	for (int i = 0; i < n; i++)
 	{
 		uint32		sz;
@@ -487,7 +584,9 @@ isect_compute(IsectState *self)
 		{
 			IsectState *st = dlist_container(IsectState, node, cit.cur);
 
-			if (st == self || st->n == 0)
+			/* nothing to compute: no input, or a term without a list */
+			if (st == self || st->n == 0 ||
+				(st->expected != 0 && st->n != st->expected))
 				continue;
 			if (nst >= max)
 				break;
@@ -506,11 +605,22 @@ isect_compute(IsectState *self)
 				stored[nstored++] = sts[k]->stored[i];
 	gpuidx_exec_resolve(stored, nstored);
 
-	/* as many as fit in POSTING_ISECT_BATCH_BYTES of results, self first */
+	/*
+	 * As many as fit in POSTING_ISECT_BATCH_BYTES of results, self first.
+	 * A sibling whose result may not fit an array stays pending: its own
+	 * final function computes it (a count never needs the array).
+	 */
 	jobs = palloc(sizeof(IsectJob) * nst);
 	qs = palloc0(sizeof(GpxExecQuery) * nst);
 	for (int k = 0; k < nst && (k == 0 || bytes <= POSTING_ISECT_BATCH_BYTES); k++)
-		bytes += (Size) isect_open(sts[k], &jobs[nq++]) * sizeof(uint32);
+	{
+		uint32		cap = isect_open(sts[k], &jobs[nq]);
+
+		if (cap > POSTING_MAX_ELEMS && k > 0)
+			continue;
+		bytes += (Size) cap * sizeof(uint32);
+		nq++;
+	}
 	for (int q = 0; q < nq; q++)
 	{
 		IsectState *st = jobs[q].st;
@@ -551,6 +661,8 @@ isect_result(IsectState *st, uint32 **res, uint32 *nres)
 
 		gpuidx_exec_resolve(st->stored, st->n);
 		cap = isect_open(st, &j);
+		if (cap > POSTING_MAX_ELEMS)
+			posting_report_too_many("in an intersection result", cap);
 
 		q.lists = j.lists;
 		q.stored = j.stored;
@@ -567,28 +679,6 @@ isect_result(IsectState *st, uint32 **res, uint32 *nres)
 	*nres = st->nresult;
 }
 
-/* A one-dimensional int4[] of docs[0..n). */
-static ArrayType *
-isect_make_array(const uint32 *docs, uint32 n)
-{
-	ArrayType  *r;
-	Size		nbytes;
-
-	if (n == 0)
-		return construct_empty_array(INT4OID);
-	nbytes = ARR_OVERHEAD_NONULLS(1) + (Size) n * sizeof(int32);
-	r = (ArrayType *) palloc(nbytes);
-	memset(r, 0, ARR_OVERHEAD_NONULLS(1));
-	SET_VARSIZE(r, nbytes);
-	r->ndim = 1;
-	r->dataoffset = 0;
-	r->elemtype = INT4OID;
-	ARR_DIMS(r)[0] = (int) n;
-	ARR_LBOUND(r)[0] = 1;
-	memcpy(ARR_DATA_PTR(r), docs, (Size) n * sizeof(int32));
-	return r;
-}
-
 /* Final: the sorted intersection as int4[]; no input -> NULL. */
 PG_FUNCTION_INFO_V1(posting_intersect_final);
 Datum
@@ -603,10 +693,38 @@ posting_intersect_final(PG_FUNCTION_ARGS)
 	if (st == NULL || st->n == 0)
 		PG_RETURN_NULL();
 	isect_result(st, &res, &nres);
-	PG_RETURN_ARRAYTYPE_P(isect_make_array(res, nres));
+	PG_RETURN_ARRAYTYPE_P(posting_array_from(res, nres));
 }
 
-/* Final of posting_intersect_count: the size of the intersection. */
+/*
+ * The size of a state's intersection, counted in the backend without an
+ * output buffer (for results that may not fit an array).
+ */
+static uint32
+isect_count_here(IsectState *st)
+{
+	IsectJob	j;
+	uint32		n = 0;
+	gpx_status	rc;
+
+	(void) isect_open(st, &j);
+	for (int i = 0; j.stored != NULL && i < st->n; i++)
+		if (j.stored[i] != NULL)
+			gpuidx_exec_read_stored(j.stored[i]);
+	rc = gpx_intersect_count(j.lists, st->n, &n, NULL);
+	if (rc != GPX_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("could not intersect posting lists"),
+				 errdetail("The intersection failed: %s.", gpx_status_str(rc))));
+	return n;
+}
+
+/*
+ * Final of posting_intersect_count: the size of the intersection.  A
+ * result that may be too large for an array (the shortest input has more
+ * than POSTING_MAX_ELEMS docIDs) is counted without building it.
+ */
 PG_FUNCTION_INFO_V1(posting_intersect_count_final);
 Datum
 posting_intersect_count_final(PG_FUNCTION_ARGS)
@@ -614,13 +732,95 @@ posting_intersect_count_final(PG_FUNCTION_ARGS)
 	IsectState *st;
 	uint32	   *res;
 	uint32		nres;
+	uint32		nmin = UINT32_MAX;
 
 	(void) isect_agg_context(fcinfo, NULL);
 	st = PG_ARGISNULL(0) ? NULL : (IsectState *) PG_GETARG_POINTER(0);
 	if (st == NULL || st->n == 0)
 		PG_RETURN_NULL();
+	if (!st->has_result)
+	{
+		/* header fields only (siblings leave such a state pending) */
+		gpuidx_exec_resolve(st->stored, st->n);
+		for (int i = 0; i < st->n; i++)
+		{
+			gpx_list	h;
+
+			if (st->stored[i] != NULL)
+				h = st->stored[i]->l;
+			else
+				posting_peek(PointerGetDatum(st->vals[i]), &h);
+			nmin = Min(nmin, h.n);
+		}
+		if (nmin > POSTING_MAX_ELEMS)
+			PG_RETURN_INT64((int64) isect_count_here(st));
+	}
 	isect_result(st, &res, &nres);
 	PG_RETURN_INT64((int64) nres);
+}
+
+/*
+ * Whether a state of the nterms form has a list for every term, so that
+ * its intersection is to be computed; false for the empty answer.
+ */
+static bool
+isect_terms_complete(IsectState *st)
+{
+	if (st == NULL || st->n < st->expected)
+		return false;
+	if (st->n > st->expected)
+		elog(ERROR, "posting_intersect state holds %d lists for %d terms",
+			 st->n, st->expected);
+	return true;
+}
+
+/* Final of posting_intersect(T, nterms): '{}' when a term has no list. */
+PG_FUNCTION_INFO_V1(posting_intersect_terms_final);
+Datum
+posting_intersect_terms_final(PG_FUNCTION_ARGS)
+{
+	IsectState *st;
+	uint32	   *res;
+	uint32		nres;
+
+	(void) isect_agg_context(fcinfo, NULL);
+	st = PG_ARGISNULL(0) ? NULL : (IsectState *) PG_GETARG_POINTER(0);
+	if (!isect_terms_complete(st))
+		PG_RETURN_ARRAYTYPE_P(construct_empty_array(INT4OID));
+	isect_result(st, &res, &nres);
+	PG_RETURN_ARRAYTYPE_P(posting_array_from(res, nres));
+}
+
+/* Final of posting_intersect_count(T, nterms): 0 when a term has no list. */
+PG_FUNCTION_INFO_V1(posting_intersect_terms_count_final);
+Datum
+posting_intersect_terms_count_final(PG_FUNCTION_ARGS)
+{
+	IsectState *st;
+	uint32	   *res;
+	uint32		nres;
+
+	(void) isect_agg_context(fcinfo, NULL);
+	st = PG_ARGISNULL(0) ? NULL : (IsectState *) PG_GETARG_POINTER(0);
+	if (!isect_terms_complete(st))
+		PG_RETURN_INT64(0);
+	isect_result(st, &res, &nres);
+	PG_RETURN_INT64((int64) nres);
+}
+
+/*
+ * Whether fn is the final function of an aggregate that hands the pending
+ * groups of its statement to the executor as one batch (isect_compute):
+ * the planner hook of exec_plan.c plans a grouping of such aggregates
+ * hashed, so that every group is pending when the first final call runs.
+ */
+bool
+posting_intersect_final_batches(PGFunction fn)
+{
+	return fn == posting_intersect_final ||
+		fn == posting_intersect_count_final ||
+		fn == posting_intersect_terms_final ||
+		fn == posting_intersect_terms_count_final;
 }
 
 /* ------------------------------------------------------------ batch -- */
@@ -753,7 +953,7 @@ posting_intersect_batch(PG_FUNCTION_ARGS)
 			values[1] = (Datum) 0;
 		}
 		else
-			values[1] = PointerGetDatum(isect_make_array(qs[g].out, qs[g].outn));
+			values[1] = PointerGetDatum(posting_array_from(qs[g].out, qs[g].outn));
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;

@@ -54,7 +54,6 @@ posting_intersection(PG_FUNCTION_ARGS)
 				bound;
 	uint32		cap,
 				n = 0;
-	Size		nbytes;
 	ArrayType  *r;
 	gpx_status	st;
 
@@ -88,31 +87,13 @@ posting_intersection(PG_FUNCTION_ARGS)
 		PG_RETURN_ARRAYTYPE_P(construct_empty_array(INT4OID));
 	cap = (uint32) bound;
 
-	/* build the array in place: docIDs <= 2^31-1 read the same as int4 */
-	nbytes = ARR_OVERHEAD_NONULLS(1) + (Size) cap * sizeof(int32);
-	r = (ArrayType *) palloc(nbytes);
-	memset(r, 0, ARR_OVERHEAD_NONULLS(1));
-	r->ndim = 1;				/* ARR_DATA_PTR depends on it */
-	r->dataoffset = 0;
-	r->elemtype = INT4OID;
-	ARR_LBOUND(r)[0] = 1;
+	/* intersect into the array itself, then cut it to the result */
+	r = posting_array_alloc(cap);
 	st = gpx_intersect_ex(ls, 2, NULL, (uint32 *) ARR_DATA_PTR(r), cap, &n,
 						  NULL);
 	if (st != GPX_OK)
 		posting_ops_report(st, &pa.l, &pb.l);
-	if (n == 0)
-	{
-		pfree(r);
-		PG_RETURN_ARRAYTYPE_P(construct_empty_array(INT4OID));
-	}
-
-	nbytes = ARR_OVERHEAD_NONULLS(1) + (Size) n * sizeof(int32);
-	/* give back a large over-estimate (e.g. two long lists, few matches) */
-	if ((Size) (cap - n) * sizeof(int32) > 8192 && cap - n > n / 4)
-		r = (ArrayType *) repalloc(r, nbytes);
-	SET_VARSIZE(r, nbytes);
-	ARR_DIMS(r)[0] = (int) n;
-	PG_RETURN_ARRAYTYPE_P(r);
+	PG_RETURN_ARRAYTYPE_P(posting_array_truncate(r, n));
 }
 
 /* posting_overlaps(T, T') -> bool: the && operator, stops at the first match. */

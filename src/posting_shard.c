@@ -198,7 +198,6 @@ posting_union_final(PG_FUNCTION_ARGS)
 	int32	   *out;
 	uint32		n = 0;
 	bool		disjoint = true;
-	Size		nbytes;
 	int			i;
 
 	if (PG_ARGISNULL(0))
@@ -217,13 +216,7 @@ posting_union_final(PG_FUNCTION_ARGS)
 		if (runs[i - 1].v[runs[i - 1].n - 1] >= runs[i].v[0])
 			disjoint = false;
 
-	nbytes = ARR_OVERHEAD_NONULLS(1) + (Size) st->total * sizeof(int32);
-	r = (ArrayType *) palloc0(nbytes);
-	SET_VARSIZE(r, nbytes);
-	r->ndim = 1;
-	r->dataoffset = 0;
-	r->elemtype = INT4OID;
-	ARR_LBOUND(r)[0] = 1;
+	r = posting_array_alloc((uint32) st->total);
 	out = (int32 *) ARR_DATA_PTR(r);
 	for (i = 0; i < st->nruns; i++)
 	{
@@ -240,9 +233,7 @@ posting_union_final(PG_FUNCTION_ARGS)
 			if (k == 0 || out[j] != out[k - 1])
 				out[k++] = out[j];
 		n = k;
-		SET_VARSIZE(r, ARR_OVERHEAD_NONULLS(1) + (Size) n * sizeof(int32));
 	}
-	ARR_DIMS(r)[0] = (int) n;
 	pfree(runs);
-	PG_RETURN_ARRAYTYPE_P(r);
+	PG_RETURN_ARRAYTYPE_P(posting_array_truncate(r, n));
 }

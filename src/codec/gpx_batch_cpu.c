@@ -1,136 +1,62 @@
 /*
- * gpx_batch_cpu.c - the CPU back end of batched intersection: a content
- * hash for list caching and a persistent pthread pool that runs every
- * query of a gpx_batch through the SvS core (gpx_intersect.c).
+ * gpx_batch_cpu.c - the CPU back end of batched intersection: a
+ * persistent pthread pool that runs every query of a gpx_batch through
+ * the SvS core (gpx_intersect.c), one batch at a time or several jobs in
+ * flight (gpx_batch_pool_submit).
  *
  * Pure C: no postgres.h, nothing printed, no signal handling.  The worker
  * threads see only the gpx_batch descriptor they are handed; the thread
  * that calls gpx_batch_pool_run() takes part in the work and returns only
  * when every query of the batch has its status, so the caller may reuse or
- * free anything the batch pointed to as soon as the call returns.
+ * free anything the batch pointed to as soon as the call returns; a
+ * submitted job's batch is the caller's again once the job is done (or
+ * after gpx_batch_pool_cancel).
  *
- * Scheduling: queries are handed out dynamically (an atomic cursor over a
- * longest-first order, estimated from the shortest list's length times the
- * number of other lists), so one long query does not end up last on an
- * otherwise idle pool.
+ * Scheduling: queries are handed out one at a time under the pool's mutex,
+ * each job's in longest-first order (estimated from the shortest list's
+ * length times the number of other lists), so one long query does not end
+ * up last on an otherwise idle pool; jobs are served in submission order,
+ * so a new job's queries start on the threads that the tail of an older
+ * one leaves idle (the executor keeps several batches in flight).
  */
 #include "gpx_batch.h"
 #include "gpx_intersect.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-/* ------------------------------------------------------------------ hash -- */
-
-#define GPX_HASH_P1 0x100000001b3ull	/* FNV-1a 64-bit prime */
-#define GPX_HASH_OFF 0xcbf29ce484222325ull	/* FNV-1a offset basis */
-
-/* Rotate x left by r (0 < r < 64). */
-static inline uint64_t
-hash_rotl(uint64_t x, int r)
-{
-	return (x << r) | (x >> (64 - r));
-}
-
-/* Load 8 little-endian bytes. */
-static inline uint64_t
-hash_load64(const uint8_t *p)
-{
-	uint64_t	v;
-
-	memcpy(&v, p, 8);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	v = __builtin_bswap64(v);
-#endif
-	return v;
-}
-
-/* One FNV-1a step on a 64-bit word, rotated so high bits reach low ones. */
-static inline uint64_t
-hash_step(uint64_t h, uint64_t w)
-{
-	return hash_rotl((h ^ w) * GPX_HASH_P1, 29);
-}
-
-/* Final avalanche (the MurmurHash3 fmix64 finaliser). */
-static inline uint64_t
-hash_fmix(uint64_t h)
-{
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdull;
-	h ^= h >> 33;
-	h *= 0xc4ceb9fe1a85ec53ull;
-	h ^= h >> 33;
-	return h;
-}
-
-/*
- * 64-bit content hash: FNV-1a over 64-bit words in eight interleaved lanes
- * (independent multiply chains, so it runs near memory speed), each step
- * rotated so that every input bit reaches every output bit, then the lanes,
- * the tail and the length are folded and avalanched.  Not cryptographic:
- * callers that key a cache on it also compare the length and header fields.
- */
-uint64_t
-gpx_hash64(const uint8_t *buf, size_t len)
-{
-	uint64_t	h[8];
-	size_t		i = 0;
-	uint64_t	tail = 0,
-				r;
-
-	for (int k = 0; k < 8; k++)
-		h[k] = GPX_HASH_OFF ^ (0x9e3779b97f4a7c15ull * (uint64_t) (k + 1));
-	for (; i + 64 <= len; i += 64)
-	{
-		h[0] = hash_step(h[0], hash_load64(buf + i));
-		h[1] = hash_step(h[1], hash_load64(buf + i + 8));
-		h[2] = hash_step(h[2], hash_load64(buf + i + 16));
-		h[3] = hash_step(h[3], hash_load64(buf + i + 24));
-		h[4] = hash_step(h[4], hash_load64(buf + i + 32));
-		h[5] = hash_step(h[5], hash_load64(buf + i + 40));
-		h[6] = hash_step(h[6], hash_load64(buf + i + 48));
-		h[7] = hash_step(h[7], hash_load64(buf + i + 56));
-	}
-	for (; i + 8 <= len; i += 8)
-		h[0] = hash_step(h[0], hash_load64(buf + i));
-	for (size_t s = 0; i < len; i++, s += 8)
-		tail |= (uint64_t) buf[i] << s;
-	r = hash_step(h[0], tail);
-	for (int k = 1; k < 8; k++)
-		r = hash_step(r, hash_fmix(h[k]));
-	r = hash_step(r, (uint64_t) len);
-	return hash_fmix(r);
-}
+#include <unistd.h>
 
 /* ------------------------------------------------------------------ pool -- */
 
 struct gpx_batch_pool
 {
 	pthread_mutex_t mu;
-	pthread_cond_t work_cv;		/* workers wait here for a new job */
-	pthread_cond_t done_cv;		/* the caller waits here for the end */
+	pthread_cond_t work_cv;		/* helpers wait here for queries */
+	pthread_cond_t done_cv;		/* waiters: a job finished, or a query */
 	int			nthreads;		/* helper threads (the caller is one more) */
 	int			started;		/* helper threads actually created */
 	pthread_t  *threads;
-	uint64_t	job_seq;		/* incremented for every job */
-	int			busy;			/* helpers still working on the job */
 	int			shutdown;
-
-	/* the current job */
-	gpx_batch  *b;
-	const uint32_t *order;		/* query indices, longest first, or NULL */
-	uint32_t	next;			/* next position in order to hand out */
-
-	/* stats accumulated by the threads of the current job (under mu) */
-	uint64_t	candidates;
-	uint64_t	results;
-	uint64_t	bytes_in;
+	int			running;		/* queries being run right now */
+	gpx_batch_job *head;		/* jobs with queries to hand out, oldest */
+	gpx_batch_job *tail;		/* first (submission order) */
+	int			notify[2];		/* pipe: a byte per finished job */
 };
+
+/* Monotonic time in milliseconds. */
+static double
+pool_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
 
 /* Estimated work of query q: shortest list's n times the other lists. */
 static uint64_t
@@ -193,52 +119,116 @@ pool_run_query(gpx_batch *b, gpx_batch_query *q, uint64_t *cand,
 	*res += q->out_count;
 }
 
-/* Take queries from the current job until none is left; add up stats. */
+/* Tell the notify descriptor that a job finished (never blocks). */
 static void
-pool_drain(gpx_batch_pool *p)
+pool_notify(gpx_batch_pool *p)
 {
-	gpx_batch  *b = p->b;
+	char		c = 1;
+	ssize_t		r;
+
+	if (p->notify[1] < 0)
+		return;
+	do
+		r = write(p->notify[1], &c, 1);
+	while (r < 0 && errno == EINTR);
+	/* EAGAIN: the pipe is full, so it is readable already */
+}
+
+/* Mark job done: stats final, order freed, waiters told; lock held. */
+static void
+pool_job_done(gpx_batch_pool *p, gpx_batch_job *job)
+{
+	job->stats.compute_ms = pool_now_ms() - job->t0;
+	free(job->order);
+	job->order = NULL;
+	__atomic_store_n(&job->done, 1, __ATOMIC_RELEASE);
+	pthread_cond_broadcast(&p->done_cv);
+	pool_notify(p);
+}
+
+/* Unlink the oldest job from the hand-out queue; lock held. */
+static void
+pool_pop(gpx_batch_pool *p)
+{
+	gpx_batch_job *job = p->head;
+
+	p->head = job->link;
+	if (p->head == NULL)
+		p->tail = NULL;
+	job->link = NULL;
+}
+
+/*
+ * Hand out the next query: the oldest job's next one in its order.
+ * Returns the job (its query index in *qi), or NULL when none is left.
+ * Lock held.
+ */
+static gpx_batch_job *
+pool_claim(gpx_batch_pool *p, uint32_t *qi)
+{
+	gpx_batch_job *job = p->head;
+	uint32_t	i;
+
+	if (job == NULL)
+		return NULL;
+	i = job->next++;
+	*qi = job->order != NULL ? job->order[i] : i;
+	if (job->next >= job->limit)
+		pool_pop(p);
+	p->running++;
+	return job;
+}
+
+/* A claimed query of job ran: add up, and finish the job; lock held. */
+static void
+pool_finished(gpx_batch_pool *p, gpx_batch_job *job, uint64_t cand,
+			  uint64_t res, uint64_t bytes)
+{
+	job->stats.candidates += cand;
+	job->stats.results += res;
+	job->stats.bytes_in += bytes;
+	p->running--;
+	if (++job->finished == job->limit)
+		pool_job_done(p, job);
+	else if (p->running == 0)
+		pthread_cond_broadcast(&p->done_cv);	/* gpx_batch_pool_cancel */
+}
+
+/* Run one claimed query outside the lock, then account for it. */
+static void
+pool_run_claimed(gpx_batch_pool *p, gpx_batch_job *job, uint32_t qi)
+{
 	uint64_t	cand = 0,
 				res = 0,
 				bytes = 0;
 
-	for (;;)
-	{
-		uint32_t	i = __atomic_fetch_add(&p->next, 1, __ATOMIC_RELAXED);
-
-		if (i >= b->nqueries)
-			break;
-		if (p->order != NULL)
-			i = p->order[i];
-		pool_run_query(b, &b->queries[i], &cand, &res, &bytes);
-	}
-	pthread_mutex_lock(&p->mu);
-	p->candidates += cand;
-	p->results += res;
-	p->bytes_in += bytes;
 	pthread_mutex_unlock(&p->mu);
+	pool_run_query(job->b, &job->b->queries[qi], &cand, &res, &bytes);
+	pthread_mutex_lock(&p->mu);
+	pool_finished(p, job, cand, res, bytes);
 }
 
-/* Helper thread body: wait for a job, drain it, report, repeat. */
+/* Helper thread body: take queries of the oldest job until shutdown. */
 static void *
 pool_thread_main(void *arg)
 {
 	gpx_batch_pool *p = arg;
-	uint64_t	seen = 0;
 
 	pthread_mutex_lock(&p->mu);
 	for (;;)
 	{
-		while (!p->shutdown && p->job_seq == seen)
-			pthread_cond_wait(&p->work_cv, &p->mu);
+		gpx_batch_job *job;
+		uint32_t	qi;
+
 		if (p->shutdown)
 			break;
-		seen = p->job_seq;
-		pthread_mutex_unlock(&p->mu);
-		pool_drain(p);
-		pthread_mutex_lock(&p->mu);
-		if (--p->busy == 0)
-			pthread_cond_signal(&p->done_cv);
+		job = pool_claim(p, &qi);
+		if (job == NULL)
+		{
+			pthread_cond_wait(&p->work_cv, &p->mu);
+			continue;
+		}
+		pool_run_claimed(p, job, qi);
 	}
 	pthread_mutex_unlock(&p->mu);
 	return NULL;
@@ -259,6 +249,7 @@ gpx_batch_pool_create(int nthreads, gpx_batch_pool **pool)
 	if (p == NULL)
 		return GPX_E_TOOBIG;
 	p->nthreads = nthreads - 1;
+	p->notify[0] = p->notify[1] = -1;
 	if (p->nthreads > 0)
 	{
 		p->threads = calloc(p->nthreads, sizeof(pthread_t));
@@ -271,6 +262,14 @@ gpx_batch_pool_create(int nthreads, gpx_batch_pool **pool)
 	pthread_mutex_init(&p->mu, NULL);
 	pthread_cond_init(&p->work_cv, NULL);
 	pthread_cond_init(&p->done_cv, NULL);
+	if (pipe(p->notify) != 0)
+		p->notify[0] = p->notify[1] = -1;
+	else
+		for (int i = 0; i < 2; i++)
+		{
+			fcntl(p->notify[i], F_SETFL, fcntl(p->notify[i], F_GETFL) | O_NONBLOCK);
+			fcntl(p->notify[i], F_SETFD, FD_CLOEXEC);
+		}
 
 	/* helpers must never run a signal handler: block everything in them */
 	sigfillset(&all);
@@ -291,12 +290,13 @@ gpx_batch_pool_create(int nthreads, gpx_batch_pool **pool)
 	return GPX_OK;
 }
 
-/* Stop and join every helper thread, then free the pool. */
+/* Cancel what is left, stop and join every helper, then free the pool. */
 void
 gpx_batch_pool_destroy(gpx_batch_pool *p)
 {
 	if (p == NULL)
 		return;
+	gpx_batch_pool_cancel(p);
 	pthread_mutex_lock(&p->mu);
 	p->shutdown = 1;
 	pthread_cond_broadcast(&p->work_cv);
@@ -306,6 +306,9 @@ gpx_batch_pool_destroy(gpx_batch_pool *p)
 	pthread_cond_destroy(&p->work_cv);
 	pthread_cond_destroy(&p->done_cv);
 	pthread_mutex_destroy(&p->mu);
+	for (int i = 0; i < 2; i++)
+		if (p->notify[i] >= 0)
+			close(p->notify[i]);
 	free(p->threads);
 	free(p);
 }
@@ -363,70 +366,159 @@ pool_make_order(const gpx_batch *b)
 	return order;
 }
 
-/* Monotonic time in milliseconds. */
-static double
-pool_now_ms(void)
+/*
+ * Queue a job; wake at most wake helpers (the caller may run queries
+ * itself).  A batch without queries is done at once.
+ */
+static gpx_status
+pool_submit(gpx_batch_pool *p, gpx_batch *b, gpx_batch_job *job, uint32_t wake)
 {
-	struct timespec ts;
+	if (p == NULL || b == NULL || job == NULL ||
+		(b->nqueries > 0 && (b->queries == NULL || b->lists == NULL)))
+		return GPX_E_ARG;
+	memset(job, 0, sizeof(*job));
+	job->b = b;
+	job->limit = b->nqueries;
+	job->t0 = pool_now_ms();
+	/* the order pays off only when several threads share the batch */
+	if (b->nqueries > 1 && p->nthreads > 0)
+		job->order = pool_make_order(b);
+	pthread_mutex_lock(&p->mu);
+	if (b->nqueries == 0)
+		pool_job_done(p, job);
+	else
+	{
+		if (p->tail != NULL)
+			p->tail->link = job;
+		else
+			p->head = job;
+		p->tail = job;
+		if (wake > (uint32_t) p->nthreads)
+			wake = (uint32_t) p->nthreads;
+		if (wake == (uint32_t) p->nthreads)
+			pthread_cond_broadcast(&p->work_cv);
+		else
+			for (uint32_t i = 0; i < wake; i++)
+				pthread_cond_signal(&p->work_cv);
+	}
+	pthread_mutex_unlock(&p->mu);
+	return GPX_OK;
+}
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+/* Queue b as job (see gpx_batch.h); every helper may take its queries. */
+gpx_status
+gpx_batch_pool_submit(gpx_batch_pool *p, gpx_batch *b, gpx_batch_job *job)
+{
+	return pool_submit(p, b, job, b != NULL ? b->nqueries : 0);
+}
+
+/* Whether job is done (acquire: its results are visible once it is). */
+bool
+gpx_batch_pool_done(const gpx_batch_job *job)
+{
+	return __atomic_load_n(&job->done, __ATOMIC_ACQUIRE) != 0;
+}
+
+/* Run one query of the oldest job with one left, here; false if none. */
+bool
+gpx_batch_pool_help(gpx_batch_pool *p)
+{
+	gpx_batch_job *job;
+	uint32_t	qi;
+
+	if (p == NULL)
+		return false;
+	pthread_mutex_lock(&p->mu);
+	job = pool_claim(p, &qi);
+	if (job != NULL)
+		pool_run_claimed(p, job, qi);
+	pthread_mutex_unlock(&p->mu);
+	return job != NULL;
+}
+
+/* Wait for job, running queries meanwhile. */
+void
+gpx_batch_pool_wait(gpx_batch_pool *p, gpx_batch_job *job)
+{
+	while (!gpx_batch_pool_done(job))
+	{
+		if (gpx_batch_pool_help(p))
+			continue;
+		pthread_mutex_lock(&p->mu);
+		while (!gpx_batch_pool_done(job) && p->head == NULL)
+			pthread_cond_wait(&p->done_cv, &p->mu);
+		pthread_mutex_unlock(&p->mu);
+	}
+}
+
+/* The read end of the notify pipe, or -1. */
+int
+gpx_batch_pool_notify_fd(const gpx_batch_pool *p)
+{
+	return p != NULL ? p->notify[0] : -1;
+}
+
+/* Empty the notify pipe. */
+void
+gpx_batch_pool_notify_clear(gpx_batch_pool *p)
+{
+	char		buf[64];
+
+	if (p == NULL || p->notify[0] < 0)
+		return;
+	while (read(p->notify[0], buf, sizeof(buf)) > 0)
+		;
+}
+
+/* Hand out nothing more; wait for the running queries; every job done. */
+void
+gpx_batch_pool_cancel(gpx_batch_pool *p)
+{
+	if (p == NULL)
+		return;
+	pthread_mutex_lock(&p->mu);
+	while (p->head != NULL)
+	{
+		gpx_batch_job *job = p->head;
+
+		pool_pop(p);
+		job->limit = job->next;
+		if (job->finished == job->limit)
+			pool_job_done(p, job);
+		/* else the last running query of it finishes it */
+	}
+	while (p->running > 0)
+		pthread_cond_wait(&p->done_cv, &p->mu);
+	pthread_mutex_unlock(&p->mu);
+}
+
+/* Queue b as job and run it to its end, the calling thread working too. */
+gpx_status
+gpx_batch_pool_submit_wait(gpx_batch_pool *p, gpx_batch *b, gpx_batch_job *job)
+{
+	/* helpers only pay off with more than one query: the caller runs one */
+	gpx_status	s = pool_submit(p, b, job, b != NULL && b->nqueries > 1 ? b->nqueries - 1 : 0);
+
+	if (s != GPX_OK)
+		return s;
+	gpx_batch_pool_wait(p, job);
+	return GPX_OK;
 }
 
 /* Run every query of b on the pool; the calling thread works too. */
 gpx_status
 gpx_batch_pool_run(gpx_batch_pool *p, gpx_batch *b, gpx_batch_stats *stats)
 {
-	double		t0 = pool_now_ms();
-	uint32_t   *order = NULL;
-	int			helpers;
+	gpx_batch_job job;
+	gpx_status	s;
 
-	if (p == NULL || b == NULL || (b->nqueries > 0 &&
-								   (b->queries == NULL || b->lists == NULL)))
-		return GPX_E_ARG;
 	if (stats != NULL)
 		memset(stats, 0, sizeof(*stats));
-	if (b->nqueries == 0)
-		return GPX_OK;
-
-	/* helpers only pay off with more than one query */
-	helpers = b->nqueries > 1 ? p->nthreads : 0;
-	if ((uint32_t) helpers >= b->nqueries)
-		helpers = (int) b->nqueries - 1;
-	if (helpers > 0)
-		order = pool_make_order(b);
-
-	pthread_mutex_lock(&p->mu);
-	p->b = b;
-	p->order = order;
-	p->next = 0;
-	p->candidates = p->results = p->bytes_in = 0;
-	if (helpers > 0)
-	{
-		/* every helper wakes; those with nothing left return at once */
-		p->busy = p->nthreads;
-		p->job_seq++;
-		pthread_cond_broadcast(&p->work_cv);
-	}
-	pthread_mutex_unlock(&p->mu);
-
-	pool_drain(p);
-
-	pthread_mutex_lock(&p->mu);
-	while (helpers > 0 && p->busy > 0)
-		pthread_cond_wait(&p->done_cv, &p->mu);
+	s = gpx_batch_pool_submit_wait(p, b, &job);
+	if (s != GPX_OK)
+		return s;
 	if (stats != NULL)
-	{
-		stats->candidates = p->candidates;
-		stats->results = p->results;
-		stats->bytes_in = p->bytes_in;
-	}
-	p->b = NULL;
-	p->order = NULL;
-	pthread_mutex_unlock(&p->mu);
-	free(order);
-	if (stats != NULL)
-		stats->compute_ms = pool_now_ms() - t0;
+		*stats = job.stats;
 	return GPX_OK;
 }
 

@@ -105,10 +105,14 @@
  * from the blob's end, in O(1) too.  n, first and last never need a
  * decode.
  *
- * Reading: bit packing is LSB-first; a version 2 reader never reads past
- * the blob (one-block lists end at any byte).  On the GPU, a blob copied to
- * a 4-byte aligned address has its directory and a multi-block payload
- * word-aligned (gpx_dev_view).
+ * Reading: bit packing is LSB-first; a version 2 reader on the CPU never
+ * reads past the blob (one-block lists end at any byte).  On the GPU, a
+ * blob copied to a 4-byte aligned address has its directory and a
+ * multi-block payload word-aligned (gpx_dev_view); the kernels read the
+ * payload by whole words, so the word holding a one-block list's last
+ * byte reaches up to 3 bytes past the blob: the CUDA back end keeps every
+ * blob followed by zero bytes up to a multiple of 16 (GPX_BLOB_PAD,
+ * cuda/gpx_cuda_host.cuh).
  *
  * Ownership: the library never allocates memory; callers pass buffers.
  * Functions other than gpx_validate() assume a blob that gpx_validate()
@@ -239,7 +243,8 @@ typedef struct gpx_devview
 	uint32_t	payload_bit;	/* bit of the payload's first byte in the word
 								 * at payload_off (0, 8, 16 or 24) */
 	uint32_t	payload_words;	/* words from payload_off up to the word
-								 * holding the payload's last byte */
+								 * holding the payload's last byte (which
+								 * may end past the blob: GPX_BLOB_PAD) */
 	uint32_t	payload_bytes;
 	uint32_t	qs_low_words;	/* v1 qs: words of the low-bits array */
 	uint8_t		version;

@@ -49,29 +49,37 @@ enc_one_block_kinds(unsigned kinds)
 }
 
 /*
- * Upper bound of a v2 blob.  Every block is at most as large as one
+ * Upper bound of the payload of n docIDs ending at last in blocks of a
+ * directory list, from any starting byte, with the final padding to a
+ * word and the writer's slack.  Every block is at most as large as one
  * allowed kind: Elias-Fano with b = w = bitwidth(last) takes <= 5 +
  * m (w + 1) bits, the own forms <= their v1 sizes (b or the deviation
  * width <= w), a bitmap <= its span; plus padding to words per block.
  */
+static uint64_t
+bound_v2_payload(int codec, uint32_t n, uint32_t last, unsigned kinds)
+{
+	uint64_t	nb = gpx_nblocks_for(n, gpx_ops(codec)->log2_block);
+	uint64_t	w = gpx_bitwidth(last);
+
+	if (kinds & ((1u << GPX_KIND_EF) | (1u << GPX_KIND_OWN)))
+		return ((uint64_t) n * (w + 1) + 7) / 8 + nb * 24 + ENC_SLACK;
+	return ((uint64_t) last + 7) / 8 + nb * 12 + ENC_SLACK;
+}
+
+/* Upper bound of a v2 blob: header, directory, payload. */
 static size_t
 bound_v2(int codec, uint32_t n, uint32_t last, unsigned kinds)
 {
 	uint32_t	lg = gpx_ops(codec)->log2_block;
 	uint64_t	nb = gpx_nblocks_for(n, lg);
-	uint64_t	w = gpx_bitwidth(last);
-	uint64_t	payload;
 
 	if (n == 0)
 		return 2;
 	if (n <= (1u << lg))
 		kinds = enc_one_block_kinds(kinds);
-	if (kinds & ((1u << GPX_KIND_EF) | (1u << GPX_KIND_OWN)))
-		payload = ((uint64_t) n * (w + 1) + 7) / 8 + nb * 24;
-	else
-		payload = ((uint64_t) last + 7) / 8 + nb * 12;
-	return (size_t) (ENC_HDR_MAX + 4 + nb * GPX_DIR_ENTRY_SIZE + payload +
-					 ENC_SLACK);
+	return (size_t) (ENC_HDR_MAX + 4 + nb * GPX_DIR_ENTRY_SIZE +
+					 bound_v2_payload(codec, n, last, kinds));
 }
 
 /* Upper bound on the blob size in the current format. */
@@ -177,6 +185,77 @@ enc_write(int codec, uint8_t *payload, uint64_t off, const uint32_t *d,
 		gpx_bm_blk_write(payload, off * 8, d, cnt);
 }
 
+/*
+ * Write the header of a v2 list with a directory (n docIDs from first to
+ * last) at out, and zero bytes up to the directory's offset (the header
+ * rounded up to a word), which it returns.
+ */
+size_t
+gpx_enc_v2_dir_header(uint8_t *out, int codec, uint32_t n, uint32_t first,
+					  uint32_t last)
+{
+	size_t		pos = 0;
+
+	out[pos++] = (uint8_t) (GPX_TAG_V2 | ((unsigned) codec << 5));
+	pos += gpx_varint_put(out + pos, GPX_SHAPE_BLOCKS);
+	pos += gpx_varint_put(out + pos, n);
+	pos += gpx_varint_put(out + pos, first);
+	pos += gpx_varint_put(out + pos, last - first);
+	while (pos & 3)
+		out[pos++] = 0;
+	return pos;
+}
+
+/*
+ * Blocks k0, k0 + 1, ... of a directory list: docs[0..n) are the docIDs
+ * from block k0's first on (block k0 starts at byte *off of the payload,
+ * zeroed from there on); each block's form chosen by size among kinds,
+ * its entry written at dir (entry 0 of the list).  room: payload bytes
+ * writable.  On success *off is the payload's end, padded to a word.
+ */
+static gpx_status
+enc_v2_blocks(int codec, const uint32_t *docs, uint32_t n, uint32_t k0,
+			  unsigned kinds, uint8_t *dir, uint8_t *payload, size_t room,
+			  uint64_t *off)
+{
+	uint32_t	lg = gpx_ops(codec)->log2_block;
+	uint32_t	bs = 1u << lg;
+	uint32_t	nb = gpx_nblocks_for(n, lg);
+	uint32_t	kind = 0,
+				pfor_hdr = 0,
+				ef_b = 0;
+	gpx_lrc_plan lrc;
+	uint64_t	o = *off;
+
+	memset(&lrc, 0, sizeof(lrc));
+	for (uint32_t k = 0; k < nb; k++)
+	{
+		const uint32_t *d = docs + ((size_t) k << lg);
+		uint32_t	cnt = k + 1 < nb ? bs : n - (k << lg);
+		uint64_t	bytes = enc_choose(codec, d, cnt, o, kinds, false, &kind,
+									   &pfor_hdr, &lrc, &ef_b);
+		uint8_t    *e = dir + (size_t) (k0 + k) * GPX_DIR_ENTRY_SIZE;
+
+		if (kind == GPX_KIND_OWN)
+		{
+			uint64_t	pad = (4 - (o & 3)) & 3;
+
+			o += pad;
+			bytes -= pad;
+		}
+		if (o + bytes + 3 >= ((uint64_t) 1 << 30))
+			return GPX_E_TOOBIG;
+		if (o + bytes + ENC_SLACK > room)
+			return GPX_E_NOSPACE;
+		gpx_store32(e, d[0]);
+		gpx_store32(e + 4, (uint32_t) (o << 2) | kind);
+		enc_write(codec, payload, o, d, cnt, kind, pfor_hdr, &lrc, ef_b);
+		o += bytes;
+	}
+	*off = (o + 3) & ~(uint64_t) 3;
+	return GPX_OK;
+}
+
 /* Encode docs[0..n) (checked, n >= 1) as a v2 blob into the zeroed out. */
 static gpx_status
 encode_v2(int codec, const uint32_t *docs, uint32_t n, unsigned kinds,
@@ -218,49 +297,49 @@ encode_v2(int codec, const uint32_t *docs, uint32_t n, unsigned kinds,
 	else
 	{
 		uint32_t	nb = gpx_nblocks_for(n, lg);
-		size_t		dir_off;
-		uint8_t    *dir,
-				   *payload;
+		size_t		dir_off = gpx_enc_v2_dir_header(out, codec, n, docs[0],
+													docs[n - 1]);
+		uint8_t    *dir = out + dir_off,
+				   *payload = dir + (size_t) nb * GPX_DIR_ENTRY_SIZE;
 		uint64_t	off = 0;
+		gpx_status	st;
 
-		out[pos++] = tag;
-		pos += gpx_varint_put(out + pos, GPX_SHAPE_BLOCKS);
-		pos += gpx_varint_put(out + pos, n);
-		pos += gpx_varint_put(out + pos, docs[0]);
-		pos += gpx_varint_put(out + pos, docs[n - 1] - docs[0]);
-		dir_off = (pos + 3) & ~(size_t) 3;
-		dir = out + dir_off;
-		payload = dir + (size_t) nb * GPX_DIR_ENTRY_SIZE;
 		if ((size_t) (payload - out) > cap)
 			return GPX_E_NOSPACE;
-		for (uint32_t k = 0; k < nb; k++)
-		{
-			const uint32_t *d = docs + ((size_t) k << lg);
-			uint32_t	cnt = k + 1 < nb ? bs : n - (k << lg);
-
-			bytes = enc_choose(codec, d, cnt, off, kinds, false, &kind,
-							   &pfor_hdr, &lrc, &ef_b);
-			if (kind == GPX_KIND_OWN)
-			{
-				uint64_t	pad = (4 - (off & 3)) & 3;
-
-				off += pad;
-				bytes -= pad;
-			}
-			if (off + bytes + 3 >= ((uint64_t) 1 << 30))
-				return GPX_E_TOOBIG;
-			if ((size_t) (payload - out) + off + bytes + ENC_SLACK > cap)
-				return GPX_E_NOSPACE;
-			gpx_store32(dir + (size_t) k * GPX_DIR_ENTRY_SIZE, d[0]);
-			gpx_store32(dir + (size_t) k * GPX_DIR_ENTRY_SIZE + 4,
-						(uint32_t) (off << 2) | kind);
-			enc_write(codec, payload, off, d, cnt, kind, pfor_hdr, &lrc, ef_b);
-			off += bytes;
-		}
-		off = (off + 3) & ~(uint64_t) 3;
+		st = enc_v2_blocks(codec, docs, n, 0, kinds, dir, payload,
+						   cap - (size_t) (payload - out), &off);
+		if (st != GPX_OK)
+			return st;
 		*outlen = (size_t) (payload - out) + (size_t) off;
 		return GPX_OK;
 	}
+}
+
+/* Payload bytes (with slack) gpx_enc_v2_tail may use from its start. */
+uint64_t
+gpx_enc_v2_tail_bound(int codec, uint32_t n, uint32_t last)
+{
+	unsigned	kinds;
+	int			version;
+
+	enc_opts(codec, NULL, &version, &kinds);
+	return bound_v2_payload(codec, n, last, kinds) + 4;
+}
+
+/*
+ * The default encoder's blocks k0, ... of a directory list (see
+ * enc_v2_blocks): what gpx_encode writes for them when the blocks before
+ * end at byte *off.
+ */
+gpx_status
+gpx_enc_v2_tail(int codec, const uint32_t *docs, uint32_t n, uint32_t k0,
+				uint8_t *dir, uint8_t *payload, size_t room, uint64_t *off)
+{
+	unsigned	kinds;
+	int			version;
+
+	enc_opts(codec, NULL, &version, &kinds);
+	return enc_v2_blocks(codec, docs, n, k0, kinds, dir, payload, room, off);
 }
 
 /* Encode docs with a codec into out[0..cap), current format. */

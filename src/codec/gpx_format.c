@@ -916,7 +916,7 @@ gpx_dev_view(const gpx_list *l, gpx_devview *v)
 		return GPX_E_ARG;
 	poff = (uint64_t) (l->payload - l->base);
 	pend = poff + l->payload_bytes;
-	if (pend > l->len)
+	if (pend + l->tf_bytes != l->len)
 		return GPX_E_ARG;
 	if (l->dir != NULL)
 	{

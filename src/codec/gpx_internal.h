@@ -447,6 +447,24 @@ gpx_dir_gallop(const gpx_list *l, uint32_t from, uint32_t x)
 	return lo;
 }
 
+/*
+ * The version 2 writer's parts for gpx_append (gpx_encode.c): the header
+ * of a list with a directory (written at out with its padding; returns
+ * the directory's offset), and the default encoder's blocks k0, k0 + 1, ...
+ * of such a list: docs[0..n) from block k0's first docID on, block k0
+ * starting at byte *off of the payload (zeroed from there on, room bytes
+ * writable), entries written at dir + 8 k; *off becomes the payload's end
+ * padded to a word.  gpx_enc_v2_tail_bound: the room that always suffices
+ * for n docIDs ending at last.  With the blocks before k0 as gpx_encode
+ * wrote them, the blob is byte for byte what gpx_encode writes.
+ */
+size_t		gpx_enc_v2_dir_header(uint8_t *out, int codec, uint32_t n,
+								  uint32_t first, uint32_t last);
+gpx_status	gpx_enc_v2_tail(int codec, const uint32_t *docs, uint32_t n,
+							uint32_t k0, uint8_t *dir, uint8_t *payload,
+							size_t room, uint64_t *off);
+uint64_t	gpx_enc_v2_tail_bound(int codec, uint32_t n, uint32_t last);
+
 /* Write the 32-byte v1 header at out. */
 void		gpx_write_header(uint8_t *out, int codec, uint32_t log2_block,
 							 uint32_t param, uint32_t n, uint32_t first,

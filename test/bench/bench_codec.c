@@ -45,6 +45,7 @@
 #include "gpx_batch.h"
 #include "gpx_cuda.h"
 #include "gen_common.h"
+#include "gpx_ref.h"
 #include "bench_util.h"
 
 #pragma weak gpx_intersect
@@ -53,7 +54,6 @@
 #pragma weak gpx_cuda_close
 #pragma weak gpx_cuda_run_batch
 #pragma weak gpx_cuda_decode
-#pragma weak gpx_hash64
 
 #define MIN_QUERIES 50
 #define MIN_LISTS 20
@@ -63,6 +63,9 @@
 static const int codecs[] = {GPX_CODEC_PFOR, GPX_CODEC_LRC, GPX_CODEC_QS};
 
 #define NCODECS 3
+
+/* Subkeys of list identity for the GPU's list cache: all zero (any will do). */
+static const gpx_keyset bench_keys;
 
 typedef struct blist
 {
@@ -544,7 +547,7 @@ static bool
 result_ok(const bquery *Q, const uint32_t *res, uint32_t n, uint32_t *ref_n,
 		  uint64_t *ref_h)
 {
-	uint64_t	h = gen_hash_docs(res, n);
+	uint64_t	h = ref_hash_docs(res, n);
 
 	if (Q->has_answer)
 		return n == Q->ans_n && h == Q->ans_hash;
@@ -583,24 +586,13 @@ svs_arrays(const bench *b, const bquery *Q, uint32_t *out, uint32_t *tmp)
 		{
 			uint32_t	x = out[i],
 						step = 1,
-						lo,
 						hi;
 
 			/* gallop from pos, then binary search */
 			while (pos + step < na && a[pos + step] < x)
 				step *= 2;
-			lo = pos;
 			hi = pos + step < na ? pos + step : na;
-			while (lo < hi)
-			{
-				uint32_t	mid = lo + (hi - lo) / 2;
-
-				if (a[mid] < x)
-					lo = mid + 1;
-				else
-					hi = mid;
-			}
-			pos = lo;
+			pos += ref_lower_bound(a + pos, hi - pos, x);
 			if (pos < na && a[pos] == x)
 				tmp[m++] = x;
 		}
@@ -686,7 +678,7 @@ intersect_speed(bench *b)
 					if (c < 0)
 					{
 						ref_n[q] = n;
-						ref_h[q] = gen_hash_docs(out, n);
+						ref_h[q] = ref_hash_docs(out, n);
 					}
 					if (n == UINT32_MAX || !result_ok(Q, out, n, c < 0 ? NULL : &ref_n[q],
 													  c < 0 ? NULL : &ref_h[q]))
@@ -731,7 +723,7 @@ build_batch(bench *b, int c, gpx_batch *bt, gpx_batch_list **lists_out)
 			blist	   *L = &b->lists[Q->list[j]];
 
 			bl[nl].list = L->view[c];
-			bl[nl].hash = gpx_hash64 ? gpx_hash64(L->blob[c], L->len[c]) : L->id;
+			bl[nl].key = gpx_key_content(&bench_keys, 0, L->blob[c], L->len[c]);
 			nl++;
 			if (L->n < minn)
 				minn = L->n;
@@ -776,7 +768,7 @@ batch_speed(bench *b)
 
 	if (gpx_cuda_open != NULL && gpx_cuda_run_batch != NULL)
 	{
-		gpx_cuda_options opt = {NULL, 0, (size_t) 1 << 30, (size_t) 256 << 20};
+		gpx_cuda_options opt = {NULL, 0, (size_t) 1 << 30, (size_t) 256 << 20, false};
 		gpx_cuda_status st = gpx_cuda_open(&opt, (gpx_cuda_ctx **) &gpu, err, sizeof(err));
 
 		if (st != GPX_CUDA_OK)

@@ -9,7 +9,7 @@
  *               [--save-answers F]
  *               --path "NAME|SETUP SQL|QUERY SQL" [--path ...]
  *               [--min-time S] [--max-time S] [--clients N] [--tsv OUT]
- *               [--header 0|1]
+ *               [--header 0|1] [--min-count N]
  *
  * Connection parameters come from the environment (PGHOST, PGPORT,
  * PGDATABASE, PGUSER).  The queries SQL returns a qid and up to two text
@@ -18,7 +18,7 @@
  * int4[] (or NULL for no rows).  SETUP (may be empty) runs once on the
  * path's own connection; a SETUP of "!reason" reports the path "not
  * available: reason" without running it.  Answers ("qid n hash", hash the
- * FNV-1a of the result's docIDs as gen_hash_docs computes it) come from SQL
+ * FNV-1a of the result's docIDs as ref_hash_docs computes it) come from SQL
  * or a file; without them the first path that runs is the reference, and
  * --save-answers writes its results in that format for a later run.  Every path first runs each query once untimed
  * (warm-up and result check against the answers, or against the first
@@ -28,8 +28,10 @@
  * each its own share of the queries; the path's name gets "[N clients]"):
  * the executor batches across backends, so one client does not show it.
  * A path whose setup or prepare fails is reported "not available" with the
- * server's message; a figure from fewer than 50 queries or less than one
- * second of measurement is "too small to report" (p99: fewer than 100).
+ * server's message; a figure from fewer than 50 queries (--min-count) or
+ * less than one second of measurement is "too small to report" (p99:
+ * fewer than 100).  A path whose one "query" is a whole set of queries
+ * (one statement answering them all) may lower --min-count.
  */
 #define _GNU_SOURCE
 #include <stdbool.h>
@@ -60,6 +62,7 @@ typedef struct bq
 
 static double min_time = 2.0,
 			max_time = 60.0;
+static long min_count = MIN_QUERIES;	/* executions below: too small */
 static const char *dataset = "dataset";
 static FILE *tsv = NULL;
 
@@ -109,7 +112,7 @@ parse_result(PGresult *r, long *n, uint64_t *h)
 	if (PQgetisnull(r, 0, 0))
 	{
 		*n = 0;
-		*h = gen_hash_docs(NULL, 0);
+		*h = ref_hash_docs(NULL, 0);
 		return true;
 	}
 	s = PQgetvalue(r, 0, 0);
@@ -117,7 +120,7 @@ parse_result(PGresult *r, long *n, uint64_t *h)
 	if (k < 0)
 		return false;
 	*n = k;
-	*h = gen_hash_docs(buf, (size_t) k);
+	*h = ref_hash_docs(buf, (size_t) k);
 	return true;
 }
 
@@ -129,7 +132,7 @@ row(const char *path, size_t nlat, double el, double *lat, double mean_res,
 	double		qps = el > 0 ? nlat / el : 0,
 				p50 = -1,
 				p99 = -1;
-	bool		small = nlat < MIN_QUERIES || el < 1.0;
+	bool		small = (long) nlat < min_count || el < 1.0;
 	const char *st = status ? status : bad ? "error: wrong results" : small ? TOO_SMALL : "ok";
 
 	if (lat && nlat)
@@ -462,6 +465,8 @@ main(int argc, char **argv)
 			min_time = strtod(v, NULL);
 		else if (strcmp(a, "--max-time") == 0)
 			max_time = strtod(v, NULL);
+		else if (strcmp(a, "--min-count") == 0)
+			min_count = atol(v) < 1 ? 1 : atol(v);
 		else if (strcmp(a, "--tsv") == 0)
 		{
 			if ((tsv = fopen(v, "a")) == NULL)
@@ -474,7 +479,7 @@ main(int argc, char **argv)
 	if (qsql == NULL || npaths == 0)
 		die("usage: bench_query --queries-sql SQL --path 'NAME|SETUP|SQL' ... "
 			"[--answers-sql SQL | --answers-file F] [--save-answers F] [--dataset NAME] "
-			"[--min-time S] [--max-time S] [--clients N] [--tsv OUT] [--header 0|1]",
+			"[--min-time S] [--max-time S] [--clients N] [--tsv OUT] [--header 0|1] [--min-count N]",
 			NULL);
 
 	c = connect_env();

@@ -21,35 +21,18 @@
 #include <string.h>
 
 #include "gpx_codec.h"
+#include "gpx_ref.h"
 
 #define UNIVERSE (1u << 24)
 
-/* splitmix64 step. */
-static uint64_t
-next_rand(uint64_t *s)
-{
-	uint64_t	z = (*s += 0x9E3779B97F4A7C15ull);
-
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-	return z ^ (z >> 31);
-}
-
-/* n distinct uniform values of [0, UNIVERSE), sorted (selection sampling). */
-static void
-uniform_list(uint64_t *seed, uint32_t n, uint32_t *out)
-{
-	uint32_t	v,
-				m = 0;
-
-	for (v = 0; v < UNIVERSE && m < n; v++)
-		if (next_rand(seed) % (UNIVERSE - v) < n - m)
-			out[m++] = v;
-}
-
-/* Encode with one codec, check the round trip; returns the blob size. */
+/*
+ * Encode with one codec, check the round trip; returns the blob size and,
+ * when front is not NULL, the bytes before the payload (header and
+ * directory) in *front.
+ */
 static size_t
-blob_size(int codec, const uint32_t *docs, uint32_t n, uint32_t *back)
+blob_size(int codec, const uint32_t *docs, uint32_t n, uint32_t *back,
+		  size_t *front)
 {
 	size_t		cap = gpx_encode_bound(codec, n, docs[n - 1]),
 				len;
@@ -70,6 +53,8 @@ blob_size(int codec, const uint32_t *docs, uint32_t n, uint32_t *back)
 				gpx_codec_name(codec), n);
 		exit(1);
 	}
+	if (front != NULL)
+		*front = (size_t) (l.payload - l.base);
 	free(buf);
 	return len;
 }
@@ -92,17 +77,19 @@ main(int argc, char **argv)
 	1000000, 2000000};
 	static const int table5[] = {0, 17, 17, 17, 16, 15, 15};
 	uint64_t	seed = 20261121;
+	ref_rng		r;
 	uint32_t   *docs = malloc(sizeof(uint32_t) * 2000000);
 	uint32_t   *back = malloc(sizeof(uint32_t) * 2000000);
 	size_t		i;
 
 	if (argc == 3 && strcmp(argv[1], "--seed") == 0)
 		seed = strtoull(argv[2], NULL, 10);
+	r.s = seed;
 	printf("Uniformly random lists in [0, 2^24), seed %llu; bits per docID of the whole blob\n"
-		   "(32-byte header + directory + payload).  `EF formula` is n * (2 + floor(log2(u/n)))\n"
-		   "bits plus the samples (8 bytes per 256 docIDs) and the header; `EF exact` is\n"
+		   "(header + directory + payload, format %d).  `EF formula` is n * (2 + floor(log2(u/n)))\n"
+		   "bits plus the samples (qs's header and directory, 8 bytes per 256 docIDs); `EF exact` is\n"
 		   "n*b + (last >> b) + n bits plus the same.  Table 5 is the VLDB 2011 paper's plain LRC.\n\n",
-		   (unsigned long long) seed);
+		   (unsigned long long) seed, GPX_FORMAT_VERSION);
 	printf("| n | pfor | lrc | qs | EF formula | qs / EF formula | EF exact | qs / EF exact | pfor / qs | Table 5 (LRC) | lrc below it |\n");
 	printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
 	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
@@ -110,20 +97,21 @@ main(int argc, char **argv)
 		uint32_t	n = sizes[i];
 		size_t		pf,
 					lr,
-					qs;
+					qs,
+					qs_front;
 		uint32_t	u,
 					b;
 		double		samples_bits,
 					ef_formula,
 					ef_exact;
 
-		uniform_list(&seed, n, docs);
-		pf = blob_size(GPX_CODEC_PFOR, docs, n, back);
-		lr = blob_size(GPX_CODEC_LRC, docs, n, back);
-		qs = blob_size(GPX_CODEC_QS, docs, n, back);
+		ref_uniform_sample(&r, n, UNIVERSE, docs);
+		pf = blob_size(GPX_CODEC_PFOR, docs, n, back, NULL);
+		lr = blob_size(GPX_CODEC_LRC, docs, n, back, NULL);
+		qs = blob_size(GPX_CODEC_QS, docs, n, back, &qs_front);
 		u = docs[n - 1] + 1;
 		b = u / n >= 2 ? floor_log2(u / n) : 0;
-		samples_bits = 8.0 * (GPX_HEADER_SIZE + 8.0 * ((n + 255) / 256));
+		samples_bits = 8.0 * (double) qs_front;	/* header and directory */
 		ef_formula = (double) n * (2 + floor_log2((uint64_t) UNIVERSE / n)) + samples_bits;
 		ef_exact = (double) n * b + (docs[n - 1] >> b) + n + samples_bits;
 		printf("| %u | %.3f | %.3f | %.3f | %.3f | %.4f | %.3f | %.4f | %.4f | ",

@@ -336,6 +336,42 @@ bl_paths() {
 	if [ "$group" = base ]; then bl_floor_paths "$db"; fi
 }
 
+# Print bench_query --path specs that answer every query of a synthetic
+# database DB (bl_load_synth) in one statement, for the groups of bl_paths
+# (base, exec-cpu, exec-gpu; REASON as there): GIN runs one index scan per
+# query, intarray and gpuidx one GROUP BY over the (query, list) rows, which
+# the executor takes as one batch.  Each statement returns one int4[]: the
+# hash_array of every query's answer, in qid order, so that every answer is
+# read and the paths' results can be compared.  Path names are bl_paths'.
+#   bl_batch_paths DB GROUP [REASON]
+bl_batch_paths() {
+	local db=$1 group=$2 reason=${3:-} line name setup t
+	# wrap SUBQUERY: the statement over a subquery of (qid, r)
+	wrap() {
+		echo "SELECT array_agg(hash_array(coalesce(s.r, '{}')) & 2147483647 ORDER BY s.qid) FROM ($1) s"
+	}
+	# grouped AGG COL: the GROUP BY of aggregate AGG over the lists of column COL
+	grouped() {
+		echo "SELECT q.qid, $1(p.$2) AS r FROM queries q JOIN postings p ON p.term_id = ANY (q.term_ids) GROUP BY q.qid"
+	}
+	# the same names, setups and availability as the one-query paths
+	while IFS= read -r line; do
+		name=${line%%|*}
+		setup=${line#*|}
+		setup=${setup%%|*}
+		case "$name" in
+			GIN*)
+				[ "${setup#!}" = "$setup" ] || { echo "$name|$setup|"; continue; }
+				echo "$name|$setup|$(wrap "SELECT q.qid, (SELECT array_agg(d.doc_id ORDER BY d.doc_id) FROM docs d WHERE d.terms OPERATOR(pg_catalog.@>) q.term_ids) AS r FROM queries q")" ;;
+			intarray*) echo "$name|$setup|$(wrap "$(grouped bench_int_and docs_arr)")" ;;
+			gpuidx*)
+				t=${name#gpuidx }
+				t=${t%% *}
+				echo "$name|$setup|$(wrap "$(grouped posting_intersect "docs_$t")")" ;;
+		esac
+	done < <(bl_paths "$db" synth "$group" "$reason")
+}
+
 # Print the floor paths of database DB (base group): each returns the
 # query's stored answer (answer_docs) without intersecting, after reading
 # and detoasting the query's lists of one representation as the real path
@@ -400,13 +436,46 @@ bl_prune_min_shortest() {
 }
 
 # Build test/gen/gpx_gen into $BL_WORK and write the clustered synthetic
-# collection to DIR: bl_gen_synth DIR SCALE QUERIES
+# collection to DIR, with the generator options FLAGS (--docs for the
+# documents table of the GIN paths, say): bl_gen_synth DIR SCALE QUERIES [FLAGS...]
 bl_gen_synth() {
 	local dir=$1 scale=$2 nq=$3
-	cc -O2 -o "$BL_WORK/gpx_gen" "$BL_ROOT/test/gen/gpx_gen.c" -lm || return 1
+	shift 3
+	cc -O2 -I"$BL_ROOT/test/ref" -o "$BL_WORK/gpx_gen" "$BL_ROOT/test/gen/gpx_gen.c" \
+		"$BL_ROOT/test/ref/gpx_ref.c" -lm || return 1
 	"$BL_WORK/gpx_gen" --scale "$scale" --queries "$nq" --extra 0 --seed 1 \
-		--order clustered --quiet --out "$dir" >/dev/null || return 1
+		--order clustered --quiet "$@" --out "$dir" >/dev/null || return 1
 	chmod -R a+rX "$dir"
+}
+
+# A clustered bar chart of a gnuplot data file (tab-separated: a header
+# row naming the columns, then one row per cluster: its name and a value
+# per column, "?" where there is none): bl_bar_plot DAT PNG TITLE YLABEL lin|log
+# Does nothing when DAT has no rows; gnuplot's complaints go to stderr.
+bl_bar_plot() {
+	local rows cols
+	rows=$(($(wc -l <"$1") - 1))
+	[ "$rows" -gt 0 ] || return 0
+	cols=$(($(head -n 1 "$1" | awk -F'\t' '{ print NF }') - 1))
+	gnuplot <<EOF
+set terminal pngcairo noenhanced size $((300 + rows * (24 + 16 * cols))),560 font ",9"
+set output "$2"
+set title "$3"
+set ylabel "$4"
+set datafile separator "\t"
+set datafile missing "?"
+set style data histogram
+set style histogram clustered gap 1
+set style fill solid 0.8 border -1
+set boxwidth 0.9
+set key top left
+set grid ytics
+set xtics rotate by -35 nomirror
+set bmargin 11
+set rmargin 14
+$([ "$5" = log ] && echo "set logscale y")
+plot for [i=2:$((cols + 1))] "$1" using i:xtic(1) title columnheader(i)
+EOF
 }
 
 # One pgbench run of SCRIPT against DB with CLIENTS clients for SECS
@@ -430,7 +499,7 @@ bl_pgbench() {
 # with INSTALL = 1, the extension built and installed from this tree.
 #   bl_init NAME INSTALL
 bl_init() {
-	BL_WORK=$(mktemp -d "/tmp/gpuidx-$1.XXXXXX")
+	BL_WORK=$(mktemp -d "${TMPDIR:-/tmp}/gpuidx-$1.XXXXXX")
 	chmod 755 "$BL_WORK"
 	export BL_WORK
 	if [ "$(id -u)" = 0 ] && [ "$2" = 1 ]; then

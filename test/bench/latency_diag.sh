@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test/bench/latency_diag.sh OUTDIR [gpu|cpu] [SETTINGS...] - where one client's query time goes on
+# test/bench/latency_diag.sh [OUTDIR] [gpu|cpu] [SETTINGS...] - where one client's query time goes on
 # the executor's GPU path, for the acceptance queries (the cpu-long
 # collection: scale 0.3, 10000 queries, shortest list >= 10^4, random order).
 # For each codec, one client, in one run: the query through the GPU executor
@@ -14,9 +14,11 @@
 # Run from the
 # repository root on the GPU machine after `make install`, as root
 # (test/bench/pgcluster.sh runs PostgreSQL as an unprivileged user);
-# writes OUTDIR/diag.tsv, prints the tables and statistics.
+# writes OUTDIR/diag.tsv (OUTDIR "" or left out: test/bench/out/diag-UTCSTAMP,
+# ignored by git), prints the tables and statistics.
 set -u
-OUTD=$1
+OUTD=${1:-test/bench/out/diag-$(date -u +%Y%m%d-%H%M%S)}
+mkdir -p "$OUTD" || exit 1
 DEV=${2:-gpu}		# cpu: the executor's CPU threads (a dry run without a GPU)
 shift $(( $# >= 2 ? 2 : $# ))
 SETS=("$@"); [ ${#SETS[@]} -gt 0 ] || SETS=("")

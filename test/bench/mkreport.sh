@@ -17,6 +17,8 @@
 #   mkdir r && cp docs/bench/L.tsv r/results.tsv && cp docs/bench/L.meta.txt r/meta.txt
 #   test/bench/mkreport.sh r docs/bench L
 set -uo pipefail
+# shellcheck source=benchlib.sh
+. "$(cd "$(dirname "$0")" && pwd)/benchlib.sh"	# bl_bar_plot
 res=${1:?usage: mkreport.sh RESULTS_DIR OUT_DIR LABEL}
 out=${2:?}
 label=${3:?}
@@ -170,32 +172,8 @@ if command -v gnuplot >/dev/null 2>&1; then
 	pivot_dat query 6 '^[^l]' >"$tmp/qps.dat"
 	pivot_dat query 7 '^[^l]' >"$tmp/p50.dat"
 	pivot_dat query 8 '^[^l]' >"$tmp/p99.dat"
-	nd=$(echo "$datasets" | wc -l)
 	# plot FILE PNG TITLE YLABEL LOG: a clustered bar chart, one cluster per row
-	plot() {
-		local rows
-		rows=$(($(wc -l <"$1") - 1))
-		[ "$rows" -gt 0 ] || return 0
-		gnuplot <<EOF 2>>"$tmp/gnuplot.log"
-set terminal pngcairo noenhanced size $((300 + rows * (24 + 16 * nd))),560 font ",9"
-set output "$2"
-set title "$3"
-set ylabel "$4"
-set datafile separator "\t"
-set datafile missing "?"
-set style data histogram
-set style histogram clustered gap 1
-set style fill solid 0.8 border -1
-set boxwidth 0.9
-set key top left
-set grid ytics
-set xtics rotate by -35 nomirror
-set bmargin 11
-set rmargin 14
-$([ "$5" = log ] && echo "set logscale y")
-plot for [i=2:$((nd + 1))] "$1" using i:xtic(1) title columnheader(i)
-EOF
-	}
+	plot() { bl_bar_plot "$@" 2>>"$tmp/gnuplot.log"; }
 	plot "$tmp/bits.dat" "$out/$label-bits.png" "Size ($label)" "bits per docID" lin
 	plot "$tmp/decode.dat" "$out/$label-decode.png" "Decode speed, one thread ($label)" "million docIDs/s" lin
 	plot "$tmp/libqps.dat" "$out/$label-lib-qps.png" "Intersection throughput, codec library, no PostgreSQL ($label)" "queries/s (log)" log

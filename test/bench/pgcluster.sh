@@ -1,14 +1,24 @@
-# test/bench/pgcluster.sh - throwaway PostgreSQL clusters for the benchmark,
-# the generator tests and the demo.  Source it, then:
+# test/bench/pgcluster.sh - throwaway PostgreSQL clusters for the tests, the
+# benchmark, the generator tests and the demo.  Source it, then:
 #
+#   pgc_private_pg DIR        a private relocatable copy of the PostgreSQL
+#                             installation (server, client, PGXS, headers)
+#                             under DIR, without any gpuidx in it; exports
+#                             PG_CONFIG and puts its bindir first on PATH, so
+#                             that `make install` installs there and the
+#                             clusters below run its binaries (they find their
+#                             share and lib folders relative to themselves)
+#   pgc_temp_user             as root: a new unprivileged system user to run
+#                             the servers (PGC_RUNAS); pgc_drop_temp_user ends
+#                             its processes and deletes it
 #   pgc_start DIR [PRELOAD]   initdb + start a cluster in DIR/data, sockets in
-#                             DIR (under /tmp), on a free port >= 55433; as
-#                             root the server runs as an unprivileged user
-#                             ($GPUIDX_PG_USER, default gpuidxbench, created
-#                             if missing).  PRELOAD=1 tries
-#                             shared_preload_libraries = 'gpuidx' first and
-#                             falls back to none if the server will not start.
-#                             Exports PGHOST, PGPORT, PGUSER=postgres.
+#                             DIR (under /tmp), on a free port; as root the
+#                             server runs as an unprivileged user (PGC_RUNAS
+#                             if set, else $GPUIDX_PG_USER, default
+#                             gpuidxbench, created if missing).  PRELOAD=1
+#                             tries shared_preload_libraries = 'gpuidx' first
+#                             and falls back to none if the server will not
+#                             start.  Exports PGHOST, PGPORT, PGUSER=postgres.
 #   pgc_stop                  stop it (immediate) and remove DIR
 #   pgc_psql ARGS...          psql -X -q -v ON_ERROR_STOP=1 with ARGS
 #
@@ -17,7 +27,51 @@
 PGC_BIN=${PGC_BIN:-$(pg_config --bindir 2>/dev/null || echo /usr/lib/postgresql/15/bin)}
 PGC_DIR=""
 PGC_RUNAS=""
+PGC_TEMP_USER=""
 PGC_PRELOADED=0
+
+# Copy the PostgreSQL installation of pg_config (on PATH) under $1.
+pgc_private_pg() {
+	local d=$1 bindir sharedir incdir srvinc h
+	bindir=$(pg_config --bindir) && sharedir=$(pg_config --sharedir) &&
+		incdir=$(pg_config --includedir) && srvinc=$(pg_config --includedir-server) || return 1
+	# the folders that hold bin/, lib/, share/ and the server headers,
+	# copied to the same paths below $d so that relative lookups still work
+	for h in "$(dirname "$bindir")" "$sharedir" "$(dirname "$srvinc")"; do
+		mkdir -p "$d$(dirname "$h")" && cp -a "$h" "$d$(dirname "$h")/" || return 1
+	done
+	for h in "$incdir"/*.h; do cp -a "$h" "$d$incdir/" || return 1; done
+	rm -rf "$d$(pg_config --pkglibdir)"/gpuidx.so "$d$(pg_config --pkglibdir)"/bitcode/gpuidx* \
+		"$d$sharedir"/extension/gpuidx*
+	chmod -R a+rX "$d"
+	export PG_CONFIG=$d$bindir/pg_config PATH=$d$bindir:$PATH
+	PGC_BIN=$d$bindir
+}
+
+# As root: create a temporary unprivileged user to run the servers.
+pgc_temp_user() {
+	local u
+	u=gpx$(od -An -N4 -tx4 /dev/urandom | tr -d ' ')
+	useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin "$u" || return 1
+	PGC_TEMP_USER=$u
+	PGC_RUNAS=$u
+}
+
+# Delete the temporary user, ending what it still runs (stop its servers
+# with pgc_stop or pg_ctl first).
+pgc_drop_temp_user() {
+	local u=$PGC_TEMP_USER i
+	[ -n "$u" ] || return 0
+	# what is still ending gets 3 s, the rest is killed
+	for i in $(seq 30); do
+		pgrep -u "$u" >/dev/null 2>&1 || break
+		[ "$i" -gt 15 ] && pkill -KILL -u "$u" 2>/dev/null
+		sleep 0.2
+	done
+	userdel "$u" >/dev/null 2>&1 || { sleep 1; userdel "$u" >/dev/null 2>&1; } \
+		|| echo "pgcluster: could not delete the temporary user $u" >&2
+	PGC_TEMP_USER=""
+}
 
 # Run a command as the cluster owner.
 pgc_as() {
@@ -30,9 +84,10 @@ pgc_as() {
 	fi
 }
 
-# Print the first port >= $1 with no socket lock file and nothing listening.
+# Print a port with no socket lock file in /tmp or DIR and nothing
+# listening on it, from $1 (default: a random one in 49152-60999) upwards.
 pgc_free_port() {
-	local p=${1:-55433}
+	local p=${1:-$((49152 + RANDOM % 11848))}
 	while [ -e "/tmp/.s.PGSQL.$p" ] || [ -e "/tmp/.s.PGSQL.$p.lock" ] \
 		|| (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || [ -e "$PGC_DIR/.s.PGSQL.$p" ]; do
 		p=$((p + 1))
@@ -46,14 +101,14 @@ pgc_start() {
 	local preload=${2:-0} port
 	mkdir -p "$PGC_DIR"
 	if [ "$(id -u)" = 0 ]; then
-		PGC_RUNAS=${GPUIDX_PG_USER:-gpuidxbench}
+		[ -n "$PGC_RUNAS" ] || PGC_RUNAS=${GPUIDX_PG_USER:-gpuidxbench}
 		id "$PGC_RUNAS" >/dev/null 2>&1 || useradd -m "$PGC_RUNAS" || return 1
 		chown -R "$PGC_RUNAS" "$PGC_DIR"
 	fi
 	chmod 755 "$PGC_DIR"
 	pgc_as "$PGC_BIN/initdb" -D "$PGC_DIR/data" -A trust -U postgres -E UTF8 --locale=C \
 		>"$PGC_DIR/initdb.log" 2>&1 || { cat "$PGC_DIR/initdb.log"; return 1; }
-	port=$(pgc_free_port "${GPUIDX_PG_PORT:-55433}")
+	port=$(pgc_free_port ${GPUIDX_PG_PORT:-})
 	cat >>"$PGC_DIR/data/postgresql.conf" <<EOF
 port = $port
 unix_socket_directories = '$PGC_DIR'

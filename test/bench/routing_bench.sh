@@ -10,12 +10,13 @@
 # Knobs (environment):
 #   ROUTING_SCALE     collection scale, 1.0 = GOV2's 25.2M docs (0.3)
 #   ROUTING_QUERIES   queries in the log (2000)
-#   ROUTING_CLIENTS   concurrent clients (32)
+#   ROUTING_CLIENTS   concurrent clients (32), or a list ("1 16 64": every
+#                     mode at each count, the auto cost model's calibration)
 #   ROUTING_TIME      seconds per pgbench run (15)
 #   ROUTING_MODES     modes to run ("backend cpu gpu auto"; gpu needs a GPU)
 #   ROUTING_CODEC     pfor | lrc | qs (pfor)
 #   ROUTING_MAX_WAIT  gpuidx.batch_max_wait in microseconds (100, the default)
-#   ROUTING_OUT       report (docs/bench/routing-wMAXWAIT.md, a page of BENCHMARKS.md)
+#   ROUTING_OUT       report (docs/bench/routing-wMAXWAIT.md, quoted by docs/BENCHMARKS.md)
 #
 # The workload: test/gen/gpx_gen's GOV2-calibrated query log, queries of
 # 2-6 terms whose shortest lists span from a few docIDs to 10^5 and more
@@ -57,7 +58,7 @@ cat >>"$PGC_DIR/data/postgresql.conf" <<EOF
 gpuidx.arena_size = 1GB
 gpuidx.cache_size = 4GB
 gpuidx.batch_max_wait = $MAXWAIT
-max_connections = $((CLIENTS + 20))
+max_connections = $(( $(echo "$CLIENTS" | tr ' ' '\n' | sort -n | tail -n 1) + 20 ))
 EOF
 pgc_as "$PGC_BIN/pg_ctl" -D "$PGC_DIR/data" -l "$PGC_DIR/server.log" -w -t 60 restart >/dev/null || exit 1
 
@@ -107,19 +108,23 @@ chmod a+r "$BL_WORK/q1.sql"
 run_pgbench() {
 	local opts
 	opts=$(mode_setup "$1") || return 1
-	bl_pgbench "$DB" q1.sql "$CLIENTS" "$SECS" "$BL_WORK/$1.out" "$opts"
+	bl_pgbench "$DB" q1.sql "$2" "$SECS" "$BL_WORK/$1.out" "$opts"
 }
 
 TSV=$BL_WORK/routing.tsv
 : >"$TSV"
-bl_step "pgbench: $CLIENTS clients, $SECS s per mode: $MODES"
-for m in $MODES; do
-	pgc_psql -d "$DB" -c "SELECT gpuidx_stats_reset()" >/dev/null
-	r=$(run_pgbench "$m") || exit 1
-	a=$(bl_val "$DB" "SELECT split_part(device_active, ' (', 1) FROM gpuidx_info()")
-	s=$(bl_val "$DB" "SELECT backend_queries || ' ' || queries || ' ' || gpu_batches || ' ' || batches || ' ' || fallbacks FROM gpuidx_stats")
-	echo -e "$m\t$r\t$s\t$a" >>"$TSV"
-	bl_step "  $m: $r (in backend, executor queries, gpu batches, batches, fallbacks: $s)"
+for nc in $CLIENTS; do
+	bl_step "pgbench: $nc clients, $SECS s per mode: $MODES"
+	for m in $MODES; do
+		pgc_psql -d "$DB" -c "SELECT gpuidx_stats_reset()" >/dev/null
+		r=$(run_pgbench "$m" "$nc") || exit 1
+		a=$(bl_val "$DB" "SELECT split_part(device_active, ' (', 1) FROM gpuidx_info()")
+		s=$(bl_val "$DB" "SELECT backend_queries || ' ' || queries || ' ' || gpu_batches || ' ' || batches || ' ' || fallbacks FROM gpuidx_stats")
+		# the cost model as the run left it (columns of 0.2; '-' before)
+		c=$(bl_val "$DB" "SELECT concat_ws(' ', round(cost_backend_ns::numeric, 3), round(cost_executor_ns::numeric, 3), round(overhead_us::numeric, 1), round(cost_batch_us::numeric, 1), round(wait_us::numeric, 1)) FROM gpuidx_info()" 2>/dev/null || echo "- - - - -")
+		echo -e "$nc $m\t$r\t$s\t$a\t$c" >>"$TSV"
+		bl_step "  $m: $r (in backend, executor queries, gpu batches, batches, fallbacks: $s; model c_b c_e o F d: $c)"
+	done
 done
 
 mkdir -p "$(dirname "$OUT")"
@@ -127,7 +132,7 @@ mkdir -p "$(dirname "$OUT")"
 	echo "# Routing: auto against gpu-only, cpu-only and the backend, $CLIENTS clients, batch_max_wait $MAXWAIT us"
 	echo
 	echo "- **date**: $(date -u '+%Y-%m-%d %H:%M UTC')"
-	echo "- **command**: \`ROUTING_SCALE=$SCALE ROUTING_QUERIES=$QUERIES ROUTING_CLIENTS=$CLIENTS ROUTING_TIME=$SECS ROUTING_CODEC=$CODEC ROUTING_MAX_WAIT=$MAXWAIT $CMDLINE\`"
+	echo "- **command**: \`ROUTING_SCALE=$SCALE ROUTING_QUERIES=$QUERIES ROUTING_CLIENTS='$CLIENTS' ROUTING_TIME=$SECS ROUTING_CODEC=$CODEC ROUTING_MAX_WAIT=$MAXWAIT $CMDLINE\`"
 	echo "- **gpuidx**: ${GPUIDX_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null)}"
 	echo "- **machine**: $(lscpu | sed -n 's/^Model name: *//p' | head -n 1), $NCPU CPUs, $(free -g | awk '/^Mem:/ {print $2}') GiB RAM; $(pg_config --version)"
 	echo "- **executor**: $DEVICE; gpuidx.batch_max_wait = $MAXWAIT us, batch_threshold default (1M postings)"
@@ -136,19 +141,19 @@ mkdir -p "$(dirname "$OUT")"
 	echo "- **workload**: $CLIENTS pgbench clients (-M prepared), each one random query of the log per transaction, $SECS s per mode; codec posting_$CODEC; answers of every mode checked against the generator's first"
 	echo "- **modes** (gpuidx.device set server-wide with ALTER SYSTEM + reload, so the executor itself runs there): backend = gpuidx.use_executor off; cpu / gpu = gpuidx.device cpu / gpu (every query to the executor, which runs it on its CPU threads / the GPU); auto = gpuidx.device auto (the cost model of docs/EXECUTOR.md keeps cheap queries in the backend, the executor runs on the GPU when there is one)"
 	echo
-	echo "| mode | q/s | p50 ms | p95 ms | p99 ms | q/s vs best other mode | in backend | executor queries | GPU batches | batches | fallbacks | executor ran on |"
-	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+	echo "| clients | mode | q/s | p50 ms | p95 ms | p99 ms | q/s vs best other mode | in backend | executor queries | GPU batches | batches | fallbacks | executor ran on | model after: c_b ns, c_e ns, o us, F us, d us |"
+	echo "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|"
 	awk -F'\t' '
-		{ split($2, r, " "); tps[NR] = r[1]; line[NR] = $0; mode[NR] = $1 }
+		{ split($1, k, " "); nc[NR] = k[1]; mode[NR] = k[2]; split($2, r, " "); tps[NR] = r[1]; line[NR] = $0 }
 		END {
 			for (i = 1; i <= NR; i++) {
 				best = 0
-				for (j = 1; j <= NR; j++) if (j != i && tps[j] > best) best = tps[j]
+				for (j = 1; j <= NR; j++) if (j != i && nc[j] == nc[i] && tps[j] > best) best = tps[j]
 				split(line[i], f, "\t"); split(f[2], r, " "); split(f[3], s, " ")
 				ratio = "-"
 				if (best > 0) ratio = sprintf("%.2f", r[1] / best)
-				printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", mode[i], r[1], r[2], r[3], r[4],
-					ratio, s[1], s[2], s[3], s[4], s[5], f[4]
+				printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", nc[i], mode[i], r[1], r[2], r[3], r[4],
+					ratio, s[1], s[2], s[3], s[4], s[5], f[4], f[5]
 			}
 		}' "$TSV"
 } >"$OUT"

@@ -83,7 +83,7 @@ export BL_T0=$(date +%s.%N)
 . "$ROOT/test/bench/pgcluster.sh"
 . "$ROOT/test/bench/benchlib.sh"
 
-BL_WORK=$(mktemp -d /tmp/gpuidx-bench.XXXXXX)
+BL_WORK=$(mktemp -d "${TMPDIR:-/tmp}/gpuidx-bench.XXXXXX")
 chmod 755 "$BL_WORK"
 RES="$BL_WORK/results"
 mkdir -p "$RES"

@@ -13,8 +13,8 @@
 #   SCALEOUT_QUERIES   queries in the log (1000)
 #   SCALEOUT_TIME      seconds per pgbench run (10)
 #   SCALEOUT_CLIENTS   client counts ("1 4 8")
-#   SCALEOUT_OUT       report file (docs/bench/scaleout.md, a page of
-#                      docs/BENCHMARKS.md: make benchmarks-md)
+#   SCALEOUT_OUT       report file (docs/bench/scaleout.md, quoted by
+#                      docs/BENCHMARKS.md)
 #
 # Every configuration's answers are checked against the generator's
 # before anything is timed.

@@ -1,9 +1,11 @@
 /*
  * gen_corpus.c - writes the seed corpus of the fuzz harnesses:
  *   gen_corpus DIR   creates DIR/fuzz_validate, DIR/fuzz_encode,
- *                    DIR/fuzz_intersect (deterministic output).
- * fuzz_validate gets valid blobs of every codec; fuzz_encode and
- * fuzz_intersect get inputs in their own formats (see their headers).
+ *                    DIR/fuzz_intersect, DIR/fuzz_setops (deterministic
+ *                    output).
+ * fuzz_validate gets valid blobs of every codec; fuzz_encode,
+ * fuzz_intersect and fuzz_setops get inputs in their own formats (see
+ * their headers).
  * Every file is < 4 KB.  Run through "make -f test/fuzz/fuzz.mk fuzz-corpus".
  */
 #include <errno.h>
@@ -162,6 +164,28 @@ main(int argc, char **argv)
 		}
 		snprintf(name, sizeof(name), "k%d-%02d", k, t);
 		put("fuzz_intersect", name, buf, len);
+	}
+	/* fuzz_setops: codecs, relation of b to a, then lists a, b, c */
+	for (int t = 0; t < 18; t++) {
+		unit_rng r = { 777 + (uint64_t) t };
+		size_t len = 0;
+		int nl = (t % 3 == 0) ? 3 : 2;		/* b derived from a: a, c only */
+
+		buf[len++] = (uint8_t) (t * 13 + 5);			/* codec mix */
+		buf[len++] = (uint8_t) (t % 3 == 0 ? 0 : t % 3) | (t % 2 ? 0x80 : 0x10);
+		for (int j = 0; j < nl; j++) {
+			int L = t == 0 && j == 0 ? 0 : (int) (10 + unit_below(&r, 1100 / (unsigned) nl));
+			uint16_t start = (uint16_t) unit_below(&r, 200);
+			int dens = (int) unit_below(&r, 16);
+
+			buf[len++] = (uint8_t) start; buf[len++] = (uint8_t) (start >> 8);
+			buf[len++] = (uint8_t) L; buf[len++] = (uint8_t) (L >> 8);
+			for (int i = 0; i < L; i++)
+				buf[len++] = unit_below(&r, 150) == 0 ? (uint8_t) (0xE0 + unit_below(&r, 32))
+					: (uint8_t) unit_below(&r, (uint64_t) dens + 1);
+		}
+		snprintf(name, sizeof(name), "rel%d-%02d", t % 3, t);
+		put("fuzz_setops", name, buf, len);
 	}
 	printf("gen_corpus: %d files under %s\n", nfiles, root);
 	return 0;

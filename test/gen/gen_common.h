@@ -1,11 +1,14 @@
 /*
  * gen_common.h - helpers shared by the synthetic collection generator
  * (gpx_gen.c), its checker (gpx_gencheck.c) and the benchmark programs:
- * the splitmix64 generator, the result hash, an LSD radix sort, and a
- * reader for the PostgreSQL COPY text lines the generator writes.
+ * the generator's random streams and distributions (on the reference
+ * library's splitmix64, test/ref/gpx_ref.h), an LSD radix sort, and a
+ * reader for the PostgreSQL COPY text lines the generator writes.  The
+ * result hash and the reference intersection are the reference library's
+ * (ref_hash_docs, ref_intersect2).
  *
- * Standalone C (no PostgreSQL headers); everything is static inline so each
- * program includes it without a library.
+ * Standalone C (no PostgreSQL headers); everything here is static inline;
+ * the programs link test/ref/gpx_ref.c.
  */
 #ifndef GPX_GEN_COMMON_H
 #define GPX_GEN_COMMON_H
@@ -16,25 +19,13 @@
 #include <string.h>
 #include <math.h>
 
+#include "gpx_ref.h"
+
 /* GOV2's document count (TREC GOV2, as the issue and DESIGN.md state). */
 #define GEN_GOV2_DOCS 25205179.0
 
-/* splitmix64 state. */
-typedef struct gen_rng
-{
-	uint64_t	s;
-} gen_rng;
-
-/* One splitmix64 step. */
-static inline uint64_t
-gen_next(gen_rng *r)
-{
-	uint64_t	z = (r->s += 0x9E3779B97F4A7C15ull);
-
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-	return z ^ (z >> 31);
-}
+/* A random stream of the generator: the reference library's splitmix64. */
+typedef ref_rng gen_rng;
 
 /* Mix three words into one (a stream seed independent of call order). */
 static inline uint64_t
@@ -42,9 +33,9 @@ gen_mix(uint64_t a, uint64_t b, uint64_t c)
 {
 	gen_rng		r = {a * 0xD1B54A32D192ED03ull ^ b};
 
-	gen_next(&r);
+	ref_next(&r);
 	r.s ^= c * 0x9E3779B97F4A7C15ull;
-	return gen_next(&r);
+	return ref_next(&r);
 }
 
 /* A generator seeded for stream `stream`, item `idx` of a run with `seed`. */
@@ -60,14 +51,14 @@ gen_stream(uint64_t seed, uint64_t stream, uint64_t idx)
 static inline double
 gen_unit(gen_rng *r)
 {
-	return (gen_next(r) >> 11) * (1.0 / 9007199254740992.0);
+	return (ref_next(r) >> 11) * (1.0 / 9007199254740992.0);
 }
 
 /* Uniform integer in [0, n), n > 0 (multiply-shift, bias < 2^-32). */
 static inline uint64_t
 gen_below(gen_rng *r, uint64_t n)
 {
-	return (uint64_t) (((unsigned __int128) gen_next(r) * n) >> 64);
+	return (uint64_t) (((unsigned __int128) ref_next(r) * n) >> 64);
 }
 
 /* Standard normal deviate (Box-Muller, one of the pair). */
@@ -87,21 +78,6 @@ static inline double
 gen_lognormal_mean(gen_rng *r, double mean, double sigma)
 {
 	return mean * exp(sigma * gen_normal(r) - 0.5 * sigma * sigma);
-}
-
-/* FNV-1a 64 over docIDs as 4 little-endian bytes each: the result hash. */
-static inline uint64_t
-gen_hash_docs(const uint32_t *d, size_t n)
-{
-	uint64_t	h = 0xcbf29ce484222325ull;
-
-	for (size_t i = 0; i < n; i++)
-		for (int b = 0; b < 4; b++)
-		{
-			h ^= (d[i] >> (8 * b)) & 0xFF;
-			h *= 0x100000001b3ull;
-		}
-	return h;
 }
 
 /* Sort a[0..n) ascending with two 16-bit LSD radix passes (tmp: n slots). */
@@ -124,31 +100,6 @@ gen_radix_sort(uint32_t *a, uint32_t *tmp, size_t n)
 		for (size_t i = 0; i < n; i++)
 			dst[cnt[(src[i] >> sh) & 0xFFFF]++] = src[i];
 	}
-}
-
-/* Intersect sorted a[0..na) and b[0..nb) into out (may alias a); returns count. */
-static inline size_t
-gen_intersect(const uint32_t *a, size_t na, const uint32_t *b, size_t nb,
-			  uint32_t *out)
-{
-	size_t		i = 0,
-				j = 0,
-				k = 0;
-
-	while (i < na && j < nb)
-	{
-		if (a[i] < b[j])
-			i++;
-		else if (a[i] > b[j])
-			j++;
-		else
-		{
-			out[k++] = a[i];
-			i++;
-			j++;
-		}
-	}
-	return k;
 }
 
 /*

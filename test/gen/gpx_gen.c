@@ -10,6 +10,10 @@
  *   queries.copy   qid, {term_ids}           queries(qid int, term_ids int[])
  *   answers.copy   qid, count, hash          answers(qid int, n int, hash bigint)
  *   docs.copy      doc_id, {term_ids}        docs(doc_id int, terms int[])  (--docs)
+ *   tfs.copy       term_id, {tfs}            one frequency per docID of the term's
+ *                                            postings line, same order   (--tf)
+ *   doclens.copy   doc_id, length            doclens(doc_id int, len int),
+ *                                            every doc_id 0..ndocs-1      (--tf)
  *   stats.txt      key=value statistics of what was generated (also on stdout)
  *
  * The model (docs/BENCHMARKS.md explains it at length):
@@ -40,6 +44,9 @@
  *   consecutive docIDs, and a term's documents concentrate in some sites)
  *   or random (the same collection with docIDs relabelled by a random
  *   permutation: the VLDB paper's GOV vs GOVR).
+ * - Frequencies and document lengths (--tf): gen_tf.h, with the sources of
+ *   its numbers.  They are drawn after the docIDs from their own RNG
+ *   streams, so the other files are the same bytes with or without --tf.
  * Everything is a function of the options: the same seed gives the same
  * bytes, on any machine.
  */
@@ -51,6 +58,7 @@
 #include <time.h>
 
 #include "gen_common.h"
+#include "gen_tf.h"
 
 #define GEN_VERSION 1
 #define MAXK 6
@@ -95,6 +103,8 @@ typedef struct gen_opts
 	double		cluster;		/* share of a term's free docs in its hot sites */
 	double		site_mean;		/* mean documents per site */
 	bool		emit_docs;
+	bool		emit_tf;		/* frequencies and document lengths */
+	gen_tf_model tfm;
 	bool		quiet;
 	const char *outdir;
 } gen_opts;
@@ -104,6 +114,7 @@ typedef struct gterm
 	uint32_t	rank;			/* = term_id */
 	uint32_t	df;
 	uint32_t   *docs;			/* sorted docIDs, df of them */
+	uint32_t   *tfs;			/* --tf: tfs[i] is the frequency in docs[i] */
 	uint32_t	occ_start;		/* occurrences in occ[] (CSR) */
 	uint32_t	occ_count;
 	bool		in_query;
@@ -141,6 +152,8 @@ typedef struct gen_state
 	uint32_t   *site_start;		/* nsites + 1 boundaries */
 	uint64_t	total_postings;
 	uint64_t	out_fnv;		/* FNV-1a of every byte written */
+	uint32_t   *perm;			/* --tf, random order: original -> output docID */
+	uint32_t   *doclen;			/* --tf: dl per output docID */
 } gen_state;
 
 /* Print a message and exit with status 2. */
@@ -722,7 +735,7 @@ generate_list(gen_state *g, gen_scratch *s, uint32_t ti)
 			Q->cur_n = n;
 		}
 		else
-			Q->cur_n = (uint32_t) gen_intersect(Q->cur, Q->cur_n, t->docs, n, Q->cur);
+			Q->cur_n = (uint32_t) ref_intersect2(Q->cur, Q->cur_n, t->docs, n, Q->cur);
 		Q->stage[pos] = Q->cur_n;
 		Q->done = pos + 1;
 	}
@@ -796,10 +809,13 @@ generate_all(gen_state *g)
 				Q->cur[i] = perm[Q->cur[i]];
 			gen_radix_sort(Q->cur, s.tmp, Q->cur_n);
 		}
-		free(perm);
+		if (g->o.emit_tf)
+			g->perm = perm;		/* frequencies follow their original docs */
+		else
+			free(perm);
 	}
 	for (int q = 0; q < g->o.nqueries; q++)
-		g->queries[q].hash = gen_hash_docs(g->queries[q].cur, g->queries[q].cur_n);
+		g->queries[q].hash = ref_hash_docs(g->queries[q].cur, g->queries[q].cur_n);
 
 	free(order);
 	free(s.bits);
@@ -808,6 +824,63 @@ generate_all(gen_state *g)
 	free(s.site_mark);
 	free(s.hot);
 	free(s.hot_cum);
+}
+
+/*
+ * --tf: a frequency for every posting and a length for every document
+ * (the model of gen_tf.h), keyed by original docIDs and sites.
+ */
+static void
+generate_frequencies(gen_state *g)
+{
+	const gen_tf_model *m = &g->o.tfm;
+	uint32_t   *inv = NULL,		/* output -> original docID */
+			   *dl0 = xmalloc(sizeof(uint32_t) * g->ndocs);
+	uint64_t   *sum = calloc(g->ndocs, sizeof(uint64_t));
+
+	if (sum == NULL)
+		die("out of memory", NULL);
+	progress(g, "drawing frequencies of %.0f postings", (double) g->total_postings);
+	if (g->perm != NULL)
+	{
+		inv = xmalloc(sizeof(uint32_t) * g->ndocs);
+		for (uint32_t o = 0; o < g->ndocs; o++)
+			inv[g->perm[o]] = o;
+	}
+	for (uint32_t o = 0; o < g->ndocs; o++)
+		dl0[o] = gen_tf_doclen(m, g->o.seed, o);
+	for (uint32_t t = 0; t < g->nterms; t++)
+	{
+		gterm	   *T = &g->terms[t];
+		double		mt = gen_tf_term_mean(m, T->df, g->ndocs);
+		uint32_t	cur_site = UINT32_MAX;
+		double		f = 1.0;
+
+		T->tfs = xmalloc(sizeof(uint32_t) * (T->df + 1));
+		for (uint32_t i = 0; i < T->df; i++)
+		{
+			uint32_t	o = inv ? inv[T->docs[i]] : T->docs[i],
+						site = site_of(g, o);
+
+			if (site != cur_site)
+			{
+				f = gen_tf_site_factor(m, g->o.seed, T->rank, site);
+				cur_site = site;
+			}
+			T->tfs[i] = gen_tf_draw(g->o.seed, T->rank, o, mt * f * dl0[o] / m->avgdl, dl0[o]);
+			sum[o] += T->tfs[i];
+		}
+	}
+	g->doclen = xmalloc(sizeof(uint32_t) * g->ndocs);
+	for (uint32_t o = 0; o < g->ndocs; o++)
+	{
+		uint64_t	len = sum[o] > dl0[o] ? sum[o] : dl0[o];
+
+		g->doclen[g->perm ? g->perm[o] : o] = len > 0x7FFFFFFF ? 0x7FFFFFFF : (uint32_t) len;
+	}
+	free(inv);
+	free(dl0);
+	free(sum);
 }
 
 /* ------------------------------------------------------------ output -- */
@@ -995,6 +1068,30 @@ write_outputs(gen_state *g)
 	}
 	ob_close(b);
 
+	if (g->o.emit_tf)
+	{
+		ob_open(b, g, "tfs.copy", path);
+		for (uint32_t i = 0; i < g->nterms; i++)
+		{
+			gterm	   *T = &g->terms[byrank[i]];
+
+			ob_u(b, T->rank);
+			ob_c(b, '\t');
+			ob_array(b, T->tfs, T->df);
+			ob_c(b, '\n');
+		}
+		ob_close(b);
+		ob_open(b, g, "doclens.copy", path);
+		for (uint32_t d = 0; d < g->ndocs; d++)
+		{
+			ob_u(b, d);
+			ob_c(b, '\t');
+			ob_u(b, g->doclen[d]);
+			ob_c(b, '\n');
+		}
+		ob_close(b);
+	}
+
 	if (g->o.emit_docs)
 	{
 		/* invert: each document's term_ids, ascending */
@@ -1058,7 +1155,12 @@ write_stats(gen_state *g)
 				R_k[5][MAXK] = {{0}},
 				stage_k[5][MAXK] = {{0}};
 	uint32_t	maxdf = 0,
-				nquery_terms = 0;
+				nquery_terms = 0,
+				maxtf = 0;
+	uint64_t	tf1 = 0,
+				tf3 = 0,
+				sumtf = 0,
+				sumdl = 0;
 
 	for (int i = 0; i < 5; i++)
 		tot_pct += t4_pct[i];
@@ -1069,7 +1171,18 @@ write_stats(gen_state *g)
 		if (g->terms[t].df > maxdf)
 			maxdf = g->terms[t].df;
 		nquery_terms += g->terms[t].in_query;
+		for (uint32_t i = 0; g->o.emit_tf && i < g->terms[t].df; i++)
+		{
+			uint32_t	x = g->terms[t].tfs[i];
+
+			tf1 += x == 1;
+			tf3 += x <= 3;
+			sumtf += x;
+			maxtf = x > maxtf ? x : maxtf;
+		}
 	}
+	for (uint32_t d = 0; g->o.emit_tf && d < g->ndocs; d++)
+		sumdl += g->doclen[d];
 	for (int q = 0; q < g->o.nqueries; q++)
 	{
 		gquery	   *Q = &g->queries[q];
@@ -1121,6 +1234,17 @@ write_stats(gen_state *g)
 						nk[i] ? stage_k[i][x] / nk[i] : 0.0, t4_len[i][x] * 1000.0 * g->o.scale);
 		fprintf(o, "mean_result=%.1f\nempty_results_pct=%.2f\n", sum_res / nq,
 				100.0 * nempty / nq);
+		if (g->o.emit_tf)
+		{
+			const gen_tf_model *m = &g->o.tfm;
+			double		np = (double) (g->total_postings ? g->total_postings : 1);
+
+			fprintf(o, "tf_model=avgdl %g sigma_dl %g scale %g exp %g sigma_site %g\n",
+					m->avgdl, m->sigma_dl, m->scale, m->exp, m->sigma_site);
+			fprintf(o, "tf_one_pct=%.2f\ntf_le3_pct=%.2f\ntf_mean=%.3f\ntf_max=%u\n",
+					100.0 * tf1 / np, 100.0 * tf3 / np, sumtf / np, maxtf);
+			fprintf(o, "avgdl=%.1f\ttarget=%.1f\n", (double) sumdl / g->ndocs, m->avgdl);
+		}
 		fprintf(o, "output_fnv=%016llx\n", (unsigned long long) g->out_fnv);
 	}
 	fclose(f);
@@ -1138,6 +1262,12 @@ usage(void)
 			"  --order O        clustered (crawl order, GOV) | random (GOVR) (default clustered)\n"
 			"  --extra N        extra vocabulary terms besides the query terms (default 0)\n"
 			"  --docs           also write docs.copy (documents -> term_ids, for GIN)\n"
+			"  --tf             also write tfs.copy and doclens.copy (gen_tf.h's model)\n"
+			"  --avgdl N        mean document length in tokens (default 1457.4)\n"
+			"  --sigma-dl X     log-sd of document lengths (default 1.1)\n"
+			"  --tf-scale X     mean tf - 1 of a term in every document (default 15)\n"
+			"  --tf-exp X       growth of mean tf - 1 with df / ndocs (default 0.22)\n"
+			"  --sigma-site X   log-sd of the per-(term, site) frequency factor (default 2.6)\n"
 			"  --zipf A         Zipf exponent of df over rank (default 0.8)\n"
 			"  --top F          df of the most frequent term / ndocs (default 0.5)\n"
 			"  --sigma-short X  log-sd of the shortest list length (default 1.0)\n"
@@ -1171,7 +1301,10 @@ main(int argc, char **argv)
 		{"order", 1, 0, 'o'}, {"extra", 1, 0, 'e'}, {"docs", 0, 0, 'd'},
 		{"zipf", 1, 0, 'z'}, {"top", 1, 0, 't'}, {"sigma-short", 1, 0, 'a'},
 		{"sigma-ratio", 1, 0, 'b'}, {"cluster", 1, 0, 'c'}, {"site-mean", 1, 0, 'm'},
-		{"out", 1, 0, 'O'}, {"quiet", 0, 0, 'Q'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+		{"out", 1, 0, 'O'}, {"quiet", 0, 0, 'Q'}, {"help", 0, 0, 'h'},
+		{"tf", 0, 0, 'F'}, {"avgdl", 1, 0, 'L'}, {"sigma-dl", 1, 0, 'D'},
+		{"tf-scale", 1, 0, 'T'}, {"tf-exp", 1, 0, 'X'}, {"sigma-site", 1, 0, 'Y'},
+		{0, 0, 0, 0}};
 	gen_state  *g = calloc(1, sizeof(gen_state));
 	double		nd;
 	int			c;
@@ -1180,7 +1313,9 @@ main(int argc, char **argv)
 	{
 		.scale = 0.01,.seed = 1,.nqueries = 1000,.nextra = 0,.random_order = false,
 		.alpha = 0.8,.top = 0.5,.sigma_short = 1.0,.sigma_ratio = 0.5,
-		.cluster = 0.7,.site_mean = 1500,.emit_docs = false,.quiet = false,.outdir = NULL
+		.cluster = 0.7,.site_mean = 1500,.emit_docs = false,.emit_tf = false,
+			.tfm = {GEN_TF_AVGDL, GEN_TF_SIGMA_DL, GEN_TF_SCALE, GEN_TF_EXP, GEN_TF_SIGMA_SITE},
+			.quiet = false,.outdir = NULL
 	};
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1)
 	{
@@ -1199,6 +1334,12 @@ main(int argc, char **argv)
 				break;
 			case 'e': g->o.nextra = (int) opt_double(optarg, "--extra"); break;
 			case 'd': g->o.emit_docs = true; break;
+			case 'F': g->o.emit_tf = true; break;
+			case 'L': g->o.tfm.avgdl = opt_double(optarg, "--avgdl"); break;
+			case 'D': g->o.tfm.sigma_dl = opt_double(optarg, "--sigma-dl"); break;
+			case 'T': g->o.tfm.scale = opt_double(optarg, "--tf-scale"); break;
+			case 'X': g->o.tfm.exp = opt_double(optarg, "--tf-exp"); break;
+			case 'Y': g->o.tfm.sigma_site = opt_double(optarg, "--sigma-site"); break;
 			case 'z': g->o.alpha = opt_double(optarg, "--zipf"); break;
 			case 't': g->o.top = opt_double(optarg, "--top"); break;
 			case 'a': g->o.sigma_short = opt_double(optarg, "--sigma-short"); break;
@@ -1219,7 +1360,11 @@ main(int argc, char **argv)
 		die("--queries must be in [1, 2^26], --extra >= 0", NULL);
 	if (g->o.alpha < 0.3 || g->o.alpha > 3 || g->o.top <= 0 || g->o.top > 0.9 ||
 		g->o.cluster < 0 || g->o.cluster > 1 || g->o.site_mean < 1 ||
-		g->o.sigma_short < 0 || g->o.sigma_ratio < 0)
+		g->o.sigma_short < 0 || g->o.sigma_ratio < 0 ||
+		g->o.tfm.avgdl < 1 || g->o.tfm.avgdl > 1e8 || g->o.tfm.sigma_dl < 0 ||
+		g->o.tfm.sigma_dl > 4 || g->o.tfm.scale < 0 || g->o.tfm.scale > 1e4 ||
+		g->o.tfm.exp < 0 || g->o.tfm.exp > 4 || g->o.tfm.sigma_site < 0 ||
+		g->o.tfm.sigma_site > 4)
 		die("a model parameter is out of range (see --help)", NULL);
 	if (mkdir(g->o.outdir, 0755) != 0 && errno != EEXIST)
 		die("cannot create", g->o.outdir);
@@ -1262,6 +1407,8 @@ main(int argc, char **argv)
 	index_occurrences(g);
 	make_sites(g);
 	generate_all(g);
+	if (g->o.emit_tf)
+		generate_frequencies(g);
 	write_outputs(g);
 	write_stats(g);
 	return 0;

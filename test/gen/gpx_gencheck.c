@@ -8,7 +8,10 @@
  * every posting list is strictly increasing, within [0, ndocs) and has df
  * elements; queries have 2..6 distinct known terms; every answer (count and
  * hash) equals the intersection recomputed here; docs.copy, when present, is
- * exactly the inversion of the postings.  Then prints the statistics it
+ * exactly the inversion of the postings; tfs.copy and doclens.copy, when
+ * present (gpx_gen --tf), hold one frequency in [1, 2^31-1] per posting,
+ * term by term as postings.copy, and one length per document 0..ndocs-1,
+ * never below the sum of the document's frequencies.  Then prints the statistics it
  * measured itself (key=value, as gpx_gen does) so that tests can compare
  * them with the targets and with the generator's own claims.
  * Exit status 0 when every check passed, 1 otherwise.
@@ -98,25 +101,6 @@ find_list(const clist *l, long n, uint32_t t)
 			hi = mid - 1;
 	}
 	return -1;
-}
-
-/* True iff x is in the sorted array a[0..n). */
-static bool
-contains(const uint32_t *a, uint32_t n, uint32_t x)
-{
-	uint32_t	lo = 0,
-				hi = n;
-
-	while (lo < hi)
-	{
-		uint32_t	mid = lo + (hi - lo) / 2;
-
-		if (a[mid] < x)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < n && a[lo] == x;
 }
 
 /* Entry point: check DIR, print measured statistics. */
@@ -307,7 +291,7 @@ main(int argc, char **argv)
 				{
 					if (idx[j] < 0)
 						continue;
-					cn = gen_intersect(cur, cn, lists[idx[j]].docs, lists[idx[j]].df, cur);
+					cn = ref_intersect2(cur, cn, lists[idx[j]].docs, lists[idx[j]].df, cur);
 					if (j == 1 && k >= 3)
 					{
 						sum_keep2 += (double) cn / lists[idx[0]].df;
@@ -317,7 +301,7 @@ main(int argc, char **argv)
 			}
 			if ((long) cn != an)
 				fail("answer count differs from the recomputed intersection", qid, an);
-			else if ((uint64_t) ah != gen_hash_docs(cur, cn))
+			else if ((uint64_t) ah != ref_hash_docs(cur, cn))
 				fail("answer hash differs from the recomputed intersection", qid, an);
 			sum_res += cn;
 			nempty += cn == 0;
@@ -357,7 +341,7 @@ main(int argc, char **argv)
 
 				if (i && buf[i] <= buf[i - 1])
 					fail("docs.copy terms not increasing", d, i);
-				if (li < 0 || !contains(lists[li].docs, lists[li].df, (uint32_t) d))
+				if (li < 0 || !ref_contains(lists[li].docs, lists[li].df, (uint32_t) d))
 					fail("docs.copy names a term whose list lacks the doc", d, (long) buf[i]);
 			}
 			entries += n;
@@ -366,6 +350,71 @@ main(int argc, char **argv)
 			fail("docs.copy entries differ from the postings total", (long) entries, (long) postings);
 		fclose(f);
 		printf("docs_checked=1\n");
+	}
+
+	/* tfs.copy and doclens.copy (gpx_gen --tf) */
+	f = open_in(dir, "tfs.copy", false);
+	if (f != NULL)
+	{
+		uint64_t   *sum = calloc((size_t) ndocs + 1, sizeof(uint64_t)),
+					n1 = 0,
+					ntf = 0,
+					sumtf = 0,
+					sumdl = 0;
+		long		li = 0,
+					d = 0;
+		FILE	   *lf = open_in(dir, "doclens.copy", true);
+
+		while (gen_getline(f, &line, &cap) >= 0)
+		{
+			char	   *p;
+			const char *q;
+			unsigned long t = strtoul(line, &p, 10);
+			long		n;
+
+			q = p + 1;
+			n = *p == '\t' ? gen_parse_array(&q, &buf, &bufcap) : -1;
+			if (n < 0 || *q != '\0' || li >= nlists || lists[li].term != t ||
+				(uint32_t) n != lists[li].df)
+			{
+				fail("tfs.copy line does not match postings.copy", li, n);
+				li++;
+				continue;
+			}
+			for (long i = 0; i < n; i++)
+			{
+				if (buf[i] < 1 || buf[i] > 0x7FFFFFFFu)
+					fail("tf outside [1, 2^31-1]", (long) t, (long) buf[i]);
+				sum[lists[li].docs[i]] += buf[i];
+				n1 += buf[i] == 1;
+				sumtf += buf[i];
+			}
+			ntf += (uint64_t) n;
+			li++;
+		}
+		if (li != nlists)
+			fail("tfs.copy has not one line per posting list", li, nlists);
+		fclose(f);
+		while (gen_getline(lf, &line, &cap) >= 0)
+		{
+			char	   *p;
+			long		dd = strtol(line, &p, 10);
+			unsigned long len = *p == '\t' ? strtoul(p + 1, &p, 10) : 0;
+
+			if (dd != d || *p != '\0' || len < 1 || len > 0x7FFFFFFFul || d >= (long) ndocs)
+				fail("doclens.copy line (doc_id 0..ndocs-1 in order, length >= 1)", d, dd);
+			else if (len < sum[d])
+				fail("a document shorter than the sum of its frequencies", d, (long) len);
+			sumdl += len;
+			d++;
+		}
+		if (d != (long) ndocs)
+			fail("doclens.copy has not one line per document", d, (long) ndocs);
+		fclose(lf);
+		free(sum);
+		printf("tf_checked=1\ntf_one_pct=%.2f\ntf_mean=%.3f\navgdl=%.1f\n",
+			   ntf ? 100.0 * n1 / ntf : 0.0, ntf ? (double) sumtf / ntf : 0.0,
+			   ndocs ? (double) sumdl / ndocs : 0.0);
 	}
 
 	printf("ndocs=%u\nterms=%ld\npostings=%llu\nqueries=%ld\n", ndocs, nlists,

@@ -8,7 +8,7 @@
 #
 # Under test/run-tests.sh it uses that script's cluster (GPUIDX_TEST_WORK is
 # its socket directory, GPUIDX_TEST_PORT its port); run alone it starts its
-# own throwaway cluster on a free port >= 55433.  Calibration at CI scale:
+# own throwaway cluster on a free port.  Calibration at CI scale:
 # the mean shortest list is 8,415.7 * scale docIDs (Table 4's per-length
 # means 8.6 / 8.7 / 8.4 / 8.0 / 8.0 K weighted by the query-length shares),
 # so scale 0.01 targets 84.2; lengths scale linearly, which the test checks
@@ -35,7 +35,7 @@ near() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d
 # rel A B TOL: |A - B| <= TOL * |B|
 rel() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; if (b < 0) b = -b; exit !(a != "" && d <= t * b) }'; }
 
-BL_WORK=$(mktemp -d /tmp/gpuidx-gentest.XXXXXX)
+BL_WORK=$(mktemp -d "${TMPDIR:-/tmp}/gpuidx-gentest.XXXXXX")
 chmod 755 "$BL_WORK"
 W=$BL_WORK
 OWN_CLUSTER=0
@@ -127,6 +127,45 @@ awk -F'\t' 'NR == 3 { n = split(substr($2, 2, length($2) - 2), d, ","); if (n > 
 $CHK "$W/bad" >/dev/null 2>&1
 check "the checker notices an unsorted list" [ $? = 1 ]
 
+# ------------------------------------------- frequencies (--tf) --------
+bl_step "frequencies and document lengths (--tf)"
+$GEN --scale $S --queries $Q --seed 7 --extra 200 --docs --quiet --tf --out "$W/t" >/dev/null || no "gpx_gen --tf runs"
+$GEN --scale $S --queries $Q --seed 7 --extra 200 --docs --quiet --tf --order random --out "$W/tr" >/dev/null
+same=1
+for f in terms postings queries answers docs; do cmp -s "$W/a/$f.copy" "$W/t/$f.copy" || same=0; done
+check "--tf leaves the other five files byte for byte" [ "$same" = 1 ]
+check "without --tf no frequency files are written" [ ! -e "$W/a/tfs.copy" -a ! -e "$W/a/doclens.copy" ]
+$CHK "$W/t" >"$W/t.chk"; rc=$?
+check "checker: one tf in [1, 2^31-1] per posting, one length per document, never below its tfs" \
+	[ "$rc" = 0 -a "$(stat "$W/t.chk" tf_checked)" = 1 ]
+[ "$rc" = 0 ] || grep FAIL "$W/t.chk" | head -n 5
+$CHK "$W/tr" >"$W/tr.chk"; rc=$?
+check "checker: random-order frequencies valid too" [ "$rc" = 0 -a "$(stat "$W/tr.chk" tf_checked)" = 1 ]
+check "the generator's tf statistics match the checker's" bash -c "
+	[ '$(stat "$W/t/stats.txt" tf_one_pct)' = '$(stat "$W/t.chk" tf_one_pct)' ] &&
+	[ '$(stat "$W/t/stats.txt" tf_mean)' = '$(stat "$W/t.chk" tf_mean)' ] &&
+	[ '$(stat "$W/t/stats.txt" avgdl)' = '$(stat "$W/t.chk" avgdl)' ]"
+# per term, the multiset of frequencies; the multiset of document lengths
+tfsets() { awk -F'\t' '{ gsub(/[{}]/, "", $2); n = split($2, v, ","); for (i = 1; i <= n; i++) print $1, v[i] }' "$1" | LC_ALL=C sort; }
+if cmp -s <(tfsets "$W/t/tfs.copy") <(tfsets "$W/tr/tfs.copy") &&
+	cmp -s <(cut -f2 "$W/t/doclens.copy" | LC_ALL=C sort) <(cut -f2 "$W/tr/doclens.copy" | LC_ALL=C sort) &&
+	! cmp -s "$W/t/tfs.copy" "$W/tr/tfs.copy"; then
+	ok "random order relabels documents only: same frequencies per term, same lengths"
+else
+	no "random order relabels documents only: same frequencies per term, same lengths"
+fi
+g=$(stat "$W/t.chk" avgdl)
+check "average document length $g within 3% of the model's 1457.4 (TREC .GOV, gen_tf.h)" rel "$g" 1457.4 0.03
+g=$(stat "$W/t.chk" tf_mean)
+check "mean tf $g within GOV2's tokens per distinct term per document, 4.8-6.2 (gen_tf.h), +-0.5" \
+	awk -v m="$g" 'BEGIN { exit !(m >= 4.3 && m <= 6.7) }'
+g=$(stat "$W/t.chk" tf_one_pct)
+check "most frequencies are 1 ($g%)" awk -v m="$g" 'BEGIN { exit !(m > 50 && m < 90) }'
+cp -r "$W/t" "$W/tbad"
+awk -F'\t' 'NR == 2 { sub(/\{[0-9]+/, "{0", $2); print $1 "\t" $2; next } { print }' "$W/t/tfs.copy" >"$W/tbad/tfs.copy"
+$CHK "$W/tbad" >/dev/null 2>&1
+check "the checker notices a frequency of 0" [ $? = 1 ]
+
 # ---------------------------------------------------- gpx_corpus --------
 bl_step "corpus reader"
 mkdir -p "$W/corpus"
@@ -142,8 +181,8 @@ check "gpx_corpus escapes backslashes for COPY and collapses white space" \
 	[ "$(cat "$W/corpus2.out")" = "$(printf '1\t%s\ttab here\\\\back slash' "$W/corpus/c.txt")" ]
 
 # ------------------------------------------------------------- loaders --
-if [ -n "${GPUIDX_TEST_WORK:-}" ]; then
-	export PGHOST=$GPUIDX_TEST_WORK PGPORT=${GPUIDX_TEST_PORT:-54329} PGUSER=postgres PGDATABASE=postgres
+if [ -n "${GPUIDX_TEST_WORK:-}" ] && [ -n "${GPUIDX_TEST_PORT:-}" ]; then
+	export PGHOST=$GPUIDX_TEST_WORK PGPORT=$GPUIDX_TEST_PORT PGUSER=postgres PGDATABASE=postgres
 else
 	bl_step "starting a throwaway cluster"
 	if pgc_start "$W/pg" 0 >"$W/pg.log" 2>&1; then OWN_CLUSTER=1; else cat "$W/pg.log"; fi

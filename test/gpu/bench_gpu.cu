@@ -51,6 +51,7 @@
 #include "gpx_batch.h"
 #include "gpx_cuda.h"
 #include "gpx_cuda_dev.cuh"
+#include "gpu_rng.h"
 
 #define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
 	fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); exit(1); } } while (0)
@@ -64,34 +65,6 @@ globaltimer_ns(void)
 	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
 	return t;
 }
-
-/* splitmix64. */
-struct rng
-{
-	uint64_t	s;
-
-	/* Next 64 random bits. */
-	uint64_t next()
-	{
-		uint64_t	z = (s += 0x9E3779B97F4A7C15ull);
-
-		z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-		z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-		return z ^ (z >> 31);
-	}
-	/* Uniform in [0, n). */
-	uint64_t below(uint64_t n) { return n ? next() % n : 0; }
-	/* Uniform double in [0, 1). */
-	double unit() { return (next() >> 11) * (1.0 / 9007199254740992.0); }
-	/* Standard normal (Box-Muller). */
-	double normal()
-	{
-		double		u = unit() + 1e-300,
-					v = unit();
-
-		return sqrt(-2 * log(u)) * cos(2 * M_PI * v);
-	}
-};
 
 static int g_threads;
 static std::vector<int> g_devs;		/* GPUs for the intersection (default 0) */
@@ -440,8 +413,13 @@ bench_decode(bool quick, const std::vector<int> &codecs, double copy_gbs)
 						   gpx_codec_name(codec), (unsigned long long) n);
 					continue;
 				}
-				CK(cudaMalloc(&d_blob, blob.size()));
+				/*
+				 * the blob with its zero padding to 16 bytes, as the back end
+				 * keeps it (GPX_BLOB_PAD in cuda/gpx_cuda_host.cuh)
+				 */
+				CK(cudaMalloc(&d_blob, (blob.size() + 15) / 16 * 16));
 				CK(cudaMalloc(&d_out, n * 4 + 512));
+				CK(cudaMemset(d_blob, 0, (blob.size() + 15) / 16 * 16));
 				CK(cudaMemcpy(d_blob, blob.data(), blob.size(), cudaMemcpyHostToDevice));
 				CK(cudaMemset(d_out, 0xA5, n * 4));
 				{
@@ -549,6 +527,9 @@ bench_decode(bool quick, const std::vector<int> &codecs, double copy_gbs)
 
 static const uint32_t GOV2_DOCS = 25205179;
 
+/* Subkeys of list identity for the benchmark: all zero (any will do). */
+static const gpx_keyset bench_keys = {};
+
 /* The synthetic collection: term lists and their encodings. */
 struct collection
 {
@@ -558,7 +539,7 @@ struct collection
 	std::vector<std::vector<int>> by_topic_class;	/* [topic*7+class] -> terms */
 	std::vector<std::vector<uint8_t>> blob[GPX_CODEC_MAX + 1];
 	std::vector<gpx_list> view[GPX_CODEC_MAX + 1];
-	std::vector<uint64_t> hash[GPX_CODEC_MAX + 1];
+	std::vector<gpx_key> key[GPX_CODEC_MAX + 1];
 };
 
 /* Build the GOV2-like collection (see the file comment). */
@@ -611,7 +592,7 @@ make_collection(collection &C, int topics, const std::vector<int> &codecs)
 	{
 		C.blob[codec].resize(terms.size());
 		C.view[codec].resize(terms.size());
-		C.hash[codec].resize(terms.size());
+		C.key[codec].resize(terms.size());
 		par_for(terms.size(), [&](size_t i)
 				{
 					const std::vector<uint32_t> &d = C.docs[i];
@@ -623,7 +604,7 @@ make_collection(collection &C, int topics, const std::vector<int> &codecs)
 					gpx_encode_ex(codec, d.data(), (uint32_t) d.size(), &g_fmt, b.data(), cap, &len);
 					b.resize(len);
 					gpx_open(&C.view[codec][i], b.data(), len);
-					C.hash[codec][i] = gpx_hash64(b.data(), len);
+					C.key[codec][i] = gpx_key_content(&bench_keys, 0, b.data(), len);
 				});
 	}
 	printf("collection: %d topics, %zu terms, %.1f M postings, built in %.1f s\n",
@@ -731,7 +712,7 @@ make_batches(const collection &C, int codec, const std::vector<query> &qs, uint6
 				gpx_batch_list bl;
 
 				bl.list = C.view[codec][id];
-				bl.hash = C.hash[codec][id];
+				bl.key = C.key[codec][id];
 				t.l.push_back(bl);
 				mn = std::min<uint32_t>(mn, bl.list.n);
 			}
@@ -888,13 +869,222 @@ bench_isect(bool quick, const std::vector<int> &codecs, size_t nq)
 	gpx_cuda_close(ctx);
 }
 
+/* One batch of the pipelined runs: qpb queries with their own CPU answers. */
+struct pbatch
+{
+	gpx_batch	b;
+	std::vector<gpx_batch_query> q;
+	std::vector<gpx_batch_list> l;
+	std::vector<uint64_t> want;	/* hash of each query's CPU result */
+	std::vector<uint32_t> want_n;
+	gpx_cuda_job job;
+	int			region = -1;
+};
+
+/*
+ * Small batches back to back, as the executor sends them under many
+ * clients: qpb queries per batch, run one at a time (gpx_cuda_run_batch)
+ * and with up to depth batches in flight (gpx_cuda_submit / reap) on a
+ * context of depth + 1 chunk slots, with graphs off and on; each batch's
+ * results go to a region of a pinned output area that no batch in flight
+ * shares.  An untimed pass checks every answer against the CPU's first.
+ */
+static void
+bench_pipeline(bool quick, const std::vector<int> &codecs, size_t nq)
+{
+	collection	C;
+	std::vector<query> qs;
+	std::vector<uint32_t> qpbs = {1, 4, 16, 64};
+	struct
+	{
+		int			depth;
+		bool		graphs;
+	}			modes[] = {{1, false}, {2, false}, {4, false}, {2, true}, {4, true}};
+	gpx_batch_pool *pool = nullptr;
+
+	printf("\n## Batches in flight: small batches back to back (gpx_cuda_submit / gpx_cuda_reap)\n\n");
+	make_collection(C, quick ? 16 : 64, codecs);
+	qs = make_queries(C, std::min<size_t>(nq, quick ? 4000 : 20000), 4343);
+	if (gpx_batch_pool_create(g_threads, &pool) != GPX_OK)
+	{
+		printf("cpu pool failed\n");
+		return;
+	}
+	printf("| codec | queries/batch | depth | graphs | queries/s | x one at a time | us/batch | checked |\n");
+	printf("|---|---|---|---|---|---|---|---|\n");
+	for (int codec : codecs)
+		for (uint32_t qpb : qpbs)
+		{
+			std::vector<pbatch> B;
+			uint64_t	rwords = 0;
+			double		base = 0;
+
+			/* the batches, their output need, their CPU answers */
+			for (size_t i = 0; i < qs.size(); i += qpb)
+			{
+				pbatch		pb;
+				uint64_t	off = 0;
+				std::vector<uint32_t> out;
+
+				for (size_t j = i; j < std::min(qs.size(), i + qpb); j++)
+				{
+					gpx_batch_query bq;
+					uint32_t	mn = UINT32_MAX;
+
+					memset(&bq, 0, sizeof(bq));
+					bq.first_list = (uint32_t) pb.l.size();
+					bq.nlists = (uint32_t) qs[j].size();
+					for (int id : qs[j])
+					{
+						gpx_batch_list bl;
+
+						bl.list = C.view[codec][id];
+						bl.key = C.key[codec][id];
+						pb.l.push_back(bl);
+						mn = std::min<uint32_t>(mn, bl.list.n);
+					}
+					bq.out_offset = off;
+					bq.out_capacity = mn;
+					off += mn;
+					pb.q.push_back(bq);
+				}
+				rwords = std::max(rwords, off);
+				B.push_back(std::move(pb));
+			}
+			for (pbatch &pb : B)
+			{
+				pb.b.nqueries = (uint32_t) pb.q.size();
+				pb.b.nlists = (uint32_t) pb.l.size();
+				pb.b.queries = pb.q.data();
+				pb.b.lists = pb.l.data();
+			}
+			par_for(B.size(), [&](size_t k)
+					{
+						pbatch	   &pb = B[k];
+						std::vector<gpx_batch_query> q = pb.q;
+						std::vector<uint32_t> out(rwords + 1);
+						gpx_batch	b = pb.b;
+
+						b.queries = q.data();
+						b.out = out.data();
+						b.out_words = out.size();
+						gpx_batch_run_cpu(&b, 1, NULL);
+						for (const gpx_batch_query &x : q)
+						{
+							pb.want.push_back(x.status == GPX_OK ?
+											  result_hash(out.data() + x.out_offset, x.out_count) : 0);
+							pb.want_n.push_back(x.status == GPX_OK ? x.out_count : UINT32_MAX);
+						}
+					});
+			for (const auto &m : modes)
+			{
+				gpx_cuda_options o;
+				gpx_cuda_ctx *ctx = nullptr;
+				char		err[512];
+				int			nreg = m.depth + 1;
+				uint32_t   *area = (uint32_t *) aligned_alloc(4096, ((nreg * (rwords + 16) * 4 + 4095) / 4096) * 4096);
+				std::vector<bool> busy(nreg, false);
+				long		bad = 0;
+				double		t = 0;
+
+				memset(&o, 0, sizeof(o));
+				o.devices = g_devs.empty() ? NULL : g_devs.data();
+				o.ndevices = (int) g_devs.size();
+				o.cache_bytes = (size_t) 4 << 30;
+				o.batch_bytes = (size_t) 64 << 20;
+				o.no_timing = true;
+				o.slots = m.depth + 1;
+				o.graphs = m.graphs;
+				if (gpx_cuda_open(&o, &ctx, err, sizeof(err)) != GPX_CUDA_OK)
+				{
+					printf("gpu: %s\n", err);
+					free(area);
+					continue;
+				}
+				gpx_cuda_pin(ctx, area, nreg * (rwords + 16) * 4);
+				for (int pass = 0; pass < 2; pass++)
+				{
+					size_t		next = 0,
+								back = 0;
+					int			inflight = 0;
+					double		t0 = now();
+					/* a batch is back: check it (first pass), free its region */
+					auto		finish = [&](pbatch *d, bool ok)
+					{
+						if (!ok)
+							bad++;
+						else if (pass == 0)
+							for (size_t x = 0; x < d->q.size(); x++)
+								if (d->q[x].out_count != d->want_n[x] ||
+									result_hash(d->b.out + d->q[x].out_offset,
+												d->q[x].out_count) != d->want[x])
+									bad++;
+						busy[d->region] = false;
+						back++;
+					};
+
+					while (back < B.size())
+					{
+						gpx_cuda_job *j;
+
+						while (inflight < m.depth && next < B.size())
+						{
+							pbatch	   &pb = B[next++];
+							int			r = 0;
+
+							while (busy[r])
+								r++;
+							busy[r] = true;
+							pb.region = r;
+							pb.b.out = area + (size_t) r * (rwords + 16);
+							pb.b.out_words = rwords + 16;
+							pb.job.user = &pb;
+							if (m.depth == 1)	/* one at a time: the synchronous call */
+								finish(&pb, gpx_cuda_run_batch(ctx, &pb.b, NULL) == GPX_CUDA_OK);
+							else if (gpx_cuda_submit(ctx, &pb.b, &pb.job) != GPX_CUDA_OK)
+								finish(&pb, false);
+							else
+								inflight++;
+						}
+						if (inflight == 0)
+							continue;
+						j = gpx_cuda_reap(ctx, true);
+						if (j == nullptr)
+							break;
+						inflight--;
+						finish((pbatch *) j->user, j->status == GPX_CUDA_OK);
+					}
+					t = now() - t0;
+				}
+				if (m.depth == 1 && !m.graphs)
+					base = qs.size() / t;
+				printf("| %s | %u | %d | %s | %.0f | %.2f | %.1f | %s |\n", gpx_codec_name(codec),
+					   qpb, m.depth, m.graphs ? "on" : "off", qs.size() / t,
+					   base > 0 ? qs.size() / t / base : 0.0, 1e6 * t / B.size(),
+					   bad ? "MISMATCH" : "equal");
+				fflush(stdout);
+				if (qpb == qpbs.back() && codec == codecs.back())
+				{
+					char		d[1024];
+
+					gpx_cuda_describe(ctx, d, sizeof(d));
+					printf("\ngpu (depth %d, graphs %s): %s\n\n", m.depth, m.graphs ? "on" : "off", d);
+				}
+				gpx_cuda_close(ctx);
+				free(area);
+			}
+		}
+	gpx_batch_pool_destroy(pool);
+}
+
 /* Entry point. */
 int
 main(int argc, char **argv)
 {
 	bool		quick = false,
 				dec = true,
-				isect = true;
+				isect = true,
+				pipe = false;
 	size_t		nq = 0;
 	std::vector<int> codecs = {GPX_CODEC_PFOR, GPX_CODEC_LRC, GPX_CODEC_QS};
 	cudaDeviceProp p;
@@ -912,6 +1102,8 @@ main(int argc, char **argv)
 			dec = false;
 		else if (strcmp(argv[i], "--no-isect") == 0)
 			isect = false;
+		else if (strcmp(argv[i], "--pipeline") == 0)
+			pipe = true;
 		else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc)
 			g_threads = atoi(argv[++i]);
 		else if (strcmp(argv[i], "--devices") == 0 && i + 1 < argc)
@@ -949,7 +1141,7 @@ main(int argc, char **argv)
 		}
 		else
 		{
-			fprintf(stderr, "usage: %s [--quick] [--no-decode] [--no-isect] [--threads N] "
+			fprintf(stderr, "usage: %s [--quick] [--no-decode] [--no-isect] [--pipeline] [--threads N] "
 					"[--queries N] [--codecs pfor,lrc,qs] [--devices a,b] "
 					"[--decode-size N] [--density sparse|dense] [--format 1|2]\n", argv[0]);
 			return 2;
@@ -974,5 +1166,7 @@ main(int argc, char **argv)
 		bench_decode(quick, codecs, bw);
 	if (isect)
 		bench_isect(quick, codecs, nq);
+	if (pipe)
+		bench_pipeline(quick, codecs, nq);
 	return 0;
 }

@@ -8,9 +8,28 @@
  * and __syncthreads are real rendezvous of all lanes: code that lets lanes
  * of a warp skip a collective that others reach deadlocks here (and is
  * reported), as it would be undefined on the GPU.  Only full warp masks
- * are supported.  Device memory is host memory; streams and events are
- * synchronous.  Environment: GPX_EMU_DEVICES (fake device count, default
- * 1), GPX_EMU_MEM (bytes of fake device memory per device, default 8 GiB).
+ * are supported.  Device memory is host memory.
+ *
+ * Streams are asynchronous, as on a GPU: what is issued on a stream
+ * (kernel launches, copies, event records and waits, graph launches,
+ * tasks) is queued and runs later, in stream order, when the host waits
+ * (cudaEventSynchronize, cudaStreamSynchronize, cudaDeviceSynchronize,
+ * cudaFree) or polls (each cudaEventQuery runs a few queued operations),
+ * the streams taking turns at random (GPX_EMU_SEED), so work on different
+ * streams finishes in any order and a host that reads results too early,
+ * reuses a buffer a queued copy still reads, or misses a cross-stream
+ * wait gets wrong answers.  A copy from pageable host memory reads its
+ * source at once, as CUDA's does.  Stream capture records the operations
+ * into a graph (cudaGraphExecUpdate accepts a graph of the same operation
+ * kinds and kernels); gpx_emu_task() queues host code as one operation
+ * (the back end runs each chunk's copies and kernels, whose emulated scan
+ * is a host loop, as one task).  GPX_EMU_SYNC=1: everything runs at once
+ * instead.  Environment: GPX_EMU_DEVICES (fake device count, default
+ * 1), GPX_EMU_MEM (bytes of fake device memory per device, default 8 GiB);
+ * read at every call, to play a machine the back end must refuse:
+ * GPX_EMU_DRIVER (the driver's CUDA version, default 13000; 0: no driver),
+ * GPX_EMU_CC (compute capability as major * 10 + minor, default 90),
+ * GPX_EMU_NO_IMAGE (set: every launch fails for want of a kernel image).
  */
 #ifndef GPX_EMU_H
 #define GPX_EMU_H
@@ -69,12 +88,18 @@ typedef enum cudaError
 	cudaErrorInvalidValue = 1,
 	cudaErrorMemoryAllocation = 2,
 	cudaErrorInitializationError = 3,
+	cudaErrorStubLibrary = 34,
 	cudaErrorInsufficientDriver = 35,
+	cudaErrorDevicesUnavailable = 46,
 	cudaErrorNoDevice = 100,
 	cudaErrorInvalidDevice = 101,
 	cudaErrorNoKernelImageForDevice = 209,
+	cudaErrorUnsupportedPtxVersion = 222,
 	cudaErrorNotReady = 600,
 	cudaErrorHostMemoryAlreadyRegistered = 712,
+	cudaErrorStreamCaptureUnsupported = 900,
+	cudaErrorStreamCaptureInvalidated = 901,
+	cudaErrorGraphExecUpdateFailure = 910,
 	cudaErrorUnknown = 999
 } cudaError_t;
 
@@ -102,16 +127,54 @@ struct cudaPointerAttributes
 	void	   *hostPointer;
 };
 
+struct gpx_emu_event
+{
+	double		t;				/* when its last record ran (ms) */
+	uint64_t	rec;			/* records issued */
+	uint64_t	done;			/* records that ran */
+};
+
+/* One operation queued on a stream or captured into a graph. */
+struct gpx_emu_op
+{
+	int			kind;			/* GPX_EMU_OP_* */
+	std::function<void()> fn;	/* RUN: what it does */
+	uintptr_t	tag;			/* RUN: what kind of node (kernel, copy...) */
+	gpx_emu_event *ev;			/* RECORD, WAIT */
+	uint64_t	gen;			/* RECORD: the record; WAIT: the one awaited */
+};
+#define GPX_EMU_OP_RUN 0
+#define GPX_EMU_OP_RECORD 1
+#define GPX_EMU_OP_WAIT 2
+
+struct gpx_emu_graph
+{
+	std::vector<gpx_emu_op> ops;
+};
+
 struct gpx_emu_stream
 {
 	int			dev;
-};
-struct gpx_emu_event
-{
-	double		t;
+	std::vector<gpx_emu_op> q;	/* queued, oldest first */
+	size_t		qhead;			/* first not run */
+	gpx_emu_graph *capture;		/* being captured into, or NULL */
 };
 typedef gpx_emu_stream *cudaStream_t;
 typedef gpx_emu_event *cudaEvent_t;
+typedef gpx_emu_graph *cudaGraph_t;
+typedef gpx_emu_graph *cudaGraphExec_t;
+
+enum cudaStreamCaptureMode
+{
+	cudaStreamCaptureModeGlobal = 0,
+	cudaStreamCaptureModeThreadLocal = 1,
+	cudaStreamCaptureModeRelaxed = 2
+};
+
+struct cudaGraphExecUpdateResultInfo
+{
+	int			result;
+};
 
 struct cudaDeviceProp
 {
@@ -176,10 +239,21 @@ struct gpx_emu_state
 	std::vector<size_t> mem_used;
 	cudaError_t last;
 	bool		inited;
+	/* streams */
+	std::vector<gpx_emu_stream *> streams;	/* every live stream */
+	gpx_emu_stream *running;	/* the stream whose operation runs now */
+	uint64_t	rng;			/* which stream goes next */
+	bool		sync;			/* GPX_EMU_SYNC: no queueing */
+	/* host memory CUDA allocated pinned (cudaHostAlloc): start, length */
+	std::vector<std::pair<char *, size_t>> pinned;
 };
 
-/* The emulator's single state. */
-static inline gpx_emu_state &
+/*
+ * The emulator's single state: one for the whole program (an inline
+ * function with external linkage), since the back end's files allocate,
+ * free and count devices together.
+ */
+inline gpx_emu_state &
 gpx_emu(void)
 {
 	static gpx_emu_state s;
@@ -195,6 +269,9 @@ gpx_emu(void)
 		s.mem_used.assign(s.ndev > 0 ? s.ndev : 1, 0);
 		s.curdev = 0;
 		s.last = cudaSuccess;
+		s.running = NULL;
+		s.rng = getenv("GPX_EMU_SEED") ? strtoull(getenv("GPX_EMU_SEED"), NULL, 10) : 20261125;
+		s.sync = getenv("GPX_EMU_SYNC") != NULL && atoi(getenv("GPX_EMU_SYNC")) != 0;
 	}
 	return s;
 }
@@ -419,6 +496,12 @@ __syncthreads(void)
 static inline int __popc(unsigned v) { return __builtin_popcount(v); }
 /* Emulated __popcll (host builtin). */
 static inline int __popcll(unsigned long long v) { return __builtin_popcountll(v); }
+/*
+ * atomicAdd on a 32-bit word: the threads of the emulation are fibers of
+ * one host thread, switching only at collectives, so a plain
+ * read-modify-write is atomic.
+ */
+static inline unsigned atomicAdd(unsigned *p, unsigned v) { unsigned o = *p; *p = o + v; return o; }
 /* Emulated __ffs (host builtin). */
 static inline int __ffs(unsigned v) { return v ? __builtin_ctz(v) + 1 : 0; }
 /* Emulated __clz (host builtin). */
@@ -506,19 +589,32 @@ gpx_emu_run(void)
 	S.cur = NULL;
 }
 
-/* Launch a kernel: run it to completion now (streams are synchronous). */
+/* Queue fn on stream st (tag: its node kind), or run it now (see gpx_emu_enqueue). */
+static inline void gpx_emu_enqueue(cudaStream_t st, uintptr_t tag, std::function<void()> fn);
+/* Run everything queued on every stream. */
+static inline void gpx_emu_drain_all(void);
+
+/* Launch a kernel on stream st: queued, run in stream order (file comment). */
 template <typename K, typename... A>
 static inline void
 gpx_emu_launch(K kern, dim3 grid, dim3 block, cudaStream_t st, A... args)
 {
 	gpx_emu_state &S = gpx_emu();
 
-	(void) st;
-	S.grid = grid;
-	S.block = block;
-	S.body = [=]() { kern(args...); };
-	gpx_emu_run();
-	S.body = nullptr;
+	if (getenv("GPX_EMU_NO_IMAGE") != NULL)
+	{
+		S.last = cudaErrorNoKernelImageForDevice;
+		return;
+	}
+	gpx_emu_enqueue(st, (uintptr_t) kern, [=]() {
+		gpx_emu_state &E = gpx_emu();
+
+		E.grid = grid;
+		E.block = block;
+		E.body = [=]() { kern(args...); };
+		gpx_emu_run();
+		E.body = nullptr;
+	});
 }
 
 /* ----------------------------------------------------- runtime API -- */
@@ -539,7 +635,9 @@ static inline const char *cudaGetErrorString(cudaError_t e)
 	{
 		case cudaSuccess: return "no error";
 		case cudaErrorMemoryAllocation: return "out of memory (emulated)";
+		case cudaErrorInsufficientDriver: return "CUDA driver version is insufficient for CUDA runtime version (emulated)";
 		case cudaErrorNoDevice: return "no CUDA-capable device is detected (emulated)";
+		case cudaErrorNoKernelImageForDevice: return "no kernel image is available for execution on the device (emulated)";
 		case cudaErrorInvalidDevice: return "invalid device ordinal (emulated)";
 		case cudaErrorNotReady: return "device not ready (emulated)";
 		default: return "emulated cuda error";
@@ -551,13 +649,24 @@ static inline const char *cudaGetErrorName(cudaError_t e) { return cudaGetErrorS
 static inline cudaError_t cudaGetLastError(void) { cudaError_t e = gpx_emu().last; gpx_emu().last = cudaSuccess; return e; }
 /* Emulated cudaPeekAtLastError (synchronous, host memory). */
 static inline cudaError_t cudaPeekAtLastError(void) { return gpx_emu().last; }
-/* Emulated cudaDriverGetVersion (synchronous, host memory). */
-static inline cudaError_t cudaDriverGetVersion(int *v) { *v = 13000; return cudaSuccess; }
+/* Emulated cudaDriverGetVersion: GPX_EMU_DRIVER, 0 for no driver. */
+static inline cudaError_t cudaDriverGetVersion(int *v)
+{
+	const char *d = getenv("GPX_EMU_DRIVER");
+
+	*v = d ? atoi(d) : 13000;
+	return cudaSuccess;
+}
 /* Emulated cudaRuntimeGetVersion (synchronous, host memory). */
 static inline cudaError_t cudaRuntimeGetVersion(int *v) { *v = 13000; return cudaSuccess; }
-/* Emulated cudaGetDeviceCount (synchronous, host memory). */
+/* Emulated cudaGetDeviceCount: fails as the runtime does without a driver. */
 static inline cudaError_t cudaGetDeviceCount(int *n)
 {
+	int			drv;
+
+	cudaDriverGetVersion(&drv);
+	if (drv < 13000)
+		return gpx_emu_err(cudaErrorInsufficientDriver);
 	*n = gpx_emu().ndev;
 	return gpx_emu().ndev > 0 ? cudaSuccess : gpx_emu_err(cudaErrorNoDevice);
 }
@@ -580,8 +689,8 @@ static inline cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int d)
 	snprintf(p->name, sizeof(p->name), "gpx_emu device %d", d);
 	p->totalGlobalMem = gpx_emu().mem_limit;
 	p->multiProcessorCount = 4;
-	p->major = 9;
-	p->minor = 0;
+	p->major = getenv("GPX_EMU_CC") ? atoi(getenv("GPX_EMU_CC")) / 10 : 9;
+	p->minor = getenv("GPX_EMU_CC") ? atoi(getenv("GPX_EMU_CC")) % 10 : 0;
 	p->l2CacheSize = 1 << 20;
 	p->canMapHostMemory = 1;
 	p->unifiedAddressing = 1;
@@ -627,24 +736,38 @@ static inline cudaError_t cudaFree(void *p)
 
 	if (p == NULL)
 		return cudaSuccess;
+	gpx_emu_drain_all();		/* cudaFree waits for the device */
 	m = (char *) p - 256;
 	gpx_emu().mem_used[((size_t *) m)[1]] -= ((size_t *) m)[0];
 	free(m);
 	return cudaSuccess;
 }
-/* Emulated cudaHostAlloc (synchronous, host memory). */
+/* Emulated cudaHostAlloc (pinned: copies from it are not staged). */
 static inline cudaError_t cudaHostAlloc(void **p, size_t n, unsigned flags)
 {
 	(void) flags;
 	*p = aligned_alloc(4096, ((n + 4095) / 4096) * 4096);
-	return *p ? cudaSuccess : gpx_emu_err(cudaErrorMemoryAllocation);
+	if (*p == NULL)
+		return gpx_emu_err(cudaErrorMemoryAllocation);
+	gpx_emu().pinned.push_back(std::make_pair((char *) *p, n));
+	return cudaSuccess;
 }
-/* Emulated cudaFreeHost (synchronous, host memory). */
-static inline cudaError_t cudaFreeHost(void *p) { free(p); return cudaSuccess; }
+/* Emulated cudaFreeHost (waits for the device first). */
+static inline cudaError_t cudaFreeHost(void *p)
+{
+	auto	   &v = gpx_emu().pinned;
+
+	gpx_emu_drain_all();
+	for (size_t i = 0; i < v.size(); i++)
+		if (v[i].first == (char *) p)
+			v.erase(v.begin() + (long) i);
+	free(p);
+	return cudaSuccess;
+}
 /* Emulated cudaHostGetDevicePointer (synchronous, host memory). */
 static inline cudaError_t cudaHostGetDevicePointer(void **d, void *h, unsigned flags) { (void) flags; *d = h; return cudaSuccess; }
-/* Ranges registered with cudaHostRegister (start, length). */
-static inline std::vector<std::pair<char *, size_t>> &
+/* Ranges registered with cudaHostRegister (start, length; one program-wide list). */
+inline std::vector<std::pair<char *, size_t>> &
 gpx_emu_regs(void)
 {
 	static std::vector<std::pair<char *, size_t>> r;
@@ -666,6 +789,7 @@ static inline cudaError_t cudaHostUnregister(void *p)
 {
 	auto	   &v = gpx_emu_regs();
 
+	gpx_emu_drain_all();
 	for (size_t i = 0; i < v.size(); i++)
 		if (v[i].first == (char *) p)
 		{
@@ -674,46 +798,351 @@ static inline cudaError_t cudaHostUnregister(void *p)
 		}
 	return gpx_emu_err(cudaErrorInvalidValue);
 }
-/* Emulated cudaMemcpy (synchronous, host memory). */
-static inline cudaError_t cudaMemcpy(void *d, const void *s, size_t n, cudaMemcpyKind k) { (void) k; if (n) memmove(d, s, n); return cudaSuccess; }
-/* Emulated cudaMemcpyAsync (synchronous, host memory). */
-static inline cudaError_t cudaMemcpyAsync(void *d, const void *s, size_t n, cudaMemcpyKind k, cudaStream_t st = 0) { (void) st; return cudaMemcpy(d, s, n, k); }
-/* Emulated cudaMemset (synchronous, host memory). */
-static inline cudaError_t cudaMemset(void *d, int v, size_t n) { memset(d, v, n); return cudaSuccess; }
-/* Emulated cudaMemsetAsync (synchronous, host memory). */
-static inline cudaError_t cudaMemsetAsync(void *d, int v, size_t n, cudaStream_t st = 0) { (void) st; memset(d, v, n); return cudaSuccess; }
-/* Emulated cudaStreamCreateWithFlags (synchronous, host memory). */
-static inline cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned f) { (void) f; *s = new gpx_emu_stream{gpx_emu().curdev}; return cudaSuccess; }
-/* Emulated cudaStreamDestroy (synchronous, host memory). */
-static inline cudaError_t cudaStreamDestroy(cudaStream_t s) { delete s; return cudaSuccess; }
-/* Emulated cudaStreamSynchronize (synchronous, host memory). */
-static inline cudaError_t cudaStreamSynchronize(cudaStream_t s) { (void) s; return cudaSuccess; }
-/* Emulated cudaStreamWaitEvent (synchronous, host memory). */
-static inline cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned f = 0) { (void) s; (void) e; (void) f; return cudaSuccess; }
-/* Emulated cudaEventCreateWithFlags (synchronous, host memory). */
-static inline cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned f) { (void) f; *e = new gpx_emu_event{0}; return cudaSuccess; }
-/* Emulated cudaEventCreate (synchronous, host memory). */
-static inline cudaError_t cudaEventCreate(cudaEvent_t *e) { return cudaEventCreateWithFlags(e, 0); }
-/* Emulated cudaEventDestroy (synchronous, host memory). */
-static inline cudaError_t cudaEventDestroy(cudaEvent_t e) { delete e; return cudaSuccess; }
-/* Emulated cudaEventRecord (synchronous, host memory). */
-static inline cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s = 0)
-{
-	struct timespec ts;
+/* ---------------------------------------------------------- streams -- */
 
-	(void) s;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	e->t = ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+/* Whether the front operation of s can run (a wait: its record ran). */
+static inline bool
+gpx_emu_ready(gpx_emu_stream *s)
+{
+	const gpx_emu_op &op = s->q[s->qhead];
+
+	return op.kind != GPX_EMU_OP_WAIT || op.ev->done >= op.gen;
+}
+
+/* Run the front operation of s. */
+static inline void
+gpx_emu_step(gpx_emu_stream *s)
+{
+	gpx_emu_state &S = gpx_emu();
+	gpx_emu_op	op = s->q[s->qhead];
+	gpx_emu_stream *was = S.running;
+
+	s->qhead++;
+	if (s->qhead == s->q.size())
+	{
+		s->q.clear();
+		s->qhead = 0;
+	}
+	if (op.kind == GPX_EMU_OP_RUN)
+	{
+		S.running = s;
+		op.fn();
+		S.running = was;
+	}
+	else if (op.kind == GPX_EMU_OP_RECORD)
+	{
+		struct timespec ts;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		op.ev->t = ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+		if (op.ev->done < op.gen)
+			op.ev->done = op.gen;
+	}
+}
+
+/* Run one operation of a stream picked at random among those that can; false if none can. */
+static inline bool
+gpx_emu_step_any(void)
+{
+	gpx_emu_state &S = gpx_emu();
+	std::vector<gpx_emu_stream *> can;
+
+	for (gpx_emu_stream *s : S.streams)
+		if (s->qhead < s->q.size() && gpx_emu_ready(s))
+			can.push_back(s);
+	if (can.empty())
+		return false;
+	S.rng = S.rng * 6364136223846793005ull + 1442695040888963407ull;
+	gpx_emu_step(can[(S.rng >> 33) % can.size()]);
+	return true;
+}
+
+/* Run queued operations until done() holds; a stream waiting forever aborts. */
+template <typename P>
+static inline void
+gpx_emu_drain_until(P done)
+{
+	while (!done())
+		if (!gpx_emu_step_any())
+		{
+			fprintf(stderr, "gpx_emu: deadlock: streams wait for events never recorded\n");
+			abort();
+		}
+}
+
+/* Run everything queued on every stream. */
+static inline void
+gpx_emu_drain_all(void)
+{
+	gpx_emu_drain_until([]() {
+		for (gpx_emu_stream *s : gpx_emu().streams)
+			if (s->qhead < s->q.size())
+				return false;
+		return true;
+	});
+}
+
+/*
+ * Queue an operation on st: captured when st is being captured, run now
+ * when st is NULL (the legacy stream), inside an operation of st itself,
+ * or with GPX_EMU_SYNC.
+ */
+static inline void
+gpx_emu_push(cudaStream_t st, const gpx_emu_op &op)
+{
+	gpx_emu_state &S = gpx_emu();
+
+	if (st != NULL && st->capture != NULL)
+	{
+		st->capture->ops.push_back(op);
+		return;
+	}
+	if (st == NULL || S.sync || S.running == st)
+	{
+		gpx_emu_stream tmp;
+
+		if (op.kind == GPX_EMU_OP_WAIT)
+		{
+			/* a synchronous wait: run the other streams until it holds */
+			gpx_emu_drain_until([&]() { return op.ev->done >= op.gen; });
+			return;
+		}
+		tmp.dev = 0;
+		tmp.qhead = 0;
+		tmp.capture = NULL;
+		tmp.q.push_back(op);
+		gpx_emu_step(&tmp);
+		return;
+	}
+	st->q.push_back(op);
+}
+
+static inline void
+gpx_emu_enqueue(cudaStream_t st, uintptr_t tag, std::function<void()> fn)
+{
+	gpx_emu_op	op;
+
+	op.kind = GPX_EMU_OP_RUN;
+	op.fn = std::move(fn);
+	op.tag = tag;
+	op.ev = NULL;
+	op.gen = 0;
+	gpx_emu_push(st, op);
+}
+
+/*
+ * Queue host code as one operation of stream st (tag: its node kind in a
+ * graph); the CUDA calls it makes on st run at once, inside it.
+ */
+static inline cudaError_t
+gpx_emu_task(cudaStream_t st, uintptr_t tag, std::function<void()> fn)
+{
+	gpx_emu_enqueue(st, tag ^ 0x7A5C000000000000ull, std::move(fn));
 	return cudaSuccess;
 }
-/* Emulated cudaEventSynchronize (synchronous, host memory). */
-static inline cudaError_t cudaEventSynchronize(cudaEvent_t e) { (void) e; return cudaSuccess; }
-/* Emulated cudaEventQuery (synchronous, host memory). */
-static inline cudaError_t cudaEventQuery(cudaEvent_t e) { (void) e; return cudaSuccess; }
-/* Emulated cudaEventElapsedTime (synchronous, host memory). */
+
+/* Whether [p, p + n) lies in memory CUDA pinned (cudaHostAlloc, cudaHostRegister). */
+static inline bool
+gpx_emu_is_pinned(const void *p, size_t n)
+{
+	const char *c = (const char *) p;
+
+	for (auto &r : gpx_emu().pinned)
+		if (c >= r.first && c + n <= r.first + r.second)
+			return true;
+	for (auto &r : gpx_emu_regs())
+		if (c >= r.first && c + n <= r.first + r.second)
+			return true;
+	return false;
+}
+
+/* Emulated cudaMemcpy (synchronous, host memory). */
+static inline cudaError_t cudaMemcpy(void *d, const void *s, size_t n, cudaMemcpyKind k) { (void) k; if (n) memmove(d, s, n); return cudaSuccess; }
+/*
+ * Emulated cudaMemcpyAsync: queued on st; a host-to-device copy from
+ * pageable memory reads its source now (CUDA stages it before returning),
+ * and may not be captured.
+ */
+static inline cudaError_t cudaMemcpyAsync(void *d, const void *s, size_t n, cudaMemcpyKind k, cudaStream_t st = 0)
+{
+	if (n == 0)
+		return cudaSuccess;
+	if (k == cudaMemcpyHostToDevice && !gpx_emu_is_pinned(s, n))
+	{
+		if (st != NULL && st->capture != NULL)
+			return gpx_emu_err(cudaErrorStreamCaptureUnsupported);
+		if (st != NULL && gpx_emu().running != st)
+		{
+			std::vector<char> copy((const char *) s, (const char *) s + n);
+
+			gpx_emu_enqueue(st, 1, [=]() { memcpy(d, copy.data(), n); });
+			return cudaSuccess;
+		}
+	}
+	gpx_emu_enqueue(st, 1, [=]() { memmove(d, s, n); });
+	return cudaSuccess;
+}
+/* Emulated cudaMemset (synchronous, host memory). */
+static inline cudaError_t cudaMemset(void *d, int v, size_t n) { memset(d, v, n); return cudaSuccess; }
+/* Emulated cudaMemsetAsync (queued on st). */
+static inline cudaError_t cudaMemsetAsync(void *d, int v, size_t n, cudaStream_t st = 0)
+{
+	gpx_emu_enqueue(st, 2, [=]() { memset(d, v, n); });
+	return cudaSuccess;
+}
+/* Emulated cudaStreamCreateWithFlags (a queue of its own). */
+static inline cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned f)
+{
+	(void) f;
+	*s = new gpx_emu_stream;
+	(*s)->dev = gpx_emu().curdev;
+	(*s)->qhead = 0;
+	(*s)->capture = NULL;
+	gpx_emu().streams.push_back(*s);
+	return cudaSuccess;
+}
+/* Emulated cudaStreamDestroy (runs what is queued first). */
+static inline cudaError_t cudaStreamDestroy(cudaStream_t s)
+{
+	auto	   &v = gpx_emu().streams;
+
+	gpx_emu_drain_until([s]() { return s->qhead >= s->q.size(); });
+	for (size_t i = 0; i < v.size(); i++)
+		if (v[i] == s)
+			v.erase(v.begin() + (long) i);
+	delete s->capture;
+	delete s;
+	return cudaSuccess;
+}
+/* Emulated cudaStreamSynchronize: run until s has nothing queued. */
+static inline cudaError_t cudaStreamSynchronize(cudaStream_t s)
+{
+	if (s == NULL)
+		gpx_emu_drain_all();
+	else
+		gpx_emu_drain_until([s]() { return s->qhead >= s->q.size(); });
+	return cudaSuccess;
+}
+/* Emulated cudaStreamWaitEvent: s waits for e's last record issued so far. */
+static inline cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned f = 0)
+{
+	gpx_emu_op	op;
+
+	(void) f;
+	if (s != NULL && s->capture != NULL)
+		return gpx_emu_err(cudaErrorStreamCaptureUnsupported);	/* not used captured */
+	if (e->rec == 0)
+		return cudaSuccess;		/* never recorded: nothing to wait for */
+	op.kind = GPX_EMU_OP_WAIT;
+	op.tag = 0;
+	op.ev = e;
+	op.gen = e->rec;
+	gpx_emu_push(s, op);
+	return cudaSuccess;
+}
+/* Emulated cudaEventCreateWithFlags. */
+static inline cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned f) { (void) f; *e = new gpx_emu_event{0, 0, 0}; return cudaSuccess; }
+/* Emulated cudaEventCreate. */
+static inline cudaError_t cudaEventCreate(cudaEvent_t *e) { return cudaEventCreateWithFlags(e, 0); }
+/* Emulated cudaEventDestroy (its records run first). */
+static inline cudaError_t cudaEventDestroy(cudaEvent_t e)
+{
+	gpx_emu_drain_until([e]() { return e->done >= e->rec; });
+	delete e;
+	return cudaSuccess;
+}
+/* Emulated cudaEventRecord: a record queued on s. */
+static inline cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s = 0)
+{
+	gpx_emu_op	op;
+
+	if (s != NULL && s->capture != NULL)
+		return gpx_emu_err(cudaErrorStreamCaptureUnsupported);	/* not used captured */
+	op.kind = GPX_EMU_OP_RECORD;
+	op.tag = 0;
+	op.ev = e;
+	op.gen = ++e->rec;
+	gpx_emu_push(s, op);
+	return cudaSuccess;
+}
+/* Emulated cudaEventSynchronize: run until e's last record ran. */
+static inline cudaError_t cudaEventSynchronize(cudaEvent_t e)
+{
+	gpx_emu_drain_until([e]() { return e->done >= e->rec; });
+	return cudaSuccess;
+}
+/* Emulated cudaEventQuery: run a few queued operations, then say. */
+static inline cudaError_t cudaEventQuery(cudaEvent_t e)
+{
+	gpx_emu_state &S = gpx_emu();
+
+	S.rng = S.rng * 6364136223846793005ull + 1442695040888963407ull;
+	for (uint64_t i = (S.rng >> 40) % 3; i > 0; i--)
+		(void) gpx_emu_step_any();
+	return e->done >= e->rec ? cudaSuccess : cudaErrorNotReady;
+}
+/* Emulated cudaEventElapsedTime (between the last records that ran). */
 static inline cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b) { *ms = (float) (b->t - a->t); return cudaSuccess; }
-/* Emulated cudaDeviceSynchronize (synchronous, host memory). */
-static inline cudaError_t cudaDeviceSynchronize(void) { return cudaSuccess; }
+/* Emulated cudaDeviceSynchronize: run everything queued. */
+static inline cudaError_t cudaDeviceSynchronize(void) { gpx_emu_drain_all(); return cudaSuccess; }
+
+/* ----------------------------------------------------------- graphs -- */
+
+/* Emulated cudaStreamBeginCapture: what s gets is recorded, not queued. */
+static inline cudaError_t cudaStreamBeginCapture(cudaStream_t s, cudaStreamCaptureMode mode)
+{
+	(void) mode;
+	if (s == NULL || s->capture != NULL)
+		return gpx_emu_err(cudaErrorInvalidValue);
+	s->capture = new gpx_emu_graph;
+	return cudaSuccess;
+}
+/* Emulated cudaStreamEndCapture: the recorded graph. */
+static inline cudaError_t cudaStreamEndCapture(cudaStream_t s, cudaGraph_t *g)
+{
+	*g = NULL;
+	if (s == NULL || s->capture == NULL)
+		return gpx_emu_err(cudaErrorInvalidValue);
+	*g = s->capture;
+	s->capture = NULL;
+	return cudaSuccess;
+}
+/* Emulated cudaGraphInstantiate: a copy of the graph's operations. */
+static inline cudaError_t cudaGraphInstantiate(cudaGraphExec_t *x, cudaGraph_t g, unsigned long long flags = 0)
+{
+	(void) flags;
+	*x = new gpx_emu_graph(*g);
+	return cudaSuccess;
+}
+/*
+ * Emulated cudaGraphExecUpdate: takes g's operations when they are of the
+ * same kinds and kernels, in the same order (CUDA's topology rule).
+ */
+static inline cudaError_t cudaGraphExecUpdate(cudaGraphExec_t x, cudaGraph_t g, cudaGraphExecUpdateResultInfo *info)
+{
+	bool		same = x->ops.size() == g->ops.size();
+
+	for (size_t i = 0; same && i < g->ops.size(); i++)
+		same = x->ops[i].kind == g->ops[i].kind && x->ops[i].tag == g->ops[i].tag;
+	if (info != NULL)
+		info->result = same ? 0 : 1;
+	if (!same)
+		return gpx_emu_err(cudaErrorGraphExecUpdateFailure);
+	x->ops = g->ops;
+	return cudaSuccess;
+}
+/* Emulated cudaGraphLaunch: its operations queued on s, in order. */
+static inline cudaError_t cudaGraphLaunch(cudaGraphExec_t x, cudaStream_t s)
+{
+	for (const gpx_emu_op &op : x->ops)
+		gpx_emu_push(s, op);
+	return cudaSuccess;
+}
+/* Emulated cudaGraphDestroy. */
+static inline cudaError_t cudaGraphDestroy(cudaGraph_t g) { delete g; return cudaSuccess; }
+/* Emulated cudaGraphExecDestroy. */
+static inline cudaError_t cudaGraphExecDestroy(cudaGraphExec_t x) { delete x; return cudaSuccess; }
+
 /* Emulated cudaPointerGetAttributes (synchronous, host memory). */
 static inline cudaError_t cudaPointerGetAttributes(cudaPointerAttributes *a, const void *p)
 {

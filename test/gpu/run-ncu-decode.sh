@@ -1,9 +1,12 @@
 #!/bin/bash
-# test/gpu/run-ncu-decode.sh OUTDIR: Nsight Compute durations of the decode kernel
+# test/gpu/run-ncu-decode.sh [OUTDIR]: Nsight Compute durations of the decode kernel
 # on lists of 10^6 docIDs, every codec and density, caches warm and flushed
+# (OUTDIR by default test/gpu/out/ncu-decode-UTCSTAMP, ignored by git)
 # (the bundle's LD_LIBRARY_PATH holds an older libstdc++ than nvcc's programs need)
 unset LD_LIBRARY_PATH
-mkdir -p "${1:?usage: run-ncu-decode.sh OUTDIR}" && O=$(cd "$1" && pwd) || exit 1
+O=${1:-$(cd "$(dirname "$0")/../.." && pwd)/test/gpu/out/ncu-decode-$(date -u +%Y%m%d-%H%M%S)}
+mkdir -p "$O" && O=$(cd "$O" && pwd) || exit 1
+echo "logs in $O"
 NCU=${NCU:-$(command -v ncu || echo /usr/local/cuda/bin/ncu)}
 cd "$(dirname "$0")/../.." || exit 1
 make -j16 -f cuda/cuda.mk gpu-build > $O/build.log 2>&1 || { tail $O/build.log; exit 1; }

@@ -3,11 +3,14 @@
 # benchmark, run the tests, compute-sanitizer, and the benchmarks, within
 # one time budget; logs go to OUTDIR, a summary to stdout.
 #
-#   test/gpu/run_device.sh OUTDIR [BUDGET_SECONDS] [STEPS...]
+#   test/gpu/run_device.sh [OUTDIR] [BUDGET_SECONDS] [STEPS...]
+#
+# OUTDIR "" or left out: test/gpu/out/run-UTCSTAMP (ignored by git); the logs
+# a document cites are copied by hand into docs/gpu-runs/.
 #
 # STEPS (default: info build test memcheck bench racecheck):
 #   info       nvidia-smi, nvcc and compute-sanitizer versions, CPU count
-#   build      make -f cuda/cuda.mk gpu-build (nvcc sm_90, warnings shown)
+#   build      make -f cuda/cuda.mk gpu-build (nvcc, CUDA_ARCH; warnings shown)
 #   test       test/gpu/bin/test_gpu (full suites)
 #   quicktest  test/gpu/bin/test_gpu --quick
 #   memcheck   compute-sanitizer --tool memcheck test_gpu --quick
@@ -17,17 +20,22 @@
 #   multi      bench_gpu --no-decode on $MULTI_DEVICES (default 0,1), then on one
 #   variants   bench_gpu builds with -DGPX_D_COOP_MIN=$COOP_VARIANTS (pfor only)
 #   benchquick test/gpu/bin/bench_gpu --quick
+#   rank       test/gpu/bin/test_gpu_rank (GPU top-k = CPU, bit for bit), then
+#              compute-sanitizer memcheck and racecheck of test_gpu_rank --quick
+#   rankbench  test/gpu/bin/bench_gpu_rank ($RANK_ARGS): ranked AND / OR top-10 and
+#              top-1000, GPU vs CPU, GOV2-calibrated collection
 # Steps that would start with less than 20 s of the budget left are skipped.
 set -u
-OUT=${1:?usage: run_device.sh OUTDIR [BUDGET] [STEPS...]}
+OUT=${1:-$(cd "$(dirname "$0")/../.." && pwd)/test/gpu/out/run-$(date -u +%Y%m%d-%H%M%S)}
 BUDGET=${2:-560}
 shift 2 2>/dev/null || shift $#
 STEPS=${*:-info build test memcheck bench racecheck}
 START=$(date +%s)
 SAN=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
-mkdir -p "$OUT"
+mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd) || exit 1
 cd "$(dirname "$0")/../.." || exit 1
+echo "== logs in $OUT"
 
 # left: seconds of the budget still available
 left() { echo $(( BUDGET - ($(date +%s) - START) )); }
@@ -91,6 +99,16 @@ for s in $STEPS; do
 		benchquick)
 			step benchquick 200 test/gpu/bin/bench_gpu --quick
 			cat "$OUT/benchquick.log" ;;
+		rank)
+			step rank 180 test/gpu/bin/test_gpu_rank
+			grep -v '^ok' "$OUT/rank.log" | tail -25
+			step rankmem 200 "$SAN" --tool memcheck --leak-check no test/gpu/bin/test_gpu_rank --quick
+			grep -E 'ERROR SUMMARY|passed,|Invalid|out of bounds' "$OUT/rankmem.log" | head -20
+			step rankrace 200 "$SAN" --tool racecheck test/gpu/bin/test_gpu_rank --quick
+			grep -E 'RACECHECK SUMMARY|ERROR SUMMARY|passed,|hazard' "$OUT/rankrace.log" | head -20 ;;
+		rankbench)
+			step rankbench 330 test/gpu/bin/bench_gpu_rank ${RANK_ARGS:-}
+			cat "$OUT/rankbench.log" ;;
 		*)
 			echo "unknown step $s" ;;
 	esac

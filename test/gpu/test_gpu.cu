@@ -14,7 +14,10 @@
  *            tiny cache and staging (eviction, chunking, split queries),
  *            on two device contexts, and into a pinned (mapped) output;
  *   api      bad device ordinal, list bigger than the cache (GPX_CUDA_OOM,
- *            then the context still works), cache_has, describe.
+ *            then the context still works), cache_has, describe;
+ *   setup    (emulator only) machines the back end must refuse: no
+ *            driver, an old driver, no GPU, an old GPU, no kernel image
+ *            for it: the status and the plain words of each.
  *
  * Both blob format versions: the decode and batch suites run once per
  * format pass (--format): v2 (what the types write: Elias-Fano, bitmap and
@@ -25,8 +28,11 @@
  *   test_gpu [--quick] [--seed N] [--max-n N] [--devices a,b,...]
  *            [--format v2|v1|mixed|all]
  *
- * Prints "N passed, N failed" last; exits 1 on any failure, 77 (skip) when
- * no usable GPU is present.  Built by nvcc (make -f cuda/cuda.mk gpucheck)
+ * Counts with the unit-test harness (test/unit/unit.h): its closing lines,
+ * assertions then "N passed, N failed" of the cases (the suites); exits 1
+ * on any failure, 77 (skip) when no usable GPU is present (where no NVIDIA
+ * driver is installed, after checking that gpx_cuda_open says "no NVIDIA
+ * driver found").  Built by nvcc (make -f cuda/cuda.mk gpucheck)
  * or, with -DGPX_EMU, against the host emulation (emucheck).
  */
 #include <algorithm>
@@ -35,40 +41,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dlfcn.h>
+#include <unistd.h>
 
 #include "gpx_codec.h"
 #include "gpx_batch.h"
 #include "gpx_cuda.h"
-
-static long g_passed,
-			g_failed;
-
-#define CHECKF(cond, ...) do { \
-	if (cond) g_passed++; \
-	else { g_failed++; \
-		if (g_failed <= 60) { fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-			fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } \
-} while (0)
-
-/* splitmix64. */
-struct rng
-{
-	uint64_t	s;
-
-	/* Next 64 random bits. */
-	uint64_t next()
-	{
-		uint64_t	z = (s += 0x9E3779B97F4A7C15ull);
-
-		z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-		z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-		return z ^ (z >> 31);
-	}
-	/* Uniform in [0, n). */
-	uint64_t below(uint64_t n) { return n ? next() % n : 0; }
-	/* Uniform double in [0, 1). */
-	double unit() { return (next() >> 11) * (1.0 / 9007199254740992.0); }
-};
+#include "gpu_rng.h"
+#include "unit.h"
+#ifdef GPX_EMU
+#include "gpx_emu.h"
+#endif
 
 enum dist
 {
@@ -235,8 +218,11 @@ struct blob
 {
 	std::vector<uint8_t> bytes;
 	gpx_list	l;
-	uint64_t	hash;
+	gpx_key		key;
 };
+
+/* Subkeys of list identity for the tests: all zero (any keyset will do). */
+static const gpx_keyset test_keys = {};
 
 /* The encodings of the format passes: v2, v1, v2 with EF blocks in pfor and lrc. */
 static const gpx_encode_opts g_encs[3] = {
@@ -274,7 +260,7 @@ encode(int codec, const std::vector<uint32_t> &docs, blob &b)
 		fprintf(stderr, "validate %s n=%zu failed\n", gpx_codec_name(codec), docs.size());
 		return false;
 	}
-	b.hash = gpx_hash64(b.bytes.data(), len);
+	b.key = gpx_key_content(&test_keys, 0, b.bytes.data(), len);
 	return true;
 }
 
@@ -296,7 +282,7 @@ suite_decode(gpx_cuda_ctx *ctx)
 	static const uint32_t lens[] = {0, 1, 2, 3, 31, 127, 128, 129, 255, 256, 257,
 		1000, 10000, 100000, 1000000, 10000000};
 	rng			r = {g_seed ^ 0xDEC0DEull};
-	long		f0 = g_failed,
+	long		f0 = unit_failed,
 				cases = 0;
 
 	for (int codec = GPX_CODEC_MIN; codec <= GPX_CODEC_MAX; codec++)
@@ -340,11 +326,11 @@ suite_decode(gpx_cuda_ctx *ctx)
 						   gpx_codec_name(codec), dist_name[d], n, i, gpu[i], cpu[i]);
 				}
 				else
-					g_passed++;
+					unit_passed++;
 				cases++;
 			}
 	printf("decode %s: %ld cases, %s\n", g_mixed ? "mixed" : g_enc.version == 1 ? "v1" : "v2",
-		   cases, g_failed == f0 ? "all equal" : "FAILURES");
+		   cases, unit_failed == f0 ? "all equal" : "FAILURES");
 }
 
 /* ------------------------------------------------------------- batch -- */
@@ -530,7 +516,7 @@ make_queries(rng &r, const pool &P, uint32_t nq)
 		{
 			/* long lists only: sources larger than a small chunk */
 			q.lists.resize(1 + r.below(2));
-			q.codecs.resize(q.lists.size());
+			q.codecs.resize(q.lists.size(), q.codecs[0]);	/* a second list gets a real codec */
 			for (auto &li : q.lists)
 				li = (uint32_t) r.below(24);
 		}
@@ -573,7 +559,7 @@ build_batch(const pool &P, const std::vector<tquery> &qs, tbatch &T, uint32_t *o
 			const blob &e = P.enc[q.codecs[j]][q.lists[j]];
 
 			bl.list = e.l;
-			bl.hash = q.nohash ? 0 : e.hash;
+			bl.key = q.nohash ? gpx_key{0, 0} : e.key;
 			T.lv.push_back(bl);
 			nmin = std::min<uint32_t>(nmin, e.l.n);
 		}
@@ -611,7 +597,7 @@ static void
 compare_batches(const pool &P, const std::vector<tquery> &qs, const tbatch &G,
 				const tbatch &C, const char *what)
 {
-	long		f0 = g_failed;
+	long		f0 = unit_failed;
 
 	for (size_t i = 0; i < qs.size(); i++)
 	{
@@ -648,17 +634,21 @@ compare_batches(const pool &P, const std::vector<tquery> &qs, const tbatch &G,
 				continue;
 			}
 		}
-		g_passed++;
+		unit_passed++;
 	}
-	printf("batch %-34s %zu queries: %s\n", what, qs.size(), g_failed == f0 ? "ok" : "FAILURES");
+	printf("batch %-34s %zu queries: %s\n", what, qs.size(), unit_failed == f0 ? "ok" : "FAILURES");
 }
 
-/* Open a context (devices from --devices, or device 0). */
+/*
+ * Open a context (devices from --devices, or device 0); a failure's reason
+ * goes to stderr and, if why is given, into why[0 .. 512).
+ */
 static gpx_cuda_status
-open_ctx(gpx_cuda_ctx **ctx, size_t cache, size_t batch, const std::vector<int> &devs)
+open_ctx(gpx_cuda_ctx **ctx, size_t cache, size_t batch, const std::vector<int> &devs,
+		 char *why = nullptr)
 {
 	gpx_cuda_options o;
-	char		err[512];
+	char		err[512] = "";
 	gpx_cuda_status st;
 
 	memset(&o, 0, sizeof(o));
@@ -669,6 +659,8 @@ open_ctx(gpx_cuda_ctx **ctx, size_t cache, size_t batch, const std::vector<int> 
 	st = gpx_cuda_open(&o, ctx, err, sizeof(err));
 	if (st != GPX_CUDA_OK)
 		fprintf(stderr, "gpx_cuda_open: %s: %s\n", gpx_cuda_status_str(st), err);
+	if (why != nullptr)
+		snprintf(why, 512, "%s", err);
 	return st;
 }
 
@@ -798,7 +790,7 @@ suite_batch(gpx_cuda_ctx *ctx, gpx_cuda_ctx *ctx_small, gpx_cuda_ctx *ctx_multi)
 	}
 	{
 		/* every query alone, in its own batch (small batches) */
-		long		f0 = g_failed;
+		long		f0 = unit_failed;
 		size_t		nsolo = std::min<size_t>(qs.size(), g_quick ? 20 : 100);
 
 		for (size_t i = 0; i < nsolo; i++)
@@ -821,7 +813,7 @@ suite_batch(gpx_cuda_ctx *ctx, gpx_cuda_ctx *ctx_small, gpx_cuda_ctx *ctx_multi)
 				   "single query %zu", i);
 		}
 		printf("batch %-34s %zu queries: %s\n", "one query per batch", nsolo,
-			   g_failed == f0 ? "ok" : "FAILURES");
+			   unit_failed == f0 ? "ok" : "FAILURES");
 	}
 	{
 		/* an empty batch */
@@ -867,9 +859,9 @@ suite_api(gpx_cuda_ctx *ctx)
 		memset(&b, 0, sizeof(b));
 		memset(&q, 0, sizeof(q));
 		L[0].list = bb.l;
-		L[0].hash = bb.hash;
+		L[0].key = bb.key;
 		L[1].list = bs.l;
-		L[1].hash = bs.hash;
+		L[1].key = bs.key;
 		q.first_list = 0;
 		q.nlists = 1;
 		q.out_capacity = (uint32_t) big.size();
@@ -888,7 +880,7 @@ suite_api(gpx_cuda_ctx *ctx)
 		CHECKF(s == GPX_CUDA_OK && q.status == GPX_OK && q.out_count == small.size() &&
 			   memcmp(out.data(), small.data(), small.size() * 4) == 0,
 			   "context works after OOM: %s", gpx_cuda_last_error(c2));
-		CHECKF(gpx_cuda_cache_has(c2, bs.hash) == 1 && gpx_cuda_cache_has(c2, bb.hash) == 0,
+		CHECKF(gpx_cuda_cache_has(c2, bs.key) == 1 && gpx_cuda_cache_has(c2, bb.key) == 0,
 			   "cache_has");
 		gpx_cuda_close(c2);
 	}
@@ -896,6 +888,386 @@ suite_api(gpx_cuda_ctx *ctx)
 		CHECKF(false, "open small context");
 	CHECKF(gpx_cuda_compiled() == 1, "gpx_cuda_compiled");
 }
+
+/* --------------------------------------------------------- pipeline -- */
+
+/* A batch of the pipelined runs: its queries, the CPU's run, the GPU's, its job. */
+struct pbatch
+{
+	std::vector<tquery> qs;
+	tbatch		C,
+				G;
+	gpx_cuda_job job;
+	bool		back = false;
+};
+
+/* Open a context with slots chunk slots per device (and graphs); nullptr on failure. */
+static gpx_cuda_ctx *
+open_pipe_ctx(size_t cache, size_t batch, const std::vector<int> &devs, int slots, bool graphs)
+{
+	gpx_cuda_options o;
+	gpx_cuda_ctx *ctx = nullptr;
+	char		err[512] = "";
+
+	memset(&o, 0, sizeof(o));
+	o.devices = devs.empty() ? NULL : devs.data();
+	o.ndevices = (int) devs.size();
+	o.cache_bytes = cache;
+	o.batch_bytes = batch;
+	o.slots = slots;
+	o.graphs = graphs;
+	if (gpx_cuda_open(&o, &ctx, err, sizeof(err)) != GPX_CUDA_OK)
+	{
+		CHECKF(false, "open a context with %d slots%s: %s", slots, graphs ? " and graphs" : "", err);
+		return nullptr;
+	}
+	return ctx;
+}
+
+/* Whether a GPU-run batch equals its CPU run, query by query, guard words intact. */
+static bool
+pipeline_same(const pbatch &p, size_t *bad)
+{
+	for (size_t i = 0; i < p.qs.size(); i++)
+	{
+		const gpx_batch_query &g = p.G.qv[i],
+					&c = p.C.qv[i];
+
+		*bad = i;
+		if (g.status != c.status || g.out_count != c.out_count ||
+			(g.status == GPX_OK &&
+			 memcmp(p.G.b.out + g.out_offset, p.C.b.out + c.out_offset, (size_t) g.out_count * 4) != 0) ||
+			p.G.b.out[g.out_offset + g.out_capacity] != 0xDEADBEEFu)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * nb batches of 1..40 random queries through ctx, up to depth submitted at
+ * once and handed back in whatever order they finish; every one equals
+ * its CPU run.  With arena, every other batch writes its results there
+ * (pinned and mapped: the kernels write them in place).
+ */
+static void
+pipeline_run(gpx_cuda_ctx *ctx, const pool &P, rng &r, uint32_t nb, uint32_t depth,
+			 const char *what, uint32_t *arena, size_t arena_words)
+{
+	std::vector<pbatch> B(nb);
+	size_t		arena_at = 0;
+	uint32_t	next = 0,
+				back = 0,
+				inflight = 0,
+				most = 0;
+	long		f0 = unit_failed;
+
+	for (pbatch &p : B)
+	{
+		p.qs = make_queries(r, P, 1 + (uint32_t) r.below(40));
+		for (tquery &q : p.qs)
+			q.small_out = false;	/* its capacity needs the naive answer */
+		build_batch(P, p.qs, p.C, nullptr, 0);
+		gpx_batch_run_cpu(&p.C.b, 2, NULL);
+		build_batch(P, p.qs, p.G, nullptr, 0);
+		if (arena != nullptr && (&p - &B[0]) % 2 == 1 &&
+			arena_at + p.G.out.size() <= arena_words)
+		{
+			build_batch(P, p.qs, p.G, arena + arena_at, p.G.out.size());
+			for (size_t i = 0; i < p.G.out.size(); i++)
+				arena[arena_at + i] = 0xDEADBEEFu;
+			arena_at += p.G.out.size();
+		}
+		for (auto &q : p.G.qv)
+			q.status = -1, q.out_count = 12345;
+	}
+	while (back < nb)
+	{
+		gpx_cuda_job *job;
+
+		while (inflight < depth && next < nb)
+		{
+			gpx_cuda_status st = gpx_cuda_submit(ctx, &B[next].G.b, &B[next].job);
+
+			CHECKF(st == GPX_CUDA_OK, "%s: submit batch %u: %s", what, next, gpx_cuda_status_str(st));
+			if (st != GPX_CUDA_OK)
+				return;
+			B[next].job.user = &B[next];
+			next++;
+			inflight++;
+			most = std::max(most, (uint32_t) gpx_cuda_pending(ctx));
+		}
+		job = gpx_cuda_reap(ctx, r.below(3) == 0);
+		if (job == nullptr)
+			continue;
+		{
+			pbatch	   *p = (pbatch *) job->user;
+			size_t		bad = 0;
+
+			CHECKF(!p->back, "%s: a batch handed back twice", what);
+			p->back = true;
+			back++;
+			inflight--;
+			CHECKF(job->status == GPX_CUDA_OK, "%s: batch %zu: %s (%s)", what,
+				   (size_t) (p - &B[0]), gpx_cuda_status_str(job->status), job->err);
+			if (job->status == GPX_CUDA_OK)
+				CHECKF(pipeline_same(*p, &bad), "%s: batch %zu query %zu differs from the cpu",
+					   what, (size_t) (p - &B[0]), bad);
+		}
+	}
+	CHECKF(gpx_cuda_pending(ctx) == 0 && gpx_cuda_reap(ctx, true) == nullptr,
+		   "%s: nothing left pending", what);
+	CHECKF(depth < 2 || most >= 2, "%s: at most %u batches were in flight", what, most);
+	printf("pipeline %-31s %u batches, up to %u in flight: %s\n", what, nb, most,
+		   unit_failed == f0 ? "ok" : "FAILURES");
+}
+
+/*
+ * Several batches in flight (gpx_cuda_submit / gpx_cuda_reap): on a
+ * context with three slots, on a tiny cache and staging (many chunks,
+ * evictions, queries split, uploads other chunks wait for), on two device
+ * contexts, with graphs; a batch that fails among others in flight; a
+ * cancel with batches in flight; the synchronous call between them.
+ */
+static void
+suite_pipeline(void)
+{
+	rng			r = {g_seed ^ 0x919E11ull};
+	pool		P,
+				Pt;				/* for the 1 MiB caches: every query's lists fit */
+	gpx_cuda_ctx *c3 = open_pipe_ctx(0, (size_t) 8 << 20, g_devs, 3, false),
+			   *tiny = open_pipe_ctx((size_t) 1 << 20, (size_t) 128 << 10, g_devs, 4, false),
+			   *graphs = open_pipe_ctx(0, (size_t) 8 << 20, g_devs, 3, true),
+			   *tiny_graphs = open_pipe_ctx((size_t) 1 << 20, (size_t) 128 << 10, g_devs, 3, true),
+			   *two = nullptr;
+	std::vector<int> twodev = g_devs.empty() ? std::vector<int> {0, 0} : g_devs;
+	uint32_t	nb = g_quick ? 8 : 40;
+	size_t		words = (size_t) 4 << 20;
+	uint32_t   *arena = (uint32_t *) aligned_alloc(4096, words * 4);
+	char		desc[1024];
+
+	if (twodev.size() == 1)
+		twodev.push_back(twodev[0]);
+	two = open_pipe_ctx((size_t) 64 << 20, (size_t) 4 << 20, twodev, 2, false);
+	make_pool(r, P, g_quick ? 20000 : 200000);
+	make_pool(r, Pt, 20000);
+	if (c3 != nullptr)
+	{
+		CHECKF(gpx_cuda_pin(c3, arena, words * 4) == GPX_CUDA_OK, "pin the output arena");
+		pipeline_run(c3, P, r, nb, 3, "three slots, depth 3", arena, words);
+		pipeline_run(c3, P, r, nb, 1, "three slots, one at a time", arena, words);
+		pipeline_run(c3, P, r, nb, 8, "three slots, depth 8", nullptr, 0);
+	}
+	if (tiny != nullptr)
+	{
+		pipeline_run(tiny, Pt, r, nb, 4, "tiny cache and staging", nullptr, 0);
+		pipeline_run(tiny, Pt, r, nb, 4, "tiny cache and staging again", nullptr, 0);
+	}
+	if (two != nullptr)
+		pipeline_run(two, P, r, nb, 3, "two device contexts", nullptr, 0);
+	if (graphs != nullptr)
+	{
+		pipeline_run(graphs, P, r, nb, 3, "graphs", nullptr, 0);
+		pipeline_run(graphs, P, r, nb, 3, "graphs again (updated)", nullptr, 0);
+		gpx_cuda_describe(graphs, desc, sizeof(desc));
+		CHECKF(strstr(desc, "graphs on (") != nullptr && strstr(desc, "(0 launches") == nullptr,
+			   "graphs launched: %s", desc);
+	}
+	if (tiny_graphs != nullptr)
+		pipeline_run(tiny_graphs, Pt, r, nb, 3, "graphs, tiny cache and staging", nullptr, 0);
+
+	/* one batch fails (a list larger than the cache), the others do not */
+	if (tiny != nullptr)
+	{
+		std::vector<uint32_t> big = make_list(r, D_UNIFORM, 600000);
+		blob		bb;
+		pbatch		ok1,
+					ok2;
+		gpx_batch	b;
+		gpx_batch_query q;
+		gpx_batch_list L;
+		std::vector<uint32_t> out(big.size() + 8);
+		gpx_cuda_job jbig;
+		int			nback = 0;
+		size_t		bad = 0;
+
+		encode(GPX_CODEC_LRC, big, bb);
+		memset(&b, 0, sizeof(b));
+		memset(&q, 0, sizeof(q));
+		L.list = bb.l;
+		L.key = bb.key;
+		q.nlists = 1;
+		q.out_capacity = (uint32_t) big.size();
+		b.nqueries = 1;
+		b.nlists = 1;
+		b.queries = &q;
+		b.lists = &L;
+		b.out = out.data();
+		b.out_words = out.size();
+		for (pbatch *p : {&ok1, &ok2})
+		{
+			p->qs = make_queries(r, Pt, 20);
+			for (tquery &tq : p->qs)
+				tq.small_out = false;
+			build_batch(Pt, p->qs, p->C, nullptr, 0);
+			gpx_batch_run_cpu(&p->C.b, 2, NULL);
+			build_batch(Pt, p->qs, p->G, nullptr, 0);
+		}
+		CHECKF(gpx_cuda_submit(tiny, &ok1.G.b, &ok1.job) == GPX_CUDA_OK &&
+			   gpx_cuda_submit(tiny, &b, &jbig) == GPX_CUDA_OK &&
+			   gpx_cuda_submit(tiny, &ok2.G.b, &ok2.job) == GPX_CUDA_OK, "submit three");
+		for (gpx_cuda_job *j; (j = gpx_cuda_reap(tiny, true)) != nullptr; nback++)
+		{
+			if (j == &jbig)
+				CHECKF(j->status == GPX_CUDA_OOM && strstr(j->err, "larger than the device list cache"),
+					   "the batch with a list larger than the cache fails alone: %s (%s)",
+					   gpx_cuda_status_str(j->status), j->err);
+			else
+				CHECKF(j->status == GPX_CUDA_OK &&
+					   pipeline_same(j == &ok1.job ? ok1 : ok2, &bad),
+					   "the batches beside a failing one: %s (%s), query %zu",
+					   gpx_cuda_status_str(j->status), j->err, bad);
+		}
+		CHECKF(nback == 3, "three batches handed back, %d", nback);
+	}
+
+	/* cancel with batches in flight: all come back, then the context works */
+	if (c3 != nullptr)
+	{
+		std::vector<pbatch> B(4);
+		int			nback = 0,
+					nok = 0;
+		size_t		bad = 0;
+
+		for (pbatch &p : B)
+		{
+			p.qs = make_queries(r, P, 30);
+			for (tquery &tq : p.qs)
+				tq.small_out = false;
+			build_batch(P, p.qs, p.C, nullptr, 0);
+			gpx_batch_run_cpu(&p.C.b, 2, NULL);
+			build_batch(P, p.qs, p.G, nullptr, 0);
+			CHECKF(gpx_cuda_submit(c3, &p.G.b, &p.job) == GPX_CUDA_OK, "submit before cancel");
+			p.job.user = &p;
+		}
+		gpx_cuda_cancel(c3);
+		for (gpx_cuda_job *j; (j = gpx_cuda_reap(c3, false)) != nullptr; nback++)
+		{
+			CHECKF(j->status == GPX_CUDA_OK ||
+				   (j->status == GPX_CUDA_ERROR && strcmp(j->err, "cancelled") == 0),
+				   "after cancel: %s (%s)", gpx_cuda_status_str(j->status), j->err);
+			if (j->status == GPX_CUDA_OK)
+			{
+				CHECKF(pipeline_same(*(pbatch *) j->user, &bad), "a batch done before the cancel is right");
+				nok++;
+			}
+		}
+		CHECKF(nback == 4 && gpx_cuda_pending(c3) == 0, "cancel: %d of 4 handed back", nback);
+		printf("pipeline %-31s 4 batches, %d done before it: %s\n", "cancel", nok,
+			   nback == 4 ? "ok" : "FAILURES");
+		pipeline_run(c3, P, r, nb, 3, "after a cancel", nullptr, 0);
+		{
+			/* the synchronous call beside batches in flight */
+			pbatch		p,
+						s;
+
+			for (pbatch *x : {&p, &s})
+			{
+				x->qs = make_queries(r, P, 25);
+				for (tquery &tq : x->qs)
+					tq.small_out = false;
+				build_batch(P, x->qs, x->C, nullptr, 0);
+				gpx_batch_run_cpu(&x->C.b, 2, NULL);
+				build_batch(P, x->qs, x->G, nullptr, 0);
+			}
+			CHECKF(gpx_cuda_submit(c3, &p.G.b, &p.job) == GPX_CUDA_OK, "submit beside a run");
+			CHECKF(gpx_cuda_run_batch(c3, &s.G.b, NULL) == GPX_CUDA_OK && pipeline_same(s, &bad),
+				   "gpx_cuda_run_batch with a batch in flight");
+			CHECKF(gpx_cuda_reap(c3, true) == &p.job && pipeline_same(p, &bad),
+				   "and the batch in flight is handed back after it, right");
+		}
+	}
+	for (gpx_cuda_ctx *c : {c3, tiny, graphs, tiny_graphs, two})
+	{
+		if (c == nullptr)
+			continue;
+		gpx_cuda_describe(c, desc, sizeof(desc));
+		printf("describe pipeline: %s\n", desc);
+		gpx_cuda_close(c);
+	}
+	free(arena);
+}
+
+#ifdef GPX_EMU
+/*
+ * Machines the back end must refuse, played by the emulator: each open
+ * fails with the status and the plain words gpuidx_info() shows, and
+ * leaves no emulated device memory allocated.
+ */
+static void
+suite_setup(void)
+{
+	struct
+	{
+		const char *var;		/* environment variable to set, or NULL */
+		const char *val;
+		int			ndev;		/* emulated device count */
+		gpx_cuda_status st;
+		const char *msg;		/* the whole message, or its start */
+		bool		prefix;
+	}			cases[] = {
+		{"GPX_EMU_DRIVER", "0", 1, GPX_CUDA_NO_DRIVER, "no NVIDIA driver found", false},
+		{"GPX_EMU_DRIVER", "12020", 1, GPX_CUDA_NO_DRIVER,
+		"the NVIDIA driver supports CUDA 12.2, this build of gpuidx needs CUDA 13.0: update the driver", false},
+		{NULL, NULL, 0, GPX_CUDA_NO_DEVICE, "no GPU", false},
+		{"GPX_EMU_CC", "75", 1, GPX_CUDA_NO_DEVICE,
+		"GPU 0 (gpx_emu device 0) has compute capability 7.5; the kernels need 8.0 or newer", false},
+		{"GPX_EMU_NO_IMAGE", "1", 1, GPX_CUDA_NO_DEVICE,
+		"this build of gpuidx has no kernel image for GPU 0 (gpx_emu device 0, compute capability 9.0)", true},
+	};
+	int			ndev = gpx_emu().ndev;
+
+	for (const auto &c : cases)
+	{
+		gpx_cuda_ctx *ctx = nullptr;
+		char		why[512];
+		gpx_cuda_status st;
+		size_t		used = gpx_emu().mem_used[0];
+
+		if (c.var != NULL)
+			setenv(c.var, c.val, 1);
+		gpx_emu().ndev = c.ndev;
+		st = open_ctx(&ctx, 0, 0, std::vector<int>(), why);
+		gpx_emu().ndev = ndev;
+		if (c.var != NULL)
+			unsetenv(c.var);
+		CHECKF(st == c.st && ctx == nullptr &&
+			   (c.prefix ? strncmp(why, c.msg, strlen(c.msg)) == 0 : strcmp(why, c.msg) == 0),
+			   "%s=%s: %s, \"%s\"", c.var ? c.var : "devices", c.val ? c.val : "0",
+			   gpx_cuda_status_str(st), why);
+		CHECKF(gpx_emu().mem_used[0] == used, "%s: %zu device bytes left allocated",
+			   c.var ? c.var : "devices", gpx_emu().mem_used[0] - used);
+	}
+}
+
+#else
+
+/*
+ * Whether this machine has an NVIDIA driver: the kernel module's version
+ * file or a loadable libcuda.
+ */
+static bool
+driver_installed(void)
+{
+	void	   *h;
+
+	if (access("/proc/driver/nvidia/version", F_OK) == 0)
+		return true;
+	h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+	if (h != nullptr)
+		dlclose(h);
+	return h != nullptr;
+}
+#endif
 
 /* Entry point. */
 int
@@ -905,6 +1277,7 @@ main(int argc, char **argv)
 			   *ctx_small = nullptr,
 			   *ctx_multi = nullptr;
 	gpx_cuda_status st;
+	char		why[512];
 
 	for (int i = 1; i < argc; i++)
 	{
@@ -948,18 +1321,37 @@ main(int argc, char **argv)
 		g_max_n = 100000;
 	printf("test_gpu: seed %llu, max n %u%s\n", (unsigned long long) g_seed, g_max_n,
 		   g_quick ? ", quick" : "");
-	st = open_ctx(&ctx, 0, 0, g_devs);
+#ifdef GPX_EMU
+	UNIT_RUN(suite_setup());
+#endif
+	st = open_ctx(&ctx, 0, 0, g_devs, why);
 	if (st == GPX_CUDA_NO_DEVICE || st == GPX_CUDA_NO_DRIVER)
 	{
-		printf("no usable gpu: skipped\n0 passed, 0 failed\n");
-		return 77;
+		int			rc;
+
+		/* nothing to test but the reason, where there is no driver at all */
+		printf("no usable gpu (%s): the gpu suites are skipped\n", why);
+#ifndef GPX_EMU
+		if (!driver_installed())
+		{
+			unit_case_begin("the reason where no driver is installed");
+			CHECKF(st == GPX_CUDA_NO_DRIVER && strcmp(why, "no NVIDIA driver found") == 0,
+				   "no driver on this machine: %s, \"%s\"", gpx_cuda_status_str(st), why);
+		}
+#endif
+		if (unit_passed + unit_failed == 0)
+		{
+			/* no case ran: skipped, not one passed case */
+			printf("assertions: 0 passed, 0 failed\n0 passed, 0 failed\n");
+			return 77;
+		}
+		rc = unit_finish();
+		return rc ? rc : 77;
 	}
+	unit_case_begin("open the contexts");
 	CHECKF(st == GPX_CUDA_OK, "open: %s", gpx_cuda_status_str(st));
 	if (st != GPX_CUDA_OK)
-	{
-		printf("%ld passed, %ld failed\n", g_passed, g_failed);
-		return 1;
-	}
+		return unit_finish();
 	/* tiny cache and staging: eviction, many chunks, split queries */
 	if (open_ctx(&ctx_small, (size_t) (g_quick ? 1 : 8) << 20, (size_t) 128 << 10,
 				 g_devs) != GPX_CUDA_OK)
@@ -982,12 +1374,16 @@ main(int argc, char **argv)
 		g_mixed = pass == 2;
 		g_enc = g_encs[pass];
 		printf("-- format pass: %s\n", g_mixed ? "mixed (v1, v2, v2 with EF blocks)" : g_enc_name[pass]);
+		unit_case_begin("decode, format %s", g_mixed ? "mixed" : g_enc_name[pass]);
 		suite_decode(ctx);
+		unit_case_begin("batch, format %s", g_mixed ? "mixed" : g_enc_name[pass]);
 		suite_batch(ctx, ctx_small, ctx_multi);
+		unit_case_end();
 	}
 	g_enc = g_encs[0];
 	g_mixed = false;
-	suite_api(ctx);
+	UNIT_RUN(suite_api(ctx));
+	UNIT_RUN(suite_pipeline());
 	{
 		char		desc[1024];
 
@@ -1006,6 +1402,5 @@ main(int argc, char **argv)
 	gpx_cuda_close(ctx_multi);
 	gpx_cuda_close(ctx_small);
 	gpx_cuda_close(ctx);
-	printf("%ld passed, %ld failed\n", g_passed, g_failed);
-	return g_failed ? 1 : 0;
+	return unit_finish();
 }

@@ -184,6 +184,15 @@ ok($node->poll_query_until('postgres',
 	"SELECT device_note LIKE 'no gpu: %' FROM gpuidx_info()"),
 	'device = gpu on a machine without one: the reason is recorded');
 like(gpx_info($node)->{device_active}, qr/^cpu: /, 'device = gpu without one: cpu threads run batches');
+SKIP:
+{
+	# no kernel driver and no libcuda: the note must say so in those words
+	skip 'an NVIDIA driver is installed', 1
+	  if -e '/proc/driver/nvidia/version' || `ldconfig -p 2>/dev/null` =~ /\blibcuda\.so\.1\b/;
+	like(gpx_info($node)->{device_note},
+		qr/^no gpu: (no NVIDIA driver found|gpuidx was built without nvcc)$/,
+		'device = gpu without a driver: the note says so plainly');
+}
 is( gpx_check_queries($node, q{
 		SELECT qid, posting_intersect(docs) AS res
 		FROM queries JOIN p_qs USING (term) WHERE qid < 100 GROUP BY qid},

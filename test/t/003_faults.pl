@@ -186,8 +186,7 @@ $pid = executor_pid();
 kill 'KILL', $pid;
 ($rc, $out, $err) = gpx_bg_finish($bg);
 isnt($rc, 0, 'SIGKILL: the waiting session was ended by the crash restart, not left waiting');
-ok($node->poll_query_until('postgres',
-	"SELECT executor_state = 'running' FROM gpuidx_info()"),
+ok(gpx_poll($node, "SELECT executor_state = 'running' FROM gpuidx_info()"),
 	'SIGKILL: server and executor are back');
 ok($node->log_contains('terminated by signal 9'), 'SIGKILL: the postmaster saw the crash');
 hold(0);

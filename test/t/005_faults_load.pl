@@ -77,14 +77,7 @@ END $$;
 sub poll_for
 {
 	my ($sql, $max) = @_;
-	my $t0 = time;
-	while (time - $t0 < $max)
-	{
-		my ($rc, $out) = $node->psql('postgres', $sql);
-		return 1 if $rc == 0 && $out eq 't';
-		sleep 0.1;
-	}
-	return 0;
+	return gpx_poll($node, $sql, $max);
 }
 
 # Wait (up to 5 s) until a pgbench session waits for the executor.

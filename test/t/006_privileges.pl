@@ -86,15 +86,20 @@ cmp_ok(scalar(@fns), '>=', 100, 'the extension\'s functions are enumerated: ' . 
 sub sample_arg
 {
 	my ($type, $pos, $ret) = @_;
+	return "'{1:5,5:9,9:3,1000:2}'::posting_doclen" if $type eq 'posting_doclen';
 	return "'{1,5,9,1000}'::$type" if $type =~ /^posting_\w+$/;
 	return "ARRAY['{1,5,9}'::$1, '{5,9,12}'::$1]" if $type =~ /^(posting_\w+)\[\]$/;
-	return $pos == 0 ? '5' : '0' if $type eq 'integer';
+	# (positions 2 and 3: k of the ranked queries and their batches)
+	return $pos == 0 ? '5' : $pos >= 2 ? '10' : '0' if $type eq 'integer';
+	return $pos == 4 ? '0.4' : '0.9' if $type eq 'double precision';	# k1, b
 	return $pos <= 1 ? '1' : '1000' if $type eq 'bigint';
 	return 'ARRAY[9,1,5]' if $type eq 'integer[]';
 	return "ARRAY[1,1]::bigint[]" if $type eq 'bigint[]';
+	return "'{9:1,1:5}'::cstring" if $type eq 'cstring' && $ret eq 'posting_doclen';
 	return "'{9,1,5}'::cstring" if $type eq 'cstring';
 	return 'NULL' if $type eq 'internal';	# no SQL value has type internal
 	return "'none'" if $type eq 'text';
+	return "('{1:5,5:9}'::$ret)::bytea" if $type eq 'bytea' && $ret eq 'posting_doclen';
 	return "('{1,5,9}'::$ret)::bytea" if $type eq 'bytea' && $ret =~ /^posting_/;
 	return "NULL::bytea" if $type eq 'bytea';
 	return undef;
@@ -121,6 +126,9 @@ for my $f (@fns)
 	{
 		my $rows = sample_rows($at[0]);
 		$sql = "SELECT $name(x) AS x FROM (VALUES $rows) v(x)" if @at == 1 && defined $rows;
+		# posting_intersect(T, nterms): the two non-NULL rows are the terms
+		$sql = "SELECT $name(x, 2) AS x FROM (VALUES $rows) v(x)"
+		  if @at == 2 && $at[1] eq 'integer' && defined $rows;
 	}
 	else
 	{
@@ -148,8 +156,8 @@ is(join(' ', map { $_->{sig} } grep { $_->{secdef} eq 't' || $_->{config} eq 't'
 # non-strict functions: aggregate support (internal state) or known ones
 is( join(' ', map { $_->{sig} } grep {
 			$_->{strict} eq 'f' && $_->{kind} eq 'f' && $_->{aggsupport} ne 't'
-			  && $_->{sig} !~ /^posting_intersect_batch\(/ } @calls),
-	'', 'only aggregate support functions and posting_intersect_batch take NULLs');
+			  && $_->{sig} !~ /^posting_(intersect_batch|rank_(and|or)(_batch)?)\(/ } @calls),
+	'', 'only aggregate support functions, posting_intersect_batch and the ranked queries take NULLs');
 
 # the privilege the catalog grants matches the admin list exactly
 my $privs = $node->safe_psql('postgres', join(' UNION ALL ', map {
@@ -251,7 +259,8 @@ my %want_ctx = (
 	'gpuidx.cache_size' => 'postmaster', 'gpuidx.gpus' => 'postmaster',
 	'gpuidx.device' => 'superuser', 'gpuidx.batch_threshold' => 'sighup',
 	'gpuidx.batch_max_wait' => 'sighup', 'gpuidx.executor_threads' => 'sighup',
-	'gpuidx.spin_wait' => 'sighup',
+	'gpuidx.spin_wait' => 'sighup', 'gpuidx.pipeline_depth' => 'sighup',
+	'gpuidx.gpu_graphs' => 'sighup',
 	'gpuidx.use_executor' => 'user', 'gpuidx.executor_fallback' => 'user',
 	'gpuidx.executor_timeout' => 'user');
 my %ctx = map { split /\|/ } split /\n/, $node->safe_psql('postgres',
@@ -405,7 +414,7 @@ is($after->{fallbacks} - $before->{fallbacks}, 0, 'nothing fell back to the back
 ok(gpx_wait_slots_free($node), 'no request slot left in use');
 
 # --- a forged list must not poison another role's cache entry -------------
-# V and W are public; mallory builds C with V's gpx_hash64, length and ends
+# V and W are public; mallory builds C with V's old unkeyed hash (test/unit/old_hash64.h), length and ends
 # (two bit flips 64 bytes apart in the Elias-Fano low bits cancel out in
 # the hash) whose intersection with W differs, and sends it until the
 # executor caches it.  alice's query over V and W must still be right.

@@ -13,7 +13,7 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 
 use Exporter 'import';
-our @EXPORT = qw(gpx_node gpx_wait_executor gpx_data gpx_bg gpx_bg_finish
+our @EXPORT = qw(gpx_node gpx_wait_executor gpx_poll gpx_data gpx_bg gpx_bg_finish
   gpx_info gpx_stats gpx_check_queries gpx_wait_slots_free
   gpx_soak_setup gpx_soak_load_start gpx_soak_load_finish gpx_soak_verify
   gpx_proc_mem);
@@ -45,6 +45,34 @@ sub gpx_wait_executor
 		"SELECT executor_state = 'running' FROM gpuidx_info()")
 	  or die "executor did not start";
 	return $node->safe_psql('postgres', 'SELECT executor_pid FROM gpuidx_info()');
+}
+
+# Poll until $sql (one value) returns 't', at most $secs seconds (default
+# PostgreSQL::Test::Utils::timeout_default); 1 if it did.  Safe while the
+# server refuses connections (crash recovery, restart): psql gets the SQL
+# by -c and nothing on stdin.  $node->psql and poll_query_until write the
+# SQL to psql's stdin, and a psql that has already exited on a refused
+# connection breaks that pipe: IPC::Run dies with "ack Broken pipe".
+sub gpx_poll
+{
+	my ($node, $sql, $secs) = @_;
+	$secs //= $PostgreSQL::Test::Utils::timeout_default;
+	my $t0 = time;
+	while (1)
+	{
+		my ($out, $err) = ('', '');
+		eval {
+			IPC::Run::run(
+				[ $node->installed_command('psql'), '-XAtq', '-d',
+					$node->connstr('postgres'), '-c', $sql ],
+				'<', '/dev/null', '>', \$out, '2>', \$err,
+				IPC::Run::timeout($PostgreSQL::Test::Utils::timeout_default));
+		};
+		chomp $out;
+		return 1 if $out eq 't';
+		return 0 if time - $t0 >= $secs;
+		select(undef, undef, undef, 0.1);
+	}
 }
 
 # gpuidx_info() / gpuidx_stats as a hash.
@@ -404,16 +432,23 @@ my @gpx_allowed = (
 	[ run_aborted => qr/Run was aborted|aborted in command \d+ \(SQL\) of script/ ],
 );
 
+# Warnings that are no error: the soak's gpu path on a machine whose
+# executor has no usable GPU (it runs on the executor's cpu threads).
+my @gpx_notices = (
+	[ no_gpu => qr/gpuidx\.device is gpu, but the executor has no usable gpu/ ],
+);
+
 # Wait for the load to end; returns a summary: runs (pgbench processes
 # run), exit (their exit codes), processed, reads, writes (transactions
 # pgbench counted), aborted (client abort lines), err (hash kind ->
-# count), unexpected (error lines of no allowed kind, or a pgbench that
-# did not end in time), wrong (wrong-answer warnings), wall (seconds).
+# count), notices (hash kind -> count, of @gpx_notices), unexpected
+# (error lines of no allowed kind, or a pgbench that did not end in
+# time), wrong (wrong-answer warnings), wall (seconds).
 sub gpx_soak_load_finish
 {
 	my ($l) = @_;
 	my %r = (runs => 0, processed => 0, reads => 0, writes => 0, aborted => 0,
-		err => {}, unexpected => [], wrong => [], exit => [], out => '');
+		err => {}, notices => {}, unexpected => [], wrong => [], exit => [], out => '');
 	for my $h (@{ $l->{h} })
 	{
 		eval { $h->finish; };
@@ -443,6 +478,12 @@ sub gpx_soak_load_finish
 				next;
 			}
 			next unless $line =~ /\b(?:ERROR|FATAL|PANIC|WARNING):|pgbench: (?:error|fatal):/;
+			my ($notice) = map { $_->[0] } grep { $line =~ $_->[1] } @gpx_notices;
+			if ($notice)
+			{
+				$r{notices}{$notice}++;
+				next;
+			}
 			$r{aborted}++ if $line =~ /aborted in command/;
 			my ($kind) = map { $_->[0] } grep { $line =~ $_->[1] } @gpx_allowed;
 			if ($kind) { $r{err}{$kind}++; }

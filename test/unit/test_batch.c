@@ -1,11 +1,13 @@
 /*
  * test_batch.c - unit tests of the CPU batch back end (gpx_batch_cpu.c):
- * gpx_hash64 (determinism, sensitivity to every bit, length), and random
- * batches run by gpx_batch_run_cpu and by a persistent pool with 1..8
+ * random batches run by gpx_batch_run_cpu and by a persistent pool with 1..8
  * threads, every query compared with gpx_intersect run alone; then bad
  * queries (out of range list index, output outside the area, too small a
- * capacity), an empty batch and pool reuse.
+ * capacity), an empty batch and pool reuse; then several jobs in flight at
+ * once (submit, help, the notify descriptor) and cancelling them.
  */
+#include <poll.h>
+#include <stdbool.h>
 #include <string.h>
 #include "gpx_batch.h"
 #include "gpx_intersect.h"
@@ -13,7 +15,7 @@
 
 static const int codecs[] = {GPX_CODEC_PFOR, GPX_CODEC_LRC, GPX_CODEC_QS};
 
-/* Encode docs into a malloc'd exact blob and fill bl (list + hash). */
+/* Encode docs into a malloc'd exact blob and fill bl (list, no key). */
 static uint8_t *
 make_blob(int codec, const uint32_t *docs, uint32_t n, gpx_batch_list *bl)
 {
@@ -21,45 +23,8 @@ make_blob(int codec, const uint32_t *docs, uint32_t n, gpx_batch_list *bl)
 	uint8_t    *buf = unit_encode_exact(codec, docs, n, &len);
 
 	CHECK(gpx_open(&bl->list, buf, len) == GPX_OK);
-	bl->hash = gpx_hash64(buf, len);
+	memset(&bl->key, 0, sizeof(bl->key));	/* the CPU back end keeps nothing */
 	return buf;
-}
-
-/* Hash: deterministic, every flipped bit and every length changes it. */
-static void
-test_hash(void)
-{
-	uint8_t		buf[300];
-	uint64_t	h0;
-	unit_rng	r = {42};
-	int			same = 0;
-
-	for (int i = 0; i < (int) sizeof(buf); i++)
-		buf[i] = (uint8_t) unit_next(&r);
-	h0 = gpx_hash64(buf, sizeof(buf));
-	CHECK(h0 == gpx_hash64(buf, sizeof(buf)));
-	for (int bit = 0; bit < (int) sizeof(buf) * 8; bit++)
-	{
-		buf[bit / 8] ^= (uint8_t) (1u << (bit % 8));
-		same += gpx_hash64(buf, sizeof(buf)) == h0;
-		buf[bit / 8] ^= (uint8_t) (1u << (bit % 8));
-	}
-	CHECKF(same == 0, "%d single-bit flips kept the hash", same);
-	/* bit 63 of two different words: plain word-wise FNV-1a collides here */
-	buf[7] ^= 0x80;
-	buf[15] ^= 0x80;
-	CHECK(gpx_hash64(buf, sizeof(buf)) != h0);
-	buf[7] ^= 0x80;
-	buf[15] ^= 0x80;
-	same = 0;
-	for (size_t len = 0; len < sizeof(buf); len++)
-		for (size_t len2 = len + 1; len2 < sizeof(buf) && len2 < len + 9; len2++)
-			same += gpx_hash64(buf, len) == gpx_hash64(buf, len2);
-	CHECKF(same == 0, "%d prefix lengths collided", same);
-	/* zero-filled buffers of different lengths differ */
-	memset(buf, 0, sizeof(buf));
-	CHECK(gpx_hash64(buf, 8) != gpx_hash64(buf, 16));
-	CHECK(gpx_hash64(buf, 0) != gpx_hash64(buf, 1));
 }
 
 /* Random batches on a pool of nthreads and on run_cpu, against gpx_intersect. */
@@ -173,17 +138,237 @@ test_bad_queries(gpx_batch_pool *pool)
 	free(b2);
 }
 
+/* A random batch with its blobs, for the asynchronous tests. */
+typedef struct tbatch
+{
+	gpx_batch	b;
+	gpx_batch_query q[24];
+	gpx_batch_list lists[24 * 4];
+	uint8_t    *blobs[24 * 4];
+	uint32_t	nl;
+} tbatch;
+
+/* Fill t with nq (<= 24) random queries; statuses -1, counts 12345. */
+static void
+tbatch_make(unit_rng *r, tbatch *t, uint32_t nq, uint32_t *docs)
+{
+	uint64_t	out_words = 0;
+
+	memset(t, 0, sizeof(*t));
+	for (uint32_t i = 0; i < nq; i++)
+	{
+		uint32_t	k = 2 + unit_below(r, 3);
+		uint32_t	nmin = UINT32_MAX;
+
+		t->q[i].first_list = t->nl;
+		t->q[i].nlists = k;
+		for (uint32_t j = 0; j < k; j++)
+		{
+			uint32_t	n = unit_make_list(r, unit_below(r, 3),
+										   1 + unit_below(r, j == 0 ? 3000 : 60000),
+										   200000 + unit_below(r, 1000000), docs);
+
+			t->blobs[t->nl] = make_blob(codecs[unit_below(r, 3)], docs, n, &t->lists[t->nl]);
+			nmin = n < nmin ? n : nmin;
+			t->nl++;
+		}
+		t->q[i].out_offset = out_words;
+		t->q[i].out_capacity = nmin;
+		t->q[i].out_count = 12345;
+		t->q[i].status = -1;
+		out_words += nmin + 1;
+	}
+	t->b.nqueries = nq;
+	t->b.nlists = t->nl;
+	t->b.queries = t->q;
+	t->b.lists = t->lists;
+	t->b.out = malloc(sizeof(uint32_t) * (out_words + 1));
+	t->b.out_words = out_words;
+}
+
+/* Whether query i of t has its right answer (docs: scratch). */
+static bool
+tbatch_right(const tbatch *t, uint32_t i, uint32_t *docs)
+{
+	const gpx_list *lp[4];
+	uint32_t	cnt = 0;
+
+	for (uint32_t j = 0; j < t->q[i].nlists; j++)
+		lp[j] = &t->lists[t->q[i].first_list + j].list;
+	if (gpx_intersect(lp, (int) t->q[i].nlists, docs, &cnt, NULL) != GPX_OK)
+		return false;
+	return t->q[i].status == GPX_OK && t->q[i].out_count == cnt &&
+		memcmp(t->b.out + t->q[i].out_offset, docs, sizeof(uint32_t) * cnt) == 0;
+}
+
+/* Free a batch's blobs and output. */
+static void
+tbatch_free(tbatch *t)
+{
+	for (uint32_t i = 0; i < t->nl; i++)
+		free(t->blobs[i]);
+	free(t->b.out);
+}
+
+/* Bytes waiting in the pool's notify pipe (0 when none). */
+static int
+notify_pending(gpx_batch_pool *p)
+{
+	struct pollfd pfd = {gpx_batch_pool_notify_fd(p), POLLIN, 0};
+
+	return poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLIN);
+}
+
+/*
+ * Several jobs in flight at once (as the executor keeps them): each done
+ * with every answer right, the notify descriptor readable after each end,
+ * the caller helping or not; jobs submitted while others run.
+ */
+static void
+test_async_jobs(unit_rng *r, int nt)
+{
+	enum
+	{
+		NJ = 6
+	};
+	gpx_batch_pool *p = NULL;
+	tbatch	   *t = malloc(sizeof(tbatch) * NJ);
+	gpx_batch_job job[NJ];
+	uint32_t   *docs = malloc(sizeof(uint32_t) * 200000);
+	int			ndone = 0;
+	bool		seen[NJ] = {false};
+
+	CHECK(gpx_batch_pool_create(nt, &p) == GPX_OK);
+	CHECK(gpx_batch_pool_notify_fd(p) >= 0);
+	CHECK(!notify_pending(p));
+	for (int j = 0; j < NJ; j++)
+		tbatch_make(r, &t[j], 1 + unit_below(r, 24), docs);
+	/* half now, the rest as the first ones finish */
+	for (int j = 0; j < NJ / 2; j++)
+		CHECK(gpx_batch_pool_submit(p, &t[j].b, &job[j]) == GPX_OK);
+	if (nt == 1)
+	{
+		/* no helpers: nothing runs until the caller helps */
+		CHECK(!gpx_batch_pool_done(&job[0]));
+	}
+	for (int sub = NJ / 2; ndone < NJ;)
+	{
+		/* alternate: help a little, or wait on the descriptor */
+		if (unit_below(r, 2) == 0 || nt == 1)
+			(void) gpx_batch_pool_help(p);
+		else
+		{
+			struct pollfd pfd = {gpx_batch_pool_notify_fd(p), POLLIN, 0};
+
+			(void) poll(&pfd, 1, 5);
+		}
+		gpx_batch_pool_notify_clear(p);
+		for (int j = 0; j < sub; j++)
+		{
+			if (seen[j] || !gpx_batch_pool_done(&job[j]))
+				continue;
+			seen[j] = true;
+			ndone++;
+			for (uint32_t i = 0; i < t[j].b.nqueries; i++)
+				CHECKF(tbatch_right(&t[j], i, docs), "threads %d job %d query %u", nt, j, i);
+			CHECK(job[j].stats.compute_ms >= 0);
+			if (sub < NJ)
+			{
+				CHECK(gpx_batch_pool_submit(p, &t[sub].b, &job[sub]) == GPX_OK);
+				sub++;
+			}
+		}
+	}
+	/* a finished job leaves the descriptor readable until cleared */
+	CHECK(gpx_batch_pool_submit(p, &t[0].b, &job[0]) == GPX_OK);
+	gpx_batch_pool_wait(p, &job[0]);
+	CHECK(notify_pending(p));
+	gpx_batch_pool_notify_clear(p);
+	CHECK(!notify_pending(p));
+	/* an empty batch is done at once */
+	{
+		gpx_batch	e;
+		gpx_batch_job ej;
+
+		memset(&e, 0, sizeof(e));
+		CHECK(gpx_batch_pool_submit(p, &e, &ej) == GPX_OK && gpx_batch_pool_done(&ej));
+		CHECK(gpx_batch_pool_submit(NULL, &e, &ej) == GPX_E_ARG);
+	}
+	gpx_batch_pool_destroy(p);
+	for (int j = 0; j < NJ; j++)
+		tbatch_free(&t[j]);
+	free(t);
+	free(docs);
+}
+
+/*
+ * Cancel with jobs queued: every job done on return, each query either
+ * never run (status -1, count 12345 as the caller left them) or right;
+ * the pool keeps working afterwards; destroy cancels too.
+ */
+static void
+test_async_cancel(unit_rng *r, int nt)
+{
+	gpx_batch_pool *p = NULL;
+	tbatch	   *t = malloc(sizeof(tbatch) * 3);
+	gpx_batch_job job[3];
+	uint32_t   *docs = malloc(sizeof(uint32_t) * 200000);
+	uint32_t	ran = 0,
+				skipped = 0;
+
+	CHECK(gpx_batch_pool_create(nt, &p) == GPX_OK);
+	for (int j = 0; j < 3; j++)
+	{
+		tbatch_make(r, &t[j], 24, docs);
+		CHECK(gpx_batch_pool_submit(p, &t[j].b, &job[j]) == GPX_OK);
+	}
+	gpx_batch_pool_cancel(p);
+	for (int j = 0; j < 3; j++)
+	{
+		CHECK(gpx_batch_pool_done(&job[j]));
+		for (uint32_t i = 0; i < 24; i++)
+		{
+			if (t[j].q[i].status == -1 && t[j].q[i].out_count == 12345)
+				skipped++;
+			else
+			{
+				CHECKF(tbatch_right(&t[j], i, docs), "cancel: threads %d job %d query %u", nt, j, i);
+				ran++;
+			}
+		}
+	}
+	CHECK(ran + skipped == 72);
+	if (nt == 1)
+		CHECK(ran == 0);		/* nobody helped */
+	/* still usable */
+	for (uint32_t i = 0; i < 24; i++)
+		t[0].q[i].status = -1;
+	CHECK(gpx_batch_pool_submit(p, &t[0].b, &job[0]) == GPX_OK);
+	gpx_batch_pool_wait(p, &job[0]);
+	for (uint32_t i = 0; i < 24; i++)
+		CHECK(tbatch_right(&t[0], i, docs));
+	/* destroy with a job queued: cancelled, then joined */
+	CHECK(gpx_batch_pool_submit(p, &t[1].b, &job[1]) == GPX_OK);
+	gpx_batch_pool_destroy(p);
+	CHECK(gpx_batch_pool_done(&job[1]));
+	for (int j = 0; j < 3; j++)
+		tbatch_free(&t[j]);
+	free(t);
+	free(docs);
+}
+
 int
 main(void)
 {
 	unit_rng	r = {20240601};
 	gpx_batch_pool *p = NULL;
 
-	test_hash();
+	unit_case_begin("pool arguments");
 	CHECK(gpx_batch_pool_create(0, &p) == GPX_E_ARG && p == NULL);
 	CHECK(gpx_batch_pool_threads(NULL) == 0);
 	for (int nt = 1; nt <= 8; nt *= 2)
 	{
+		unit_case_begin("random and bad batches on a pool of %d threads", nt);
 		CHECK(gpx_batch_pool_create(nt, &p) == GPX_OK);
 		CHECK(gpx_batch_pool_threads(p) == nt);
 		/* the same pool runs several batches in a row */
@@ -193,5 +378,12 @@ main(void)
 		gpx_batch_pool_destroy(p);
 	}
 	gpx_batch_pool_destroy(NULL);
+	for (int nt = 1; nt <= 4; nt++)
+	{
+		unit_case_begin("jobs in flight on a pool of %d threads", nt);
+		test_async_jobs(&r, nt);
+		unit_case_begin("cancel with jobs in flight on a pool of %d threads", nt);
+		test_async_cancel(&r, nt);
+	}
 	return unit_finish();
 }

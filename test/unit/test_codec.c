@@ -358,6 +358,9 @@ run_suites(unit_rng *r, uint32_t *docs)
 
 				if (d == UNIT_EXTREME && u != 1)
 					continue;
+				unit_case_begin("v%d round trip, corruptions and bit flips: %s, n=%u, universe %llu",
+								unit_format_version, dnames[d], lengths[li],
+								(unsigned long long) universes[u]);
 				for (c = 0; c < 3; c++)
 				{
 					roundtrip(codecs[c], docs, n, r);
@@ -369,8 +372,6 @@ run_suites(unit_rng *r, uint32_t *docs)
 					}
 				}
 			}
-			fprintf(stderr, "  v%d done n=%u %s\n", unit_format_version,
-					lengths[li], dnames[d]);
 		}
 	/* dense run 0..n-1 and the two extremes alone */
 	{
@@ -378,6 +379,7 @@ run_suites(unit_rng *r, uint32_t *docs)
 					pair[] = {0, GPX_MAX_DOCID},
 					top[] = {GPX_MAX_DOCID};
 
+		unit_case_begin("v%d a dense run and the extreme docIDs alone", unit_format_version);
 		for (i = 0; i < 100000; i++)
 			docs[i] = i;
 		for (c = 0; c < 3; c++)
@@ -402,7 +404,7 @@ main(int argc, char **argv)
 
 	(void) argc;
 	(void) argv;
-	encoder_input();
+	UNIT_RUN(encoder_input());
 	unit_format_version = GPX_FORMAT_V1;
 	run_suites(&r, docs);
 	unit_format_version = 2;

@@ -718,16 +718,16 @@ test_v1_fixture(void)
 int
 main(void)
 {
-	test_spec_bytes();
-	test_shapes();
-	test_form_choice();
-	test_forced_kinds();
-	test_peek();
-	test_corruptions();
-	test_crafted();
-	test_short_values();
-	test_small_overhead();
-	test_dev_view();
-	test_v1_fixture();
+	UNIT_RUN(test_spec_bytes());
+	UNIT_RUN(test_shapes());
+	UNIT_RUN(test_form_choice());
+	UNIT_RUN(test_forced_kinds());
+	UNIT_RUN(test_peek());
+	UNIT_RUN(test_corruptions());
+	UNIT_RUN(test_crafted());
+	UNIT_RUN(test_short_values());
+	UNIT_RUN(test_small_overhead());
+	UNIT_RUN(test_dev_view());
+	UNIT_RUN(test_v1_fixture());
 	return unit_finish();
 }

@@ -719,16 +719,21 @@ test_leapfrog(void)
 static void
 run_suites(unit_rng *r, int nq)
 {
-	test_edges(r);
-	test_empty_disjoint();
-	test_extremes(r);
-	test_huge_ratio(r);
-	test_strategy_choice(r);
-	test_many_lists(r);
-	test_block_boundaries(r);
-	test_leapfrog();
-	test_random(r, nq / 2, 1000000);
-	test_random(r, nq * 3, 5000);
+/* one call as a case named after the format version and the call */
+#define RUN_V(call) do { \
+	unit_case_begin("v%d %s", unit_format_version, #call); call; unit_case_end(); \
+} while (0)
+	RUN_V(test_edges(r));
+	RUN_V(test_empty_disjoint());
+	RUN_V(test_extremes(r));
+	RUN_V(test_huge_ratio(r));
+	RUN_V(test_strategy_choice(r));
+	RUN_V(test_many_lists(r));
+	RUN_V(test_block_boundaries(r));
+	RUN_V(test_leapfrog());
+	RUN_V(test_random(r, nq / 2, 1000000));
+	RUN_V(test_random(r, nq * 3, 5000));
+#undef RUN_V
 }
 
 /*

@@ -5,8 +5,8 @@
  * measurements (bits/docID against the VLDB 2011 Table 5 LRC figures,
  * slope choices, and the HS-LRC bucket alternative).
  *
- *   cc -O2 -Wall -Wextra -Isrc/codec -Itest/unit test/unit/test_lrc.c \
- *      src/codec/gpx_*.c test/unit/gpx_ref.c -lm -lpthread
+ *   cc -O2 -Wall -Wextra -Isrc/codec -Itest/ref -Itest/unit test/unit/test_lrc.c \
+ *      src/codec/gpx_*.c test/ref/gpx_ref.c test/unit/unit.c -lm -lpthread
  *
  * Exits non-zero on any failure; the last line is "N passed, N failed".
  */
@@ -1219,9 +1219,9 @@ int
 main(void)
 {
 	unit_format_version = GPX_FORMAT_V1;
-	test_roundtrips();
-	test_corruptions();
-	test_fuzz();
-	test_sizes();
+	UNIT_RUN(test_roundtrips());
+	UNIT_RUN(test_corruptions());
+	UNIT_RUN(test_fuzz());
+	UNIT_RUN(test_sizes());
 	return unit_finish();
 }

@@ -6,8 +6,8 @@
  * over-reads), and the bits/docID of a uniform random list.
  *
  * Needs the codec core sources and the shared harness (unit.h):
- *   cc -O2 -Wall -Wextra -Isrc/codec -Itest/unit test/unit/test_pfor.c \
- *      src/codec/gpx_*.c test/unit/gpx_ref.c -lm -lpthread
+ *   cc -O2 -Wall -Wextra -Isrc/codec -Itest/ref -Itest/unit test/unit/test_pfor.c \
+ *      src/codec/gpx_*.c test/ref/gpx_ref.c test/unit/unit.c -lm -lpthread
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -177,20 +177,8 @@ roundtrip(const char *name, const uint32_t *docs, uint32_t n, blkstats *bs)
 		{
 			uint32_t	v = 0;
 			bool		found = gpx_cursor_next_geq(c, (uint32_t) x, &v);
-			uint32_t	j = 0;
-			uint32_t	lo = 0,
-						hi = n;
+			uint32_t	j = ref_lower_bound(docs, n, (uint32_t) x);
 
-			while (lo < hi)
-			{
-				uint32_t	mid = lo + (hi - lo) / 2;
-
-				if (docs[mid] < x)
-					lo = mid + 1;
-				else
-					hi = mid;
-			}
-			j = lo;
 			if (found != (j < n) || (found && v != docs[j]))
 				bad++;
 			if (!found)
@@ -865,11 +853,11 @@ int
 main(void)
 {
 	unit_format_version = GPX_FORMAT_V1;
-	test_encode_api();
-	test_crafted();
-	test_directory();
-	test_roundtrips();
-	test_fuzz();
-	test_size();
+	UNIT_RUN(test_encode_api());
+	UNIT_RUN(test_crafted());
+	UNIT_RUN(test_directory());
+	UNIT_RUN(test_roundtrips());
+	UNIT_RUN(test_fuzz());
+	UNIT_RUN(test_size());
 	return unit_finish();
 }

@@ -5,9 +5,9 @@
  * targeted corruptions of every validate branch, random bit-flip fuzzing,
  * and the size table on uniform lists in [0, 2^24).
  *
- * No postgres needed; uses the shared harness (unit.h, test/unit/gpx_ref.c):
- *   cc -O2 -Wall -Wextra -Isrc/codec -Itest/unit test/unit/test_qs.c \
- *      src/codec/gpx_*.c test/unit/gpx_ref.c -lm -lpthread
+ * No postgres needed; uses the shared harness (unit.h, test/unit/unit.c):
+ *   cc -O2 -Wall -Wextra -Isrc/codec -Itest/ref -Itest/unit test/unit/test_qs.c \
+ *      src/codec/gpx_*.c test/ref/gpx_ref.c test/unit/unit.c -lm -lpthread
  * Exits non-zero on any failure; the last line is "N passed, N failed".
  */
 #include <stdio.h>
@@ -957,9 +957,9 @@ int
 main(void)
 {
 	unit_format_version = GPX_FORMAT_V1;
-	qt_test_roundtrips();
-	qt_test_corruptions();
-	qt_test_fuzz();
-	qt_test_sizes();
+	UNIT_RUN(qt_test_roundtrips());
+	UNIT_RUN(qt_test_corruptions());
+	UNIT_RUN(qt_test_fuzz());
+	UNIT_RUN(qt_test_sizes());
 	return unit_finish();
 }

@@ -1,7 +1,26 @@
 /*
- * unit.h - a tiny test harness for the C unit tests: check macros that
- * count passes and failures, a deterministic RNG, and list generators
- * shared by the codec and intersection tests.
+ * unit.h - the harness of the C unit tests: checks (assertions) grouped
+ * into named cases, and the reference library (test/ref/gpx_ref.h) under
+ * the names the tests use.
+ *
+ * A case is one named scenario, usually one test function:
+ *
+ *     int main(void)
+ *     {
+ *         UNIT_RUN(test_roundtrips());
+ *         unit_case_begin("pool of %d threads", nt); ...; unit_case_end();
+ *         return unit_finish();
+ *     }
+ *
+ * Each case prints "ok - NAME (N assertions, T s)" or "not ok - NAME (F of
+ * N assertions failed, T s)" as it ends; a failing check prints its
+ * expression and location at once (the first 50).  unit_finish prints
+ *
+ *     assertions: N passed, N failed
+ *     N passed, N failed            <- cases
+ *
+ * and returns the exit status.  A program that declares no case counts as
+ * one case.
  */
 #ifndef GPX_UNIT_H
 #define GPX_UNIT_H
@@ -11,51 +30,45 @@
 #include <stdlib.h>
 
 #include "gpx_codec.h"
+#include "gpx_ref.h"
 
+#ifdef __cplusplus
+extern "C"
+{
+#endif
+
+/* Assertions passed and failed so far (the whole program). */
 extern long unit_passed;
 extern long unit_failed;
+
+/* Print one failed check (the first 50 of the program); fmt explains it. */
+void		unit_report_failure(const char *file, int line, const char *expr,
+								const char *fmt,...)
+			__attribute__((format(printf, 4, 5)));
 
 /* Record one check; print the failing expression with its location. */
 #define CHECK(cond) do { \
 	if (cond) unit_passed++; \
-	else { unit_failed++; \
-		if (unit_failed <= 50) fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond); } \
+	else { unit_failed++; unit_report_failure(__FILE__, __LINE__, #cond, "%s", ""); } \
 } while (0)
 
 /* Like CHECK with a printf-style explanation on failure. */
 #define CHECKF(cond, ...) do { \
 	if (cond) unit_passed++; \
-	else { unit_failed++; \
-		if (unit_failed <= 50) { fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-			fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } \
+	else { unit_failed++; unit_report_failure(__FILE__, __LINE__, #cond, __VA_ARGS__); } \
 } while (0)
 
-/* Print the closing "N passed, N failed" line and return the exit code. */
+/* Start a case named by a printf format (ends the open case, if any). */
+void		unit_case_begin(const char *fmt,...);
+
+/* End the open case: print its line and count it passed or failed. */
+void		unit_case_end(void);
+
+/* Run one call as a case named after the call's text. */
+#define UNIT_RUN(call) do { unit_case_begin("%s", #call); call; unit_case_end(); } while (0)
+
+/* End the open case, print the closing lines and return the exit code. */
 int			unit_finish(void);
-
-/* malloc or exit(2) on failure (tests only); a size of 0 allocates 1 byte. */
-void	   *unit_xmalloc(size_t sz);
-
-/* splitmix64-based deterministic generator. */
-typedef struct unit_rng { uint64_t s; } unit_rng;
-uint64_t	unit_next(unit_rng *r);
-/* Uniform in [0, bound) (bound > 0). */
-uint32_t	unit_below(unit_rng *r, uint64_t bound);
-
-typedef enum unit_dist
-{
-	UNIT_UNIFORM,				/* n distinct uniform values in [0, universe) */
-	UNIT_CLUSTERED,				/* dense runs separated by random gaps */
-	UNIT_EXTREME				/* 0, 2^31-1, huge gaps, tiny gaps */
-} unit_dist;
-
-/*
- * Fill out[0..n) with a strictly increasing list of the given distribution
- * within [0, universe) (universe <= 2^31).  Returns the count actually
- * produced (n, unless the universe is too small).
- */
-uint32_t	unit_make_list(unit_rng *r, unit_dist dist, uint32_t n,
-						   uint64_t universe, uint32_t *out);
 
 /* Format version unit_encode_exact writes (0: the current one). */
 extern int	unit_format_version;
@@ -71,14 +84,19 @@ uint8_t    *unit_encode_exact(int codec, const uint32_t *docs, uint32_t n,
 /* gpx_validate on an exact-size copy of blob[0..len). */
 gpx_status	unit_validate_exact(const uint8_t *blob, size_t len);
 
-/* Naive reference: index of the first element >= x in a sorted array. */
-uint32_t	ref_lower_bound(const uint32_t *a, uint32_t n, uint32_t x);
+/* The reference library under the unit tests' names. */
+typedef ref_rng unit_rng;
+typedef ref_dist unit_dist;
+#define UNIT_UNIFORM REF_UNIFORM
+#define UNIT_CLUSTERED REF_CLUSTERED
+#define UNIT_EXTREME REF_EXTREME
+#define unit_next ref_next
+#define unit_below ref_below
+#define unit_make_list ref_make_list
+#define unit_xmalloc ref_xmalloc
 
-/* Naive reference: sort and de-duplicate in place; returns the new count. */
-uint32_t	ref_sort_unique(uint32_t *a, uint32_t n);
-
-/* Naive reference: merge intersection of two sorted arrays into out. */
-uint32_t	ref_intersect2(const uint32_t *a, uint32_t na, const uint32_t *b,
-						   uint32_t nb, uint32_t *out);
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -1,0 +1,60 @@
+/*
+ * gpx_cuda_rank.h - the extern "C" host API of ranked retrieval on the
+ * GPU: a whole gpx_rank_batch (src/codec/gpx_rank_batch.h), AND and OR
+ * queries, scored and selected on the device (cuda/gpx_rank.cu), with
+ * answers equal to gpx_rank_batch_run's bit for bit: same docIDs, same
+ * order, same scores.
+ *
+ * Same rules as gpx_cuda.h: one thread at a time, nothing thrown or
+ * printed, a gpx_cuda_status with the message in the context's error
+ * buffer.  Built without nvcc, cuda/gpx_cuda_none.c answers
+ * GPX_CUDA_UNAVAILABLE.
+ */
+#ifndef GPX_CUDA_RANK_H
+#define GPX_CUDA_RANK_H
+
+#include "gpx_cuda.h"
+#include "gpx_rank_batch.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What one gpx_cuda_rank_run did. */
+typedef struct gpx_cuda_rank_stats
+{
+	uint64_t	lists;			/* lists decoded on the device */
+	uint64_t	postings;		/* their postings */
+	uint64_t	candidates;		/* candidate slots scored */
+	uint64_t	results;		/* pairs returned */
+	uint32_t	chunks;			/* device rounds the queries took */
+	uint64_t	bytes_in;		/* host-to-device bytes */
+	double		upload_ms;		/* device time: copies in, list decode */
+	double		score_ms;		/* device time: scoring kernels */
+	double		select_ms;		/* device time: top-k kernels */
+} gpx_cuda_rank_stats;
+
+/*
+ * Run every query of b, a batch gpx_rank_batch_prepare accepted, on the
+ * first device: each query's results, out_count and status (GPX_OK) as
+ * gpx_rank_batch_run sets them.  b->or_algo is irrelevant (the GPU scores
+ * every posting; the answer is the same).  On a status other than
+ * GPX_CUDA_OK no result is to be used; GPX_CUDA_BAD_INPUT: a list the
+ * kernels cannot take.  stats may be NULL.
+ */
+gpx_cuda_status gpx_cuda_rank_run(gpx_cuda_ctx *ctx, gpx_rank_batch *b,
+								  gpx_cuda_rank_stats *stats);
+
+/*
+ * Candidate slots (12 bytes of device memory each: an AND query has one
+ * per posting of its shortest list, an OR query one per posting of each
+ * list) that one device round may hold; a round holds at least one query.
+ * 0 restores the default (2^26).  Process-wide; for tests and benchmarks.
+ */
+void		gpx_cuda_rank_chunk_slots(uint64_t slots);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif							/* GPX_CUDA_RANK_H */

@@ -1,0 +1,439 @@
+/*
+ * gpx_rank.cu - the kernels of ranked retrieval on the GPU (layout and
+ * rules in gpx_rank_dev.cuh; host driver in gpx_rank_run.cu):
+ *
+ *   decode  every list of the batch, one warp per list block: docIDs by
+ *           the codecs' warp decoders, frequencies by gpx_rk_block_tfs;
+ *   score   one thread per candidate slot.  AND: the slot's docID comes
+ *           from the query's shortest list; each term, in query order, is
+ *           searched for it (binary search in its decoded list, within the
+ *           window of the warp's 32 docIDs) and adds its weight; a term
+ *           without it makes the slot no match.  OR:
+ *           the slot is a posting of term t; when an earlier term holds
+ *           the same docID the slot is not its owner (no match), else the
+ *           score is term t's weight plus, in query order, the weights of
+ *           the later terms holding it.  Either way the sum runs from 0.0
+ *           in query order, as gpx_rank.c's, so the bits are the CPU's;
+ *   topk    one thread-block per query: the number of matches m, then
+ *           kk = min(k, m); a radix select (8 bits a pass, shared
+ *           histograms) finds the kk-th best score T over the score bits,
+ *           then, unless every score equal to T is wanted, among those the
+ *           (kk - #above)-th smallest docID D; the kk pairs above T or equal to T with docID <= D
+ *           are exactly the top kk (gpx_topk.h's order), compacted to
+ *           scratch and sorted best first there by a bitonic sort (padded
+ *           to a power of two), then copied to the query's result slots.
+ */
+#include "gpx_rank_dev.cuh"
+#include "gpx_rank_batch.h"
+
+/* Decode every block of the batch's lists (nwork blocks in all). */
+__global__ void __launch_bounds__(GPX_RK_THREADS)
+gpx_k_rank_decode(const gpx_dl *dls, const uint64_t *offs, const uint32_t *blk_start,
+				  uint32_t nl, uint32_t nwork, uint32_t *docs, uint32_t *tfs)
+{
+	__shared__ __align__(16) uint32_t xs_all[GPX_RK_WARPS][GPX_D_SCRATCH];
+	uint32_t	lane = threadIdx.x & 31;
+	uint32_t	wid = threadIdx.x >> 5;
+	uint32_t   *xs = xs_all[wid];
+
+	for (uint32_t w = blockIdx.x * GPX_RK_WARPS + wid; w < nwork;
+		 w += gridDim.x * GPX_RK_WARPS)
+	{
+		uint32_t	lo = 0,
+					hi = nl;
+
+		/* the last list whose first work item is <= w */
+		while (hi - lo > 1)
+		{
+			uint32_t	mid = (lo + hi) >> 1;
+
+			if (blk_start[mid] <= w)
+				lo = mid;
+			else
+				hi = mid;
+		}
+		{
+			const gpx_dl *L = &dls[lo];
+			uint32_t	blk = w - blk_start[lo];
+			size_t		base = offs[lo] + ((size_t) blk << L->log2_block);
+			uint32_t   *o = docs + base;
+
+			gpx_d_block_warp(L, blk, lane, xs,
+							 [&](uint32_t j, uint32_t v) { o[j] = v; });
+			gpx_rk_block_tfs(L, blk, gpx_d_count(L, blk), lane, tfs + base);
+		}
+	}
+}
+
+/*
+ * Position of docID d in a[0..n), or n when absent.  win (warp-uniform):
+ * the warp's 32 docIDs are ascending by lane (dmin at lane 0, dmax at
+ * lane 31), so lanes 0 and 31 find the window of a that can hold them
+ * and every lane searches only that; else each lane searches all of a.
+ * All 32 lanes must call when win holds.
+ */
+GPX_DEV uint32_t
+gpx_rk_win_find(const uint32_t *a, uint32_t n, uint32_t d, bool win, uint32_t dmin,
+				uint32_t dmax, uint32_t lane)
+{
+	uint32_t	lo = 0,
+				hi = n,
+				i;
+
+	if (win)
+	{
+		uint32_t	x = 0;
+
+		if (lane == 0)
+			x = gpx_rk_lower(a, n, dmin);
+		else if (lane == 31)
+			x = dmax == UINT32_MAX ? n : gpx_rk_lower(a, n, dmax + 1);
+		lo = __shfl_sync(GPX_D_FULL, x, 0);
+		hi = __shfl_sync(GPX_D_FULL, x, 31);
+	}
+	i = lo + gpx_rk_lower(a + lo, hi - lo, d);
+	return i < hi && a[i] == d ? i : n;
+}
+
+/*
+ * Score every candidate slot of the batch (ncand in all).  A warp takes 32
+ * consecutive slots (lanes past the end redo the last slot and write
+ * nothing); when they are postings of one list of one query (the usual
+ * case) their docIDs ascend by lane and each term's search is confined to
+ * the warp's window (gpx_rk_win_find).
+ */
+__global__ void __launch_bounds__(GPX_RK_THREADS)
+gpx_k_rank_score(gpx_rk_args a, uint64_t ncand)
+{
+	uint32_t	lane = threadIdx.x & 31;
+
+	for (uint64_t base = (uint64_t) blockIdx.x * blockDim.x + (threadIdx.x & ~31u);
+		 base < ncand; base += (uint64_t) gridDim.x * blockDim.x)
+	{
+		uint64_t	i = base + lane < ncand ? base + lane : ncand - 1;
+		uint32_t	lo = 0,
+					hi = a.nq;
+		const gpx_rk_query *Q;
+		const gpx_rk_term *T;
+		uint32_t	p,
+					d,
+					t0,
+					m,
+					dmin,
+					dmax;
+		double		s = 0.0,
+					norm;
+		bool		ok = true,
+					win;
+
+		/* the last query whose slots start at or before i */
+		while (hi - lo > 1)
+		{
+			uint32_t	mid = (lo + hi) >> 1;
+
+			if (a.q[mid].cand_off <= i)
+				lo = mid;
+			else
+				hi = mid;
+		}
+		Q = &a.q[lo];
+		T = a.t + Q->first_term;
+		m = Q->nterms;
+		p = (uint32_t) (i - Q->cand_off);
+		if (Q->mode == GPX_RANK_MODE_AND)
+			t0 = Q->drv;
+		else
+			for (t0 = 0; p >= T[t0].n; t0++)
+				p -= T[t0].n;
+		d = a.docs[T[t0].off + p];
+		norm = gpx_rk_norm(&a, d);
+		{
+			uint32_t	lo0 = __shfl_sync(GPX_D_FULL, lo, 0),
+						t00 = __shfl_sync(GPX_D_FULL, t0, 0);
+
+			win = __all_sync(GPX_D_FULL, lo == lo0 && t0 == t00);
+		}
+		dmin = __shfl_sync(GPX_D_FULL, d, 0);
+		dmax = __shfl_sync(GPX_D_FULL, d, 31);
+
+		/*
+		 * Terms in query order.  AND: each must hold d.  OR: a term before
+		 * t0 holding d makes the slot no match (that term's slot scores
+		 * d); t0 and the later terms holding d add their weights.
+		 */
+		for (uint32_t j = 0; j < m; j++)
+		{
+			uint32_t	pos;
+
+			if (win && !__any_sync(GPX_D_FULL, ok))
+				break;			/* the whole warp alike */
+			if (j == t0)
+				pos = p;
+			else
+			{
+				pos = gpx_rk_win_find(a.docs + T[j].off, T[j].n, d, win, dmin, dmax, lane);
+				if (pos >= T[j].n)
+				{
+					if (Q->mode == GPX_RANK_MODE_AND)
+						ok = false;
+					continue;
+				}
+				if (j < t0 && Q->mode == GPX_RANK_MODE_OR)
+				{
+					ok = false;	/* OR: an earlier term scores it */
+					continue;
+				}
+			}
+			if (ok)
+				s = GPX_DADD(s, gpx_bm25_weight(&a.bm, T[j].idf, a.tfs[T[j].off + pos], norm));
+		}
+		if (base + lane < ncand)
+		{
+			a.cdoc[i] = d;
+			a.csc[i] = ok ? s : 0.0;
+		}
+	}
+}
+
+/*
+ * With the whole thread-block: the rank-th largest (1-based) of the
+ * `bits`-bit values v for which key(i, &v) holds, i in [0, n); rank must
+ * not exceed their number.  hist (256 words), s_prefix and s_rem are the
+ * block's shared scratch.  All threads must call.
+ */
+template <typename Key>
+GPX_DEV uint64_t
+gpx_rk_select(Key key, uint32_t n, uint32_t rank, int bits, uint32_t *hist,
+			  uint64_t *s_prefix, uint32_t *s_rem)
+{
+	uint64_t	prefix = 0,
+				mask = 0;
+
+	if (threadIdx.x == 0)
+		*s_rem = rank;
+	for (int shift = bits - 8; shift >= 0; shift -= 8)
+	{
+		for (uint32_t b = threadIdx.x; b < 256; b += blockDim.x)
+			hist[b] = 0;
+		__syncthreads();
+		for (uint32_t i = threadIdx.x; i < n; i += blockDim.x)
+		{
+			uint64_t	v;
+
+			if (key(i, &v) && (v & mask) == prefix)
+				atomicAdd(&hist[(v >> shift) & 255], 1u);
+		}
+		__syncthreads();
+		if (threadIdx.x == 0)
+		{
+			uint32_t	rem = *s_rem;
+			int			dg = 255;
+
+			for (; dg > 0; dg--)
+			{
+				if (hist[dg] >= rem)
+					break;
+				rem -= hist[dg];
+			}
+			*s_rem = rem;
+			*s_prefix = prefix | ((uint64_t) dg << shift);
+		}
+		__syncthreads();
+		prefix = *s_prefix;
+		mask |= (uint64_t) 255 << shift;
+		/* thread 0 writes s_prefix again only after the next two barriers */
+	}
+	return prefix;
+}
+
+/* Sum v over the thread-block into *s_sum (zeroed by the caller, synced). */
+GPX_DEV void
+gpx_rk_block_add(uint32_t v, uint32_t *s_sum)
+{
+	if (v)
+		atomicAdd(s_sum, v);
+	__syncthreads();
+}
+
+/* The top k of query blockIdx.x, best first, and their count. */
+__global__ void __launch_bounds__(GPX_RK_THREADS)
+gpx_k_rank_topk(gpx_rk_args a)
+{
+	__shared__ uint32_t hist[256];
+	__shared__ uint64_t s_prefix;
+	__shared__ uint32_t s_rem,
+				s_nv,
+				s_gt,
+				s_eq,
+				s_cnt;
+	const gpx_rk_query *Q = &a.q[blockIdx.x];
+	const double *sc = a.csc + Q->cand_off;
+	const uint32_t *cd = a.cdoc + Q->cand_off;
+	uint32_t   *sdoc = a.sdoc + Q->scr_off;
+	double	   *ssc = a.ssc + Q->scr_off;
+	uint32_t	n = Q->cand_n,
+				kk,
+				c = 0,
+				e,
+				r;
+	uint64_t	T,
+				D;
+
+	if (threadIdx.x == 0)
+	{
+		s_nv = 0;
+		s_gt = 0;
+		s_eq = 0;
+		s_cnt = 0;
+	}
+	__syncthreads();
+	for (uint32_t i = threadIdx.x; i < n; i += blockDim.x)
+		c += sc[i] > 0.0;
+	gpx_rk_block_add(c, &s_nv);
+	kk = s_nv < Q->k ? s_nv : Q->k;
+	if (kk == 0)
+	{
+		if (threadIdx.x == 0)
+			a.ocount[blockIdx.x] = 0;
+		return;					/* the whole block alike */
+	}
+
+	/* T: the kk-th largest score (as bits); how many lie above it, at it */
+	T = gpx_rk_select([&](uint32_t i, uint64_t *v) {
+						  *v = gpx_rk_bits(sc[i]);
+						  return sc[i] > 0.0;
+					  }, n, kk, 64, hist, &s_prefix, &s_rem);
+	c = 0;
+	e = 0;
+	for (uint32_t i = threadIdx.x; i < n; i += blockDim.x)
+		if (sc[i] > 0.0)
+		{
+			uint64_t	v = gpx_rk_bits(sc[i]);
+
+			c += v > T;
+			e += v == T;
+		}
+	gpx_rk_block_add(c, &s_gt);
+	gpx_rk_block_add(e, &s_eq);
+	r = kk - s_gt;
+
+	/*
+	 * D: the r-th smallest docID scoring exactly T (the largest of
+	 * ~docID); every one of them when all r are wanted (the usual case)
+	 */
+	if (r == s_eq)
+		D = UINT32_MAX;
+	else
+	{
+		D = gpx_rk_select([&](uint32_t i, uint64_t *v) {
+							  *v = (uint32_t) ~cd[i];
+							  return sc[i] > 0.0 && gpx_rk_bits(sc[i]) == T;
+						  }, n, r, 32, hist, &s_prefix, &s_rem);
+		D = (uint32_t) ~(uint32_t) D;
+	}
+
+	/* the kk winners, in any order, to scratch */
+	for (uint32_t i = threadIdx.x; i < n; i += blockDim.x)
+	{
+		uint64_t	v = gpx_rk_bits(sc[i]);
+
+		if (sc[i] > 0.0 && (v > T || (v == T && cd[i] <= D)))
+		{
+			uint32_t	pos = atomicAdd(&s_cnt, 1u);
+
+			sdoc[pos] = cd[i];
+			ssc[pos] = sc[i];
+		}
+	}
+	__syncthreads();
+
+	/*
+	 * Best first: a bitonic sort of the winners in scratch, padded to a
+	 * power of two with pairs worse than any (score -1)
+	 */
+	{
+		uint32_t	P = 1;
+
+		while (P < kk)
+			P <<= 1;
+		for (uint32_t i = kk + threadIdx.x; i < P; i += blockDim.x)
+		{
+			sdoc[i] = UINT32_MAX;
+			ssc[i] = -1.0;
+		}
+		__syncthreads();
+		for (uint32_t size = 2; size <= P; size <<= 1)
+			for (uint32_t stride = size >> 1; stride > 0; stride >>= 1)
+			{
+				for (uint32_t t = threadIdx.x; t < P / 2; t += blockDim.x)
+				{
+					uint32_t	lo = 2 * stride * (t / stride) + t % stride,
+								hi = lo + stride;
+					bool		up = (lo & size) == 0;
+					double		s1 = ssc[lo],
+								s2 = ssc[hi];
+					uint32_t	d1 = sdoc[lo],
+								d2 = sdoc[hi];
+
+					if (gpx_topk_better(s2, d2, s1, d1) == up)
+					{
+						ssc[lo] = s2;
+						sdoc[lo] = d2;
+						ssc[hi] = s1;
+						sdoc[hi] = d1;
+					}
+				}
+				__syncthreads();
+			}
+	}
+	for (uint32_t i = threadIdx.x; i < kk; i += blockDim.x)
+	{
+		a.odoc[Q->res_off + i] = sdoc[i];
+		a.osc[Q->res_off + i] = ssc[i];
+	}
+	if (threadIdx.x == 0)
+		a.ocount[blockIdx.x] = kk;
+}
+
+/* Launch the decode of nwork list blocks. */
+cudaError_t
+gpx_cuda_k_rank_decode(const gpx_dl *dls, const uint64_t *offs, const uint32_t *blk_start,
+					   uint32_t nl, uint32_t nwork, uint32_t *docs, uint32_t *tfs,
+					   cudaStream_t st)
+{
+	uint32_t	grid;
+
+	if (nwork == 0)
+		return cudaSuccess;
+	grid = (nwork + GPX_RK_WARPS - 1) / GPX_RK_WARPS;
+	if (grid > 65535u * 16)
+		grid = 65535u * 16;
+	GPX_LAUNCH(gpx_k_rank_decode, grid, GPX_RK_THREADS, st, dls, offs, blk_start, nl,
+			   nwork, docs, tfs);
+	return cudaGetLastError();
+}
+
+/* Launch the scoring of ncand candidate slots. */
+cudaError_t
+gpx_cuda_k_rank_score(const gpx_rk_args *a, uint64_t ncand, cudaStream_t st)
+{
+	uint64_t	grid;
+
+	if (ncand == 0)
+		return cudaSuccess;
+	grid = (ncand + GPX_RK_THREADS - 1) / GPX_RK_THREADS;
+	if (grid > 65535u * 16)
+		grid = 65535u * 16;
+	GPX_LAUNCH(gpx_k_rank_score, (uint32_t) grid, GPX_RK_THREADS, st, *a, ncand);
+	return cudaGetLastError();
+}
+
+/* Launch the top-k selection, one thread-block per query. */
+cudaError_t
+gpx_cuda_k_rank_topk(const gpx_rk_args *a, cudaStream_t st)
+{
+	if (a->nq == 0)
+		return cudaSuccess;
+	GPX_LAUNCH(gpx_k_rank_topk, a->nq, GPX_RK_THREADS, st, *a);
+	return cudaGetLastError();
+}

@@ -1,0 +1,161 @@
+/*
+ * gpx_rank_dev.cuh - the device side of ranked retrieval (BM25 top-k of
+ * gpx_rank_batch queries, AND and OR): the descriptors the host hands to
+ * the kernels of gpx_rank.cu and the device functions they share.
+ *
+ * Layout on the device for one batch:
+ *   - every list of the batch decoded once: docs[off .. off + n) (the
+ *     docIDs, by the codecs' warp decoders of gpx_cuda_dev.cuh) and
+ *     tfs[off .. off + n) (its frequencies, block by block through
+ *     gpx_rk_block_tfs, the one place that knows where a blob keeps them);
+ *   - per term (query order) its list's offset, length and idf (host);
+ *   - per query its candidate slots: AND, one per posting of its shortest
+ *     list; OR, one per posting of each of its lists (the posting's docID
+ *     is scored by the first term, in query order, that holds it: every
+ *     matching document is scored exactly once, without atomics);
+ *   - each candidate's docID and score (0.0: not a match; a real score is
+ *     > 0, gpx_bm25.h), then per query one thread-block selects the top k.
+ *
+ * A score is the sum of the terms' weights in query order, starting from
+ * 0.0, with gpx_bm25.h's non-contracting operations: the CPU's bits
+ * (gpx_rank.c adds +0.0 for a term the document lacks, which changes no
+ * non-negative sum).  The top k are (score desc, docID asc), gpx_topk.h.
+ */
+#ifndef GPX_RANK_DEV_CUH
+#define GPX_RANK_DEV_CUH
+
+#include "gpx_cuda_dev.cuh"
+#include "gpx_bm25.h"
+#include "gpx_doclen.h"
+#include "gpx_topk.h"
+
+#define GPX_RK_THREADS 256		/* threads per thread-block, every kernel */
+#define GPX_RK_WARPS (GPX_RK_THREADS / 32)
+
+/* One term of a query as the kernels see it. */
+typedef struct gpx_rk_term
+{
+	uint64_t	off;			/* its list in docs[] / tfs[] */
+	uint32_t	n;				/* postings (0: no list or empty) */
+	uint32_t	pad;
+	double		idf;			/* gpx_bm25_idf, computed on the host */
+} gpx_rk_term;
+
+/* One query as the kernels see it. */
+typedef struct gpx_rk_query
+{
+	uint64_t	cand_off;		/* its candidate slots in cdoc[] / csc[] */
+	uint32_t	cand_n;
+	uint32_t	first_term;		/* its terms: terms[first_term ..] */
+	uint32_t	nterms;
+	uint32_t	k;
+	uint32_t	mode;			/* GPX_RANK_MODE_AND or _OR */
+	uint32_t	drv;			/* AND: query position of the shortest list */
+	uint64_t	res_off;		/* its k result slots in odoc[] / osc[] */
+	uint64_t	scr_off;		/* its selection scratch in sdoc[] / ssc[]:
+								 * k rounded up to a power of two */
+} gpx_rk_query;
+
+/* Everything the scoring and selection kernels read and write. */
+typedef struct gpx_rk_args
+{
+	const gpx_rk_query *q;
+	uint32_t	nq;
+	uint32_t	dl_width;		/* document lengths: gpx_doclen_entry */
+	uint32_t	dl_span;
+	uint32_t	pad;
+	const uint8_t *dl_entries;
+	const gpx_rk_term *t;
+	const uint32_t *docs;		/* decoded lists */
+	const uint32_t *tfs;
+	gpx_bm25	bm;				/* gpx_bm25_init on the host */
+	uint32_t   *cdoc;			/* candidates */
+	double	   *csc;
+	uint32_t   *sdoc;			/* selection scratch (scr_off) */
+	double	   *ssc;
+	uint32_t   *odoc;			/* results, k slots per query, best first */
+	double	   *osc;
+	uint32_t   *ocount;			/* results per query */
+} gpx_rk_args;
+
+/*
+ * The frequencies of block blk (cnt postings) of list L into out[0..cnt),
+ * with the whole warp.  This is the only device code that knows where a
+ * blob keeps its frequencies: a list stored without them (every list of
+ * the current format) has tf 1 for every posting.  When the format gains
+ * its Simple-8b frequency section, this reads the block's section offset
+ * from the directory entry and decodes it with gpx_s8b_dev_block_warp
+ * (gpx_s8b_dev.cuh).  All 32 lanes must call.
+ */
+GPX_DEV void
+gpx_rk_block_tfs(const gpx_dl *L, uint32_t blk, uint32_t cnt, uint32_t lane,
+				 uint32_t *out)
+{
+	(void) L;
+	(void) blk;
+	for (uint32_t j = lane; j < cnt; j += 32)
+		out[j] = 1;
+	__syncwarp();
+}
+
+/* First index i of a[0..n) with a[i] >= x (n when none). */
+GPX_DEV uint32_t
+gpx_rk_lower(const uint32_t *a, uint32_t n, uint32_t x)
+{
+	uint32_t	lo = 0,
+				hi = n;
+
+	while (lo < hi)
+	{
+		uint32_t	mid = lo + ((hi - lo) >> 1);
+
+		if (a[mid] < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Position of x in a[0..n), or n when absent. */
+GPX_DEV uint32_t
+gpx_rk_find(const uint32_t *a, uint32_t n, uint32_t x)
+{
+	uint32_t	i = gpx_rk_lower(a, n, x);
+
+	return i < n && a[i] == x ? i : n;
+}
+
+/* The bits of a double: for scores >= 0 they order as the values do. */
+GPX_DEV uint64_t
+gpx_rk_bits(double x)
+{
+#ifdef __CUDA_ARCH__
+	return (uint64_t) __double_as_longlong(x);
+#else
+	uint64_t	u;
+
+	memcpy(&u, &x, sizeof(u));
+	return u;
+#endif
+}
+
+/* BM25's norm of docID d: its length, or avgdl for an unknown document. */
+GPX_DEV double
+gpx_rk_norm(const gpx_rk_args *a, uint32_t d)
+{
+	uint32_t	e = gpx_doclen_entry(a->dl_entries, a->dl_width, a->dl_span, d);
+
+	return gpx_bm25_norm(&a->bm, e == 0 ? a->bm.avgdl : (double) (e - 1));
+}
+
+/* Host wrappers of the kernels (gpx_rank.cu). */
+cudaError_t gpx_cuda_k_rank_decode(const gpx_dl *dls, const uint64_t *offs,
+								   const uint32_t *blk_start, uint32_t nl,
+								   uint32_t nwork, uint32_t *docs, uint32_t *tfs,
+								   cudaStream_t st);
+cudaError_t gpx_cuda_k_rank_score(const gpx_rk_args *a, uint64_t ncand,
+								  cudaStream_t st);
+cudaError_t gpx_cuda_k_rank_topk(const gpx_rk_args *a, cudaStream_t st);
+
+#endif							/* GPX_RANK_DEV_CUH */

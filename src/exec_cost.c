@@ -1,0 +1,253 @@
+/*
+ * exec_cost.c - the cost model of gpuidx.device = auto (after Ding et al.,
+ * WWW 2009: send each query to the processor that suits it, estimated
+ * from list lengths), for an executor that keeps several batches in
+ * flight.  For a set of nq queries (one statement's) with work W = sum
+ * over queries of (shortest n) * (k - 1):
+ *
+ *   backend  T_b = W * c_b
+ *   executor T_e = o + d + F + (W + Q) * c_e / p + B * c_copy
+ *
+ * c_b: measured cost of one probe in the backend (moving average over
+ * in-backend intersections; wall-clock time, so it grows when the
+ * backends contend for the CPUs).  The executor's batch time is fitted,
+ * per batch, as run = F + c_e * W_batch / p_batch (an exponentially
+ * weighted least-squares line): F is what a batch costs whatever its size
+ * (on a GPU: planning, the launches, collecting; and, with batches in
+ * flight, the time it waits behind the one before it on the device), c_e
+ * the cost per probe (per thread on CPU threads, the whole device on a
+ * GPU).  Without a GPU the executor's threads run the backend's code, so
+ * c_e = c_b there.  p: the threads the batch can use (min(executor
+ * threads, queries in it); 1 on a GPU).  Q: the work already queued,
+ * which joins the same batch.  d: the wait to be taken into a batch, 0
+ * when the set starts one at once (the queue plus the set reach
+ * gpuidx.batch_threshold, or no other backend has a request in flight),
+ * else the measured mean wait of recent requests (under load it includes
+ * waiting for a free place among the batches in flight, so it is what
+ * tells a busy executor from an idle one).  o: the measured round trip
+ * besides waiting and computing (copying, wake-ups).  B: bytes to copy
+ * into the arena (each distinct list once), c_copy = 0.15 ns per byte.
+ * The set goes to the executor when T_e < T_b.  gpuidx_info() shows the
+ * current coefficients.
+ *
+ * So, under load: a query whose work costs less in the backend than the
+ * executor's round trip plus its wait and a batch's fixed cost stays in
+ * the backend, the rest goes to the executor; more clients make the
+ * backends slower per probe (c_b rises with contention) and the executor's
+ * queue longer (d rises), and the split moves accordingly.
+ *
+ * The coefficients live in shared memory (atomics: exponential moving
+ * averages, the fit's sums as doubles in 64-bit words), so every backend
+ * and the executor feed and read one model; only the executor writes the
+ * fit and d.
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "exec_cost.h"
+#include "gpuidx.h"
+
+/* Copy (and key) cost per byte, in picoseconds. */
+#define COST_COPY_PS_PER_BYTE 150
+
+/*
+ * First guesses until batches measure: 10 ns per probe on one core; on a
+ * GPU 1 ns per probe and 40 us per batch (an H200 ran one-query batches in
+ * 40-46 us of executor time, docs/BENCHMARKS.md); a CPU batch costs next
+ * to nothing besides its probes.  The GPU's are calibrated on a GPU
+ * machine (docs/EXECUTOR.md, "Calibrating on a GPU").
+ */
+#define COST_FIRST_PROBE_PS 10000
+#define COST_GPU_FIRST_PROBE_PS 1000
+#define COST_GPU_FIRST_BATCH_NS 40000
+#define COST_CPU_FIRST_BATCH_NS 2000
+
+/* Weight of a new sample in the moving averages and the fit: 1/8, 1/16. */
+#define COST_EMA_KEEP 7
+#define COST_EMA_DIV 8
+#define COST_FIT_WEIGHT (1.0 / 16)
+
+/* A double in an atomic word (bit pattern). */
+static inline double
+cost_getd(pg_atomic_uint64 *w)
+{
+	uint64		u = pg_atomic_read_u64(w);
+	double		d;
+
+	memcpy(&d, &u, sizeof(d));
+	return d;
+}
+
+/* Store a double in an atomic word. */
+static inline void
+cost_setd(pg_atomic_uint64 *w, double d)
+{
+	uint64		u;
+
+	memcpy(&u, &d, sizeof(u));
+	pg_atomic_write_u64(w, u);
+}
+
+/* Fold a sample into a moving average (weight 1/8). */
+static void
+cost_update(pg_atomic_uint64 *avg, uint64 sample)
+{
+	uint64		cur = pg_atomic_read_u64(avg);
+
+	pg_atomic_write_u64(avg, (cur * COST_EMA_KEEP + sample) / COST_EMA_DIV);
+}
+
+/*
+ * Start the batch-time fit over with a line through (x0, F + c * x0) that
+ * moves as batches come: the sums of a few virtual batches of that line.
+ */
+static void
+cost_fit_reset(GpxExecShared *ctl, double batch_ns, double probe_ns)
+{
+	double		x0 = 100000;	/* postings per thread of a typical batch */
+
+	cost_setd(&ctl->cost_fit[0], x0);
+	cost_setd(&ctl->cost_fit[1], batch_ns + probe_ns * x0);
+	cost_setd(&ctl->cost_fit[2], x0 * x0 * 1.5);	/* some spread: a slope */
+	cost_setd(&ctl->cost_fit[3], x0 * (batch_ns + probe_ns * x0) +
+			  0.5 * x0 * x0 * probe_ns);
+	pg_atomic_write_u64(&ctl->cost_exec_ps, (uint64) (probe_ns * 1000));
+	pg_atomic_write_u64(&ctl->cost_batch_ns, (uint64) batch_ns);
+}
+
+/* First guesses of a fresh region. */
+void
+gpuidx_exec_cost_init(GpxExecShared *ctl)
+{
+	pg_atomic_init_u64(&ctl->cost_backend_ps, COST_FIRST_PROBE_PS);
+	pg_atomic_init_u64(&ctl->cost_exec_ps, COST_FIRST_PROBE_PS);
+	pg_atomic_init_u64(&ctl->cost_overhead_ns, 50000);
+	pg_atomic_init_u64(&ctl->cost_batch_ns, COST_CPU_FIRST_BATCH_NS);
+	pg_atomic_init_u64(&ctl->cost_wait_ns, 0);
+	for (int i = 0; i < 4; i++)
+		pg_atomic_init_u64(&ctl->cost_fit[i], 0);
+	cost_fit_reset(ctl, COST_CPU_FIRST_BATCH_NS, COST_FIRST_PROBE_PS / 1000.0);
+}
+
+/* Whether gpuidx.device sends a set of queries to the executor (model above). */
+bool
+gpuidx_exec_cost_route(int nq, uint64 work, uint64 bytes, uint64 postings)
+{
+	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
+	double		c_b,
+				c_e,
+				t_b,
+				t_e,
+				par,
+				wait;
+	uint64		queued = ctl->queued_work;
+
+	if (gpuidx_exec_device != GPX_DEVICE_AUTO)
+		return true;
+	c_b = pg_atomic_read_u64(&ctl->cost_backend_ps) / 1000.0;
+	c_e = ctl->exec_gpu ? pg_atomic_read_u64(&ctl->cost_exec_ps) / 1000.0 : c_b;
+	par = ctl->exec_gpu ? 1 : Max(1, Min(ctl->exec_threads, nq + ctl->nqueued));
+	wait = queued + postings >= (uint64) gpuidx_exec_batch_threshold ||
+		pg_atomic_read_u32(&ctl->clients_inflight) == 0 ? 0.0 :
+		(double) pg_atomic_read_u64(&ctl->cost_wait_ns);
+	t_b = work * c_b;
+	t_e = pg_atomic_read_u64(&ctl->cost_overhead_ns) + wait +
+		pg_atomic_read_u64(&ctl->cost_batch_ns) +
+		(work + queued) * c_e / par + bytes * (COST_COPY_PS_PER_BYTE / 1000.0);
+	return t_e < t_b;
+}
+
+/* The backend side of the model, from sizeable samples only. */
+void
+gpuidx_exec_cost_note_backend(uint64 work, double seconds)
+{
+	if (gpuidx_exec_shm == NULL || work < 100000)
+		return;
+	cost_update(&gpuidx_exec_shm->ctl->cost_backend_ps,
+				(uint64) (seconds * 1e12 / work));
+}
+
+/* The model's overhead: what of a round trip is neither wait nor compute. */
+void
+gpuidx_exec_cost_note_overhead(int64 ns)
+{
+	if (ns > 0)
+		cost_update(&gpuidx_exec_shm->ctl->cost_overhead_ns, (uint64) ns);
+}
+
+/*
+ * A batch of work W ran on par threads (1: a GPU) in run_us, its requests
+ * having waited wait_us on average to be taken: fold it into the fit of
+ * batch time against work per thread (F, c_e) and into the mean wait d.
+ */
+void
+gpuidx_exec_cost_note_executor(uint64 work, int64 run_us, uint64 par, int64 wait_us)
+{
+	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
+	double		x = (double) work / Max(par, 1),
+				y = (double) run_us * 1000.0,
+				w = COST_FIT_WEIGHT,
+				s[4],
+				var,
+				slope,
+				icpt;
+
+	if (wait_us >= 0)
+		cost_update(&ctl->cost_wait_ns, (uint64) wait_us * 1000);
+	if (run_us <= 0)
+		return;
+	s[0] = cost_getd(&ctl->cost_fit[0]) * (1 - w) + w * x;
+	s[1] = cost_getd(&ctl->cost_fit[1]) * (1 - w) + w * y;
+	s[2] = cost_getd(&ctl->cost_fit[2]) * (1 - w) + w * x * x;
+	s[3] = cost_getd(&ctl->cost_fit[3]) * (1 - w) + w * x * y;
+	for (int i = 0; i < 4; i++)
+		cost_setd(&ctl->cost_fit[i], s[i]);
+	var = s[2] - s[0] * s[0];
+	slope = pg_atomic_read_u64(&ctl->cost_exec_ps) / 1000.0;
+	/* batches of about one size say little about the slope: keep it */
+	if (var > 0.01 * s[0] * s[0] && isfinite(var))
+		slope = (s[3] - s[0] * s[1]) / var;
+	slope = Max(slope, 0.0);
+	icpt = s[1] - slope * s[0];
+	if (icpt < 0)
+	{
+		/* a line through the origin fits better than a negative F */
+		icpt = 0;
+		slope = s[0] > 0 ? s[1] / s[0] : slope;
+	}
+	if (!isfinite(slope) || !isfinite(icpt))
+		return;
+	pg_atomic_write_u64(&ctl->cost_exec_ps, (uint64) (slope * 1000.0));
+	pg_atomic_write_u64(&ctl->cost_batch_ns, (uint64) icpt);
+}
+
+/*
+ * The executor opened a GPU, or went back to CPU threads: the fit starts
+ * over from that device's first guesses.
+ */
+void
+gpuidx_exec_cost_device_opened(bool gpu)
+{
+	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
+
+	if (gpu)
+		cost_fit_reset(ctl, COST_GPU_FIRST_BATCH_NS, COST_GPU_FIRST_PROBE_PS / 1000.0);
+	else
+		cost_fit_reset(ctl, COST_CPU_FIRST_BATCH_NS,
+					   pg_atomic_read_u64(&ctl->cost_backend_ps) / 1000.0);
+}
+
+/* Current coefficients (the executor's probe is the backend's without a GPU). */
+void
+gpuidx_exec_cost_show(GpxCostShow *c)
+{
+	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
+
+	c->backend_ns = pg_atomic_read_u64(&ctl->cost_backend_ps) / 1000.0;
+	c->exec_ns = ctl->exec_gpu ?
+		pg_atomic_read_u64(&ctl->cost_exec_ps) / 1000.0 : c->backend_ns;
+	c->overhead_us = pg_atomic_read_u64(&ctl->cost_overhead_ns) / 1000.0;
+	c->batch_us = pg_atomic_read_u64(&ctl->cost_batch_ns) / 1000.0;
+	c->wait_us = pg_atomic_read_u64(&ctl->cost_wait_ns) / 1000.0;
+}

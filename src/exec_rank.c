@@ -1,0 +1,630 @@
+/*
+ * exec_rank.c - ranked batches through the executor (exec_rank.h).
+ *
+ * A request of kind GPX_REQ_KIND_RANK is one arena chunk:
+ *
+ *   GpxRankReqHead                 counts, k1, b, where the parts are
+ *   gpx_rank_bquery[nqueries]      out_offset relative to the out area;
+ *                                  out_count, status written back
+ *   gpx_rank_bterm[nterms]         list index or -1, df, idf (host)
+ *   GpxReqList[nlists]             at slot.lists_off, every one inline
+ *   blobs, then the doclen blob    8-byte aligned copies
+ *   uint32 docs[out_slots]         at slot.out_off: the results,
+ *   float8 scores[out_slots]       written by the executor
+ *
+ * The executor copies the descriptors before trusting them, checks every
+ * offset against the chunk, reopens every blob (its header must match the
+ * GpxReqList), and lets gpx_rank_batch_prepare check the batch's shape
+ * and recompute idf: a request the backend wrote badly is GPX_REQ_BAD,
+ * never an out-of-chunk access.
+ *
+ * Routing (gpuidx.device): cpu and gpu send every batch; auto sends it
+ * only to an executor with a GPU, and then when the cost model of the
+ * intersections (exec_cost.c) finds the executor faster for the batch's
+ * candidates taken as its work (AND: each query's shortest list; OR: the
+ * sum of its lists).  Without a GPU the executor ranks on one thread, the
+ * same code the backend runs, so auto keeps the batch in the backend.
+ */
+#include "postgres.h"
+
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "portability/instr_time.h"
+#include "storage/latch.h"
+#include "storage/proc.h"
+#include "utils/memutils.h"
+
+#include "exec_client.h"
+#include "exec_cost.h"
+#include "exec_rank.h"
+#include "exec_shmem.h"
+#include "gpuidx.h"
+
+/* The head of a ranked request's chunk. */
+typedef struct GpxRankReqHead
+{
+	uint32		nqueries;
+	uint32		nterms;
+	uint32		nlists;
+	uint32		pad;
+	double		k1;
+	double		b;
+	uint64		queries_off;
+	uint64		terms_off;
+	uint64		doclen_off;
+	uint64		doclen_len;
+	uint64		docs_off;
+	uint64		scores_off;
+	uint64		out_slots;
+} GpxRankReqHead;
+
+/* Where the parts of a request go (the backend's plan). */
+typedef struct RankGeom
+{
+	uint64		queries_off;
+	uint64		terms_off;
+	uint64		lists_off;
+	uint64		blobs_off;		/* first blob */
+	uint64		doclen_off;
+	uint64		docs_off;
+	uint64		scores_off;
+	uint64		total;
+} RankGeom;
+
+/* Why the executor did not answer. */
+typedef enum RankFail
+{
+	RF_NONE = 0,
+	RF_DOWN,
+	RF_ARENA_FULL,
+	RF_TOO_LARGE,
+	RF_TIMEOUT,
+	RF_FAILED
+} RankFail;
+
+/* ------------------------------------------------------------ both -- */
+
+/* Candidates of a batch: AND the shortest list, OR every list, per query. */
+static uint64
+rank_candidates(const gpx_rank_batch *b)
+{
+	uint64		total = 0;
+
+	for (uint32 q = 0; q < b->nqueries; q++)
+	{
+		const gpx_rank_bquery *bq = &b->queries[q];
+		uint64		sum = 0,
+					shortest = UINT64_MAX;
+
+		for (uint32 i = 0; i < bq->nterms; i++)
+		{
+			const gpx_rank_bterm *t = &b->terms[bq->first_term + i];
+			uint64		n = t->list >= 0 ? b->lists[t->list].n : 0;
+
+			sum += n;
+			shortest = Min(shortest, n);
+		}
+		total += bq->mode == GPX_RANK_MODE_AND ? shortest : sum;
+	}
+	return total;
+}
+
+/* ---------------------------------------------------------- backend -- */
+
+/* The chunk's layout for b. */
+static void
+rank_geometry(const gpx_rank_batch *b, RankGeom *g)
+{
+	uint64		o;
+
+	g->queries_off = TYPEALIGN(8, sizeof(GpxRankReqHead));
+	g->terms_off = g->queries_off + (uint64) b->nqueries * sizeof(gpx_rank_bquery);
+	g->lists_off = TYPEALIGN(8, g->terms_off + (uint64) b->nterms * sizeof(gpx_rank_bterm));
+	g->blobs_off = g->lists_off + (uint64) b->nlists * sizeof(GpxReqList);
+	o = g->blobs_off;
+	for (uint32 l = 0; l < b->nlists; l++)
+		o += TYPEALIGN(8, b->lists[l].len);
+	g->doclen_off = o;
+	g->docs_off = TYPEALIGN(8, o + b->doclen->len);
+	g->scores_off = TYPEALIGN(8, g->docs_off + b->out_slots * sizeof(uint32));
+	g->total = g->scores_off + b->out_slots * sizeof(double);
+}
+
+/* Count n queries the executor did not answer, by reason. */
+static void
+rank_count_fail(RankFail f, uint64 n)
+{
+	GpxExecStats *s = &gpuidx_exec_shm->ctl->stats;
+
+	switch (f)
+	{
+		case RF_NONE:
+			break;
+		case RF_DOWN:
+			gpuidx_exec_count(&s->fb_executor_down, n);
+			break;
+		case RF_ARENA_FULL:
+			gpuidx_exec_count(&s->fb_arena_full, n);
+			break;
+		case RF_TOO_LARGE:
+			gpuidx_exec_count(&s->fb_too_large, n);
+			break;
+		case RF_TIMEOUT:
+			gpuidx_exec_count(&s->fb_timeout, n);
+			break;
+		case RF_FAILED:
+			gpuidx_exec_count(&s->fb_failed, n);
+			break;
+	}
+}
+
+/* Text of a reason, for errors. */
+static const char *
+rank_fail_text(RankFail f)
+{
+	switch (f)
+	{
+		case RF_NONE:
+			break;
+		case RF_DOWN:
+			return "The executor is not running.";
+		case RF_ARENA_FULL:
+			return "The shared arena has no room for the request (see gpuidx.arena_size and gpuidx.max_requests).";
+		case RF_TOO_LARGE:
+			return "The request is larger than the shared arena (gpuidx.arena_size).";
+		case RF_TIMEOUT:
+			return "The executor did not answer within gpuidx.executor_timeout.";
+		case RF_FAILED:
+			return "The executor could not compute the request.";
+	}
+	return "";
+}
+
+/* Whether gpuidx.device sends the batch (see the header comment). */
+static bool
+rank_route(const gpx_rank_batch *b, uint64 candidates, uint64 bytes)
+{
+	if (gpuidx_exec_device != GPX_DEVICE_AUTO)
+		return true;
+	if (!gpuidx_exec_shm->ctl->exec_gpu)
+		return false;
+	return gpuidx_exec_cost_route((int) b->nqueries, candidates, bytes, candidates);
+}
+
+/*
+ * Take a slot and a chunk for the request (lock taken here): the slot is
+ * FILLING and ours, tracked for cleanup.
+ */
+static RankFail
+rank_reserve(const gpx_rank_batch *b, const RankGeom *g, uint64 candidates,
+			 int *slot, uint64 *gen)
+{
+	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
+	GpxExecSlot *sl;
+	int			i;
+
+	LWLockAcquire(ctl->lock, LW_EXCLUSIVE);
+	if (ctl->exec_state != GPX_EXEC_RUNNING)
+	{
+		LWLockRelease(ctl->lock);
+		return RF_DOWN;
+	}
+	if (g->total > ctl->arena_size)
+	{
+		LWLockRelease(ctl->lock);
+		return RF_TOO_LARGE;
+	}
+	i = gpuidx_exec_slot_take();
+	if (i < 0)
+	{
+		LWLockRelease(ctl->lock);
+		return RF_ARENA_FULL;
+	}
+	sl = &gpuidx_exec_shm->slots[i];
+	if (!gpuidx_exec_arena_alloc(g->total, &sl->chunk_off))
+	{
+		gpuidx_exec_slot_free(i);
+		LWLockRelease(ctl->lock);
+		return RF_ARENA_FULL;
+	}
+	sl->kind = GPX_REQ_KIND_RANK;
+	sl->chunk_len = TYPEALIGN(GPX_EXEC_CHUNK_ALIGN, g->total);
+	sl->owner_procno = MyProc->pgprocno;
+	sl->owner_pid = MyProcPid;
+	sl->lists_off = g->lists_off;
+	sl->out_off = g->docs_off;
+	sl->out_words = (g->total - g->docs_off) / 4;
+	sl->nqueries = b->nqueries;
+	sl->nlists = b->nlists;
+	sl->work = candidates;
+	sl->cache_epoch = ctl->cache_epoch;
+	*slot = i;
+	*gen = sl->generation;
+	gpuidx_exec_client_track(i, *gen);
+	LWLockRelease(ctl->lock);
+	return RF_NONE;
+}
+
+/* Write the request into its chunk (FILLING: ours alone, no lock). */
+static void
+rank_fill(const gpx_rank_batch *b, const RankGeom *g, int slot)
+{
+	char	   *chunk = gpuidx_exec_chunk(slot);
+	GpxRankReqHead *h = (GpxRankReqHead *) chunk;
+	gpx_rank_bquery *bq = (gpx_rank_bquery *) (chunk + g->queries_off);
+	GpxReqList *rl = (GpxReqList *) (chunk + g->lists_off);
+	uint64		o = g->blobs_off;
+
+	memset(h, 0, sizeof(*h));
+	h->nqueries = b->nqueries;
+	h->nterms = b->nterms;
+	h->nlists = b->nlists;
+	h->k1 = b->k1;
+	h->b = b->b;
+	h->queries_off = g->queries_off;
+	h->terms_off = g->terms_off;
+	h->doclen_off = g->doclen_off;
+	h->doclen_len = b->doclen->len;
+	h->docs_off = g->docs_off;
+	h->scores_off = g->scores_off;
+	h->out_slots = b->out_slots;
+	memcpy(bq, b->queries, sizeof(gpx_rank_bquery) * b->nqueries);
+	for (uint32 q = 0; q < b->nqueries; q++)
+	{
+		bq[q].out_count = 0;
+		bq[q].status = -1;
+	}
+	memcpy(chunk + g->terms_off, b->terms, sizeof(gpx_rank_bterm) * b->nterms);
+	for (uint32 l = 0; l < b->nlists; l++)
+	{
+		const gpx_list *gl = &b->lists[l];
+
+		memset(&rl[l], 0, sizeof(GpxReqList));
+		rl[l].off = o;
+		rl[l].len = (uint32) gl->len;
+		rl[l].n = gl->n;
+		rl[l].first = gl->first;
+		rl[l].last = gl->last;
+		rl[l].flags = GPX_REQ_INLINE;
+		memcpy(chunk + o, gl->base, gl->len);
+		o += TYPEALIGN(8, gl->len);
+	}
+	memcpy(chunk + g->doclen_off, b->doclen->base, b->doclen->len);
+	/* only what the executor writes for this request may be read back */
+	memset(chunk + g->docs_off, 0, g->total - g->docs_off);
+	gpuidx_exec_count(&gpuidx_exec_shm->ctl->stats.bytes_copied,
+					  g->doclen_off + b->doclen->len - g->blobs_off);
+}
+
+/* Queue the filled request and wake the executor when it should look. */
+static RankFail
+rank_queue(int slot, uint64 gen)
+{
+	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
+	GpxExecSlot *sl = &gpuidx_exec_shm->slots[slot];
+	int			exec_procno = -1;
+
+	LWLockAcquire(ctl->lock, LW_EXCLUSIVE);
+	if (sl->generation != gen || sl->state != GPX_SLOT_FILLING ||
+		ctl->exec_state != GPX_EXEC_RUNNING)
+	{
+		gpuidx_exec_client_release_locked(slot, gen);
+		LWLockRelease(ctl->lock);
+		return RF_DOWN;
+	}
+	sl->queued_at = GetCurrentTimestamp();
+	gpuidx_exec_queue_push(slot);
+	if (ctl->nqueued == 1 ||
+		ctl->queued_work >= (uint64) gpuidx_exec_batch_threshold)
+		exec_procno = ctl->exec_procno;
+	LWLockRelease(ctl->lock);
+	gpuidx_exec_wake_proc(exec_procno);
+	return RF_NONE;
+}
+
+/* Copy a DONE request's answers into b; false if any query failed. */
+static bool
+rank_collect(gpx_rank_batch *b, int slot)
+{
+	GpxExecSlot *sl = &gpuidx_exec_shm->slots[slot];
+	char	   *chunk = gpuidx_exec_chunk(slot);
+	const GpxRankReqHead *h = (const GpxRankReqHead *) chunk;
+	const gpx_rank_bquery *bq;
+	const uint32 *docs;
+	const double *scores;
+
+	/* the head is ours (written by us, never by the executor) */
+	if (sl->status != GPX_REQ_OK)
+		return false;
+	bq = (const gpx_rank_bquery *) (chunk + h->queries_off);
+	docs = (const uint32 *) (chunk + h->docs_off);
+	scores = (const double *) (chunk + h->scores_off);
+	for (uint32 q = 0; q < b->nqueries; q++)
+	{
+		gpx_rank_bquery *d = &b->queries[q];
+
+		if (bq[q].status != GPX_OK || bq[q].out_count > d->k)
+			return false;
+		memcpy(b->out_docs + d->out_offset, docs + d->out_offset,
+			   sizeof(uint32) * bq[q].out_count);
+		memcpy(b->out_scores + d->out_offset, scores + d->out_offset,
+			   sizeof(double) * bq[q].out_count);
+		d->out_count = bq[q].out_count;
+		d->status = GPX_OK;
+	}
+	return true;
+}
+
+/*
+ * Wait for our request: answers in (collected into b), or given up when
+ * the executor stops or gpuidx.executor_timeout passes.
+ */
+static RankFail
+rank_wait(gpx_rank_batch *b, int slot, uint64 gen)
+{
+	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
+	GpxExecSlot *sl = &gpuidx_exec_shm->slots[slot];
+	instr_time	start,
+				now;
+
+	INSTR_TIME_SET_CURRENT(start);
+	for (;;)
+	{
+		long		sleep_ms = 1000;
+		int64		waited_ms;
+		bool		done = false;
+
+		INSTR_TIME_SET_CURRENT(now);
+		INSTR_TIME_SUBTRACT(now, start);
+		waited_ms = (int64) INSTR_TIME_GET_MILLISEC(now);
+		LWLockAcquire(ctl->lock, LW_EXCLUSIVE);
+		if (sl->generation != gen || sl->owner_pid != MyProcPid)
+		{
+			/* reclaimed behind our back: should not happen */
+			gpuidx_exec_client_release_locked(slot, gen);
+			LWLockRelease(ctl->lock);
+			return RF_FAILED;
+		}
+		if (sl->state == GPX_SLOT_DONE)
+			done = true;
+		else if (ctl->exec_state == GPX_EXEC_STOPPED ||
+				 (gpuidx_exec_timeout_ms > 0 && waited_ms >= gpuidx_exec_timeout_ms))
+		{
+			RankFail	f = ctl->exec_state == GPX_EXEC_STOPPED ? RF_DOWN : RF_TIMEOUT;
+
+			gpuidx_exec_client_release_locked(slot, gen);
+			LWLockRelease(ctl->lock);
+			return f;
+		}
+		else if (gpuidx_exec_timeout_ms > 0)
+			sleep_ms = Min(sleep_ms, Max(1, gpuidx_exec_timeout_ms - waited_ms));
+		LWLockRelease(ctl->lock);
+
+		if (done)
+		{
+			bool		ok;
+
+			/* results were written before DONE was set under the lock */
+			pg_read_barrier();
+			ok = rank_collect(b, slot);
+			LWLockAcquire(ctl->lock, LW_EXCLUSIVE);
+			gpuidx_exec_client_release_locked(slot, gen);
+			LWLockRelease(ctl->lock);
+			INSTR_TIME_SET_CURRENT(now);
+			INSTR_TIME_SUBTRACT(now, start);
+			gpuidx_exec_count(&ctl->stats.roundtrip_us, INSTR_TIME_GET_MICROSEC(now));
+			return ok ? RF_NONE : RF_FAILED;
+		}
+
+		/* the last client to block tells the executor: nothing more comes */
+		if (pg_atomic_add_fetch_u32(&ctl->clients_waiting, 1) >=
+			pg_atomic_read_u32(&ctl->clients_inflight))
+			gpuidx_exec_wake_proc(ctl->exec_procno);
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 sleep_ms, GPX_EXEC_WAIT_EVENT);
+		pg_atomic_fetch_sub_u32(&ctl->clients_waiting, 1);
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
+/* Send b as one request and wait for it (no cleanup on error: caller's). */
+static RankFail
+rank_send(gpx_rank_batch *b, const RankGeom *g, uint64 candidates)
+{
+	int			slot;
+	uint64		gen;
+	RankFail	f;
+
+	f = rank_reserve(b, g, candidates, &slot, &gen);
+	if (f != RF_NONE)
+		return f;
+	rank_fill(b, g, slot);
+	f = rank_queue(slot, gen);
+	if (f != RF_NONE)
+		return f;
+	return rank_wait(b, slot, gen);
+}
+
+/* rank_send, giving the request up on error or cancel. */
+static RankFail
+rank_send_guarded(gpx_rank_batch *b, const RankGeom *g, uint64 candidates)
+{
+	RankFail	f = RF_NONE;
+
+	gpuidx_exec_client_begin();
+	PG_TRY();
+	{
+		f = rank_send(b, g, candidates);
+	}
+	PG_CATCH();
+	{
+		gpuidx_exec_client_release_all();
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	gpuidx_exec_client_release_all();	/* normally nothing is left */
+	return f;
+}
+
+/* Run a prepared batch on the executor; false: the caller computes it. */
+bool
+gpuidx_exec_rank(gpx_rank_batch *b)
+{
+	RankGeom	g;
+	uint64		candidates;
+	RankFail	f;
+
+	if (!gpuidx_exec_use || b->nqueries == 0)
+		return false;
+	if (gpuidx_exec_shm == NULL)
+	{
+		gpuidx_exec_client_check_preloaded();
+		return false;
+	}
+	candidates = rank_candidates(b);
+	if (candidates == 0)
+		return false;			/* every answer is empty: nothing to send */
+	rank_geometry(b, &g);
+	if (!rank_route(b, candidates, g.total))
+	{
+		gpuidx_exec_count(&gpuidx_exec_shm->ctl->stats.backend_queries, b->nqueries);
+		return false;
+	}
+	gpuidx_exec_client_check_gpu((int) b->nqueries);
+	f = rank_send_guarded(b, &g, candidates);
+	if (f == RF_NONE)
+		return true;
+	rank_count_fail(f, b->nqueries);
+	if (!gpuidx_exec_fallback)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("gpuidx executor could not serve the ranked query"),
+				 errdetail("%s", rank_fail_text(f)),
+				 errhint("Set gpuidx.executor_fallback = on to compute it in the backend instead.")));
+	return false;
+}
+
+/* --------------------------------------------------------- executor -- */
+
+/* Whether [off, off + len) lies inside [lo, hi) (no overflow). */
+static inline bool
+rank_within(uint64 off, uint64 len, uint64 lo, uint64 hi)
+{
+	return off >= lo && off <= hi && len <= hi - off;
+}
+
+/* Read slot's request into rr; a GpxReqStatus. */
+int
+gpuidx_exec_rank_build(int slot, GpxRankRun *rr)
+{
+	GpxExecSlot *sl = &gpuidx_exec_shm->slots[slot];
+	const char *chunk = gpuidx_exec_chunk(slot);
+	GpxRankReqHead h;
+	const GpxReqList *rl;
+	gpx_list   *gl;
+	uint64		lists_end;
+	gpx_rank_batch *b = &rr->b;
+
+	memset(rr, 0, sizeof(*rr));
+	if (sl->chunk_off + sl->chunk_len > gpuidx_exec_shm->ctl->arena_size ||
+		sl->chunk_len < sizeof(GpxRankReqHead))
+		return GPX_REQ_BAD;
+	memcpy(&h, chunk, sizeof(h));
+	if (h.nqueries == 0 || h.nqueries != sl->nqueries ||
+		h.nlists != sl->nlists || h.nterms == 0 ||
+		h.nqueries > sl->chunk_len / sizeof(gpx_rank_bquery) ||
+		h.nterms > sl->chunk_len / sizeof(gpx_rank_bterm) ||
+		h.nlists > sl->chunk_len / sizeof(GpxReqList) ||
+		h.out_slots > sl->chunk_len / sizeof(uint32) ||
+		h.queries_off % 8 != 0 || h.terms_off % 8 != 0 ||
+		h.docs_off % 4 != 0 || h.scores_off % 8 != 0 ||
+		sl->lists_off % 8 != 0 || h.docs_off != sl->out_off ||
+		!rank_within(h.queries_off, (uint64) h.nqueries * sizeof(gpx_rank_bquery),
+					 sizeof(h), sl->chunk_len) ||
+		!rank_within(h.terms_off, (uint64) h.nterms * sizeof(gpx_rank_bterm),
+					 h.queries_off + (uint64) h.nqueries * sizeof(gpx_rank_bquery),
+					 sl->chunk_len) ||
+		!rank_within(sl->lists_off, (uint64) h.nlists * sizeof(GpxReqList),
+					 h.terms_off + (uint64) h.nterms * sizeof(gpx_rank_bterm),
+					 sl->chunk_len))
+		return GPX_REQ_BAD;
+	lists_end = sl->lists_off + (uint64) h.nlists * sizeof(GpxReqList);
+	if (!rank_within(h.doclen_off, h.doclen_len, lists_end, h.docs_off) ||
+		!rank_within(h.docs_off, h.out_slots * sizeof(uint32), lists_end, h.scores_off) ||
+		!rank_within(h.scores_off, h.out_slots * sizeof(double), h.docs_off, sl->chunk_len))
+		return GPX_REQ_BAD;
+
+	/* private copies of what the back ends index by */
+	b->nqueries = h.nqueries;
+	b->nterms = h.nterms;
+	b->nlists = h.nlists;
+	b->queries = palloc(sizeof(gpx_rank_bquery) * h.nqueries);
+	memcpy(b->queries, chunk + h.queries_off, sizeof(gpx_rank_bquery) * h.nqueries);
+	b->terms = palloc(sizeof(gpx_rank_bterm) * h.nterms);
+	memcpy(b->terms, chunk + h.terms_off, sizeof(gpx_rank_bterm) * h.nterms);
+	gl = palloc0(sizeof(gpx_list) * Max(h.nlists, 1));
+	rl = (const GpxReqList *) (chunk + sl->lists_off);
+	for (uint32 l = 0; l < h.nlists; l++)
+	{
+		GpxReqList  r = rl[l];
+
+		if (r.flags != GPX_REQ_INLINE ||
+			!rank_within(r.off, r.len, lists_end, h.doclen_off) ||
+			gpx_open(&gl[l], (const uint8 *) chunk + r.off, r.len) != GPX_OK ||
+			gl[l].n != r.n || gl[l].first != r.first || gl[l].last != r.last)
+			return GPX_REQ_BAD;
+	}
+	b->lists = gl;
+	if (gpx_doclen_open(&rr->dl, (const uint8 *) chunk + h.doclen_off,
+						h.doclen_len) != GPX_OK)
+		return GPX_REQ_BAD;
+	b->doclen = &rr->dl;
+	b->k1 = h.k1;
+	b->b = h.b;
+	b->or_algo = GPX_RANK_AUTO;
+	b->out_docs = (uint32 *) (chunk + h.docs_off);
+	b->out_scores = (double *) (chunk + h.scores_off);
+	b->out_slots = h.out_slots;
+	for (uint32 q = 0; q < b->nqueries; q++)
+	{
+		b->queries[q].out_count = 0;
+		b->queries[q].status = -1;
+	}
+	if (gpx_rank_batch_prepare(b) != GPX_OK)
+		return GPX_REQ_BAD;
+	rr->candidates = rank_candidates(b);
+	rr->queries_off = h.queries_off;
+	return GPX_REQ_OK;
+}
+
+/* Run rr on this thread; a failure shows in the queries' statuses. */
+void
+gpuidx_exec_rank_cpu(GpxRankRun *rr)
+{
+	size_t		ws = gpx_rank_batch_work_size(&rr->b, 0, rr->b.nqueries);
+	void	   *work = MemoryContextAllocHuge(CurrentMemoryContext, Max(ws, 1));
+	gpx_status	st;
+
+	st = gpx_rank_batch_run(&rr->b, 0, rr->b.nqueries, work, ws, NULL);
+	if (st != GPX_OK)
+		for (uint32 q = 0; q < rr->b.nqueries; q++)
+			if (rr->b.queries[q].status == GPX_OK)
+				rr->b.queries[q].status = st;
+	pfree(work);
+}
+
+/* Copy each query's out_count and status back into slot's request. */
+void
+gpuidx_exec_rank_finish(int slot, const GpxRankRun *rr)
+{
+	/* where gpuidx_exec_rank_build found them inside the chunk */
+	gpx_rank_bquery *bq = (gpx_rank_bquery *) (gpuidx_exec_chunk(slot) +
+											   rr->queries_off);
+
+	for (uint32 q = 0; q < rr->b.nqueries; q++)
+	{
+		bq[q].out_count = rr->b.queries[q].out_count;
+		bq[q].status = rr->b.queries[q].status;
+	}
+}

@@ -1,0 +1,296 @@
+/*
+ * test_gpu_rank.cu - ranked retrieval on the GPU (gpx_cuda_rank_run, kernels
+ * in cuda/gpx_rank.cu) against the CPU (gpx_rank_batch_run), bit for bit:
+ * every query's status, result count, docIDs, order and score bits.
+ *
+ * Random collections (document lengths from a few values, so that many
+ * scores tie, or from a wide range; some docIDs of the lists unknown to
+ * the statistics, scored with avgdl), lists in all three codecs (empty,
+ * one posting, a few, dense, several blocks), and random batches of AND
+ * and OR queries: one-term queries, repeated terms, terms no document
+ * holds (list -1) and empty lists, k from 1 to 10,000 (larger than the
+ * matches too), several queries sharing lists; every third collection
+ * with device rounds of 3,000 candidate slots (gpx_cuda_rank_chunk_slots),
+ * so its batch takes several rounds.  The CPU side runs the default OR algorithm (block-max
+ * MaxScore) and the exhaustive one, which agree with each other.
+ *
+ *   test_gpu_rank [--quick] [--seed N]
+ *
+ * Counts with the unit-test harness (test/unit/unit.h), one case per
+ * collection: closing lines "assertions: ..." then "N passed, N failed";
+ * exits 1 on any failure, 77 (skip) when no usable GPU is present.  Built
+ * by nvcc (make -f cuda/cuda.mk gpucheck) or, with -DGPX_EMU, against the
+ * host emulation (emucheck).
+ */
+#include <vector>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpx_cuda_rank.h"
+#include "gpx_cuda_port.cuh"
+#include "gpx_doclen.h"
+#include "unit.h"
+#include "gpu_rng.h"
+
+/* One random collection: statistics and encoded lists. */
+struct tcoll
+{
+	std::vector<uint8_t> dl;	/* the posting_doclen blob */
+	gpx_doclen	doclen;
+	std::vector<std::vector<uint8_t>> blobs;
+	std::vector<gpx_list> lists;
+};
+
+/* Build a collection of span docIDs, ndocs of them documents, nl lists. */
+static void
+make_coll(tcoll &C, rng &r, uint32_t span, uint32_t nl, bool ties)
+{
+	std::vector<uint32_t> docs, lens;
+	size_t		len = 0;
+	uint32_t	ndocs;
+
+	for (uint32_t d = 0; d < span; d++)
+		if (r.below(10) != 0 || d == 0)
+		{
+			docs.push_back(d);
+			lens.push_back(ties ? 3 + 2 * (uint32_t) r.below(3)
+						   : 1 + (uint32_t) r.below(r.below(4) == 0 ? 100000 : 300));
+		}
+	ndocs = (uint32_t) docs.size();
+	C.dl.resize(gpx_doclen_pairs_size(docs.data(), lens.data(), ndocs));
+	CHECK(gpx_doclen_encode_pairs(docs.data(), lens.data(), ndocs, C.dl.data(),
+								  C.dl.size(), &len) == GPX_OK);
+	C.dl.resize(len);
+	CHECK(gpx_doclen_open(&C.doclen, C.dl.data(), C.dl.size()) == GPX_OK);
+
+	C.blobs.resize(nl);
+	C.lists.resize(nl);
+	for (uint32_t i = 0; i < nl; i++)
+	{
+		std::vector<uint32_t> v;
+		uint32_t	kind = (uint32_t) r.below(8);
+		uint32_t	range = span + span / 8;	/* some docIDs past the statistics */
+		int			codec = GPX_CODEC_MIN + (int) r.below(GPX_CODEC_MAX - GPX_CODEC_MIN + 1);
+		size_t		cap;
+
+		if (kind == 0)
+			;					/* empty */
+		else if (kind == 1)
+			v.push_back((uint32_t) r.below(range));
+		else
+		{
+			uint32_t	per = kind == 2 ? 2 : kind == 3 ? 40 : kind <= 5 ? 8 : 3;
+
+			for (uint32_t d = 0; d < range; d++)
+				if (r.below(per) == 0)
+					v.push_back(d);
+		}
+		while (v.size() > ndocs)
+			v.pop_back();		/* df <= N */
+		cap = gpx_encode_bound(codec, (uint32_t) v.size(), v.empty() ? 0 : v.back());
+		C.blobs[i].resize(cap);
+		CHECK(gpx_encode(codec, v.data(), (uint32_t) v.size(), C.blobs[i].data(), cap,
+						 &len) == GPX_OK);
+		C.blobs[i].resize(len);
+		CHECK(gpx_open(&C.lists[i], C.blobs[i].data(), len) == GPX_OK);
+	}
+}
+
+/* A random batch over C: queries, terms, result slots. */
+struct tbatch
+{
+	std::vector<gpx_rank_bquery> q;
+	std::vector<gpx_rank_bterm> t;
+	uint64_t	slots = 0;
+};
+
+/* Fill B with nq random queries over nl lists. */
+static void
+make_batch(tbatch &B, rng &r, uint32_t nl, uint32_t nq, uint32_t kmax)
+{
+	static const uint32_t ks[] = {1, 2, 3, 10, 17, 100, 1000, 10000};
+
+	for (uint32_t i = 0; i < nq; i++)
+	{
+		gpx_rank_bquery bq;
+		uint32_t	m = r.below(4) == 0 ? 1 : 2 + (uint32_t) r.below(r.below(5) == 0 ? 12 : 4);
+
+		memset(&bq, 0, sizeof(bq));
+		bq.first_term = (uint32_t) B.t.size();
+		bq.nterms = m;
+		do
+			bq.k = ks[r.below(sizeof(ks) / sizeof(ks[0]))];
+		while (bq.k > kmax);
+		bq.mode = r.below(2) ? GPX_RANK_MODE_AND : GPX_RANK_MODE_OR;
+		bq.out_offset = B.slots;
+		B.slots += bq.k;
+		for (uint32_t j = 0; j < m; j++)
+		{
+			gpx_rank_bterm bt;
+
+			memset(&bt, 0, sizeof(bt));
+			if (j > 0 && r.below(6) == 0)
+				bt.list = B.t[B.t.size() - 1 - r.below(j)].list;	/* a repeat */
+			else if (r.below(30) == 0)
+				bt.list = -1;
+			else
+				bt.list = (int32_t) r.below(nl);
+			B.t.push_back(bt);
+		}
+		B.q.push_back(bq);
+	}
+}
+
+/* Run B over C on the CPU (algo) and on ctx; compare everything. */
+static void
+run_case(gpx_cuda_ctx *ctx, const tcoll &C, const tbatch &B, gpx_rank_algo algo,
+		 gpx_cuda_rank_stats *gst)
+{
+	std::vector<gpx_rank_bquery> qc = B.q, qg = B.q;
+	std::vector<gpx_rank_bterm> tc = B.t, tg = B.t;
+	std::vector<uint32_t> dc(B.slots + 1), dg(B.slots + 1, 0xdeadbeef);
+	std::vector<double> sc(B.slots + 1), sg(B.slots + 1, -1.0);
+	gpx_rank_batch bc,
+				bg;
+	std::vector<uint64_t> work;
+	size_t		wl;
+	gpx_cuda_status st;
+
+	memset(&bc, 0, sizeof(bc));
+	bc.nqueries = (uint32_t) qc.size();
+	bc.nterms = (uint32_t) tc.size();
+	bc.nlists = (uint32_t) C.lists.size();
+	bc.queries = qc.data();
+	bc.terms = tc.data();
+	bc.lists = C.lists.data();
+	bc.doclen = &C.doclen;
+	bc.k1 = GPX_BM25_K1_DEFAULT;
+	bc.b = GPX_BM25_B_DEFAULT;
+	bc.or_algo = algo;
+	bc.out_docs = dc.data();
+	bc.out_scores = sc.data();
+	bc.out_slots = B.slots;
+	bg = bc;
+	bg.queries = qg.data();
+	bg.terms = tg.data();
+	bg.out_docs = dg.data();
+	bg.out_scores = sg.data();
+	CHECK(gpx_rank_batch_prepare(&bc) == GPX_OK);
+	CHECK(gpx_rank_batch_prepare(&bg) == GPX_OK);
+	wl = gpx_rank_batch_work_size(&bc, 0, bc.nqueries);
+	work.resize(wl / 8 + 1);
+	CHECK(gpx_rank_batch_run(&bc, 0, bc.nqueries, work.data(), wl, NULL) == GPX_OK);
+	st = gpx_cuda_rank_run(ctx, &bg, gst);
+	CHECKF(st == GPX_CUDA_OK, "gpx_cuda_rank_run: %s: %s", gpx_cuda_status_str(st),
+		   gpx_cuda_last_error(ctx));
+	if (st != GPX_CUDA_OK)
+		return;
+	for (uint32_t i = 0; i < bc.nqueries; i++)
+	{
+		const gpx_rank_bquery *a = &qc[i],
+				   *g = &qg[i];
+		uint32_t	bad = UINT32_MAX;
+
+		CHECKF(a->status == GPX_OK, "cpu query %u: status %d", i, a->status);
+		CHECKF(g->status == a->status && g->out_count == a->out_count,
+			   "query %u (%s, %u terms, k %u): gpu %u results status %d, cpu %u status %d",
+			   i, a->mode == GPX_RANK_MODE_AND ? "and" : "or", a->nterms, a->k,
+			   g->out_count, g->status, a->out_count, a->status);
+		if (g->out_count != a->out_count)
+			continue;
+		for (uint32_t j = 0; j < a->out_count && bad == UINT32_MAX; j++)
+		{
+			uint64_t	o = a->out_offset + j;
+
+			if (dg[o] != dc[o] || memcmp(&sg[o], &sc[o], sizeof(double)) != 0)
+				bad = j;
+		}
+		CHECKF(bad == UINT32_MAX,
+			   "query %u (%s, %u terms, k %u): result %u: gpu (%u, %.17g) cpu (%u, %.17g)",
+			   i, a->mode == GPX_RANK_MODE_AND ? "and" : "or", a->nterms, a->k, bad,
+			   bad == UINT32_MAX ? 0 : dg[a->out_offset + bad],
+			   bad == UINT32_MAX ? 0.0 : sg[a->out_offset + bad],
+			   bad == UINT32_MAX ? 0 : dc[a->out_offset + bad],
+			   bad == UINT32_MAX ? 0.0 : sc[a->out_offset + bad]);
+	}
+}
+
+/* Entry point. */
+int
+main(int argc, char **argv)
+{
+	bool		quick = false;
+	uint64_t	seed = 19;
+	int			ndev = 0;
+	gpx_cuda_options o;
+	gpx_cuda_ctx *ctx = NULL;
+	char		err[512] = "";
+	gpx_cuda_status st;
+
+	for (int i = 1; i < argc; i++)
+	{
+		if (strcmp(argv[i], "--quick") == 0)
+			quick = true;
+		else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc)
+			seed = strtoull(argv[++i], NULL, 10);
+		else
+		{
+			fprintf(stderr, "usage: %s [--quick] [--seed N]\n", argv[0]);
+			return 2;
+		}
+	}
+	if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0)
+	{
+		printf("no usable gpu: skipped\nassertions: 0 passed, 0 failed\n0 passed, 0 failed\n");
+		return 77;
+	}
+	memset(&o, 0, sizeof(o));
+	o.cache_bytes = 64u << 20;
+	o.batch_bytes = 16u << 20;
+	st = gpx_cuda_open(&o, &ctx, err, sizeof(err));
+	if (st != GPX_CUDA_OK)
+	{
+		fprintf(stderr, "gpx_cuda_open: %s: %s\n", gpx_cuda_status_str(st), err);
+		return 1;
+	}
+	printf("test_gpu_rank: seed %llu%s\n", (unsigned long long) seed, quick ? ", quick" : "");
+	{
+		rng			r = {seed};
+		int			ncoll = quick ? 6 : 24;
+
+		for (int c = 0; c < ncoll; c++)
+		{
+			tcoll		C;
+			tbatch		B;
+			bool		ties = c % 2 == 0;
+			uint32_t	span = c == 0 ? 1 : (uint32_t) (quick ? 50 + r.below(3000) : 50 + r.below(40000));
+			uint32_t	nl = 1 + (uint32_t) r.below(24);
+			uint32_t	nq = 1 + (uint32_t) r.below(quick ? 40 : 120);
+			gpx_cuda_rank_stats gs;
+
+			unit_case_begin("collection %d: %u docIDs, %u lists, %u queries%s", c, span, nl,
+							nq, ties ? ", many ties" : "");
+			make_coll(C, r, span, nl, ties);
+			make_batch(B, r, nl, nq, quick && c % 3 != 0 ? 1000 : 10000);
+			gpx_cuda_rank_chunk_slots(c % 3 == 2 ? 3000 : 0);
+			run_case(ctx, C, B, GPX_RANK_AUTO, &gs);
+			if (c % 3 == 2)
+				CHECKF(gs.chunks > 1 || nq == 1 || gs.candidates <= 3000, "%u rounds for %llu slots",
+					   gs.chunks, (unsigned long long) gs.candidates);
+			if (c % 4 == 1)
+				run_case(ctx, C, B, GPX_RANK_EXHAUSTIVE, &gs);
+		}
+		unit_case_begin("empty batch");
+		{
+			tcoll		C;
+			tbatch		B;
+
+			make_coll(C, r, 100, 3, false);
+			run_case(ctx, C, B, GPX_RANK_AUTO, NULL);
+		}
+	}
+	gpx_cuda_close(ctx);
+	return unit_finish();
+}

@@ -1,0 +1,273 @@
+# 015_rank_executor.pl - ranked retrieval through the executor (issue #19).
+# posting_rank_and_batch / posting_rank_or_batch (one statement: one
+# request) and the one-query forms, for the three types, k = 1, 7 and
+# 10000 (beyond every match), on a collection with many tied scores,
+# queries with one term, repeated terms, an empty list and NULL lists:
+# the executor's answers (gpuidx.device = cpu; GPX_TEST_DEVICE=gpu adds
+# gpuidx.device = gpu on the GPU machine) must equal the backend's
+# (gpuidx.use_executor = off) exactly: docIDs, order, and scores as
+# float8 text with extra_float_digits = 3.  gpuidx_stats must show that
+# the batches went through the executor (and auto keeps them in the
+# backend of an executor without a GPU).  Faults: the executor killed
+# while a ranked request is queued (the backend answers, right), a cancel
+# while queued and a statement_timeout while the executor runs it (slots
+# and arena freed, the next answer right), executor_fallback = off.
+use strict;
+use warnings;
+use FindBin;
+use lib $FindBin::RealBin;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use Time::HiRes qw(time);
+use GpxTap;
+
+my $gpu = ($ENV{GPX_TEST_DEVICE} // '') eq 'gpu';
+my $node = gpx_node('rankexec', conf => qq{
+gpuidx.batch_max_wait = 1000
+extra_float_digits = 3
+});
+
+# 4000 documents of lengths 1..4 (so that scores tie often); 40 terms of
+# 1 .. 2000 random docIDs; term 0 has an empty list; per type a table.
+# 60 queries of 1 .. 5 terms (repeats allowed), some with term 0 or -1
+# (no list: NULL) among them.
+$node->safe_psql('postgres', q{
+SELECT setseed(0.19);
+CREATE TABLE coll AS
+  SELECT posting_doclen_agg(d, 1 + (random() * 3)::int) AS stats
+  FROM generate_series(0, 3999) d;
+CREATE TABLE terms AS
+  SELECT t AS term, ARRAY(SELECT DISTINCT (random() * 3999)::int
+                          FROM generate_series(1, 1 + (random() * random() * 2000)::int)
+                          ORDER BY 1) AS arr
+  FROM generate_series(1, 40) t;
+INSERT INTO terms VALUES (0, '{}');
+CREATE TABLE l_pfor AS SELECT term, posting_pfor(arr) AS l FROM terms;
+CREATE TABLE l_lrc AS SELECT term, posting_lrc(arr) AS l FROM terms;
+CREATE TABLE l_qs AS SELECT term, posting_qs(arr) AS l FROM terms;
+CREATE TABLE queries AS
+  SELECT q::bigint AS qid, ARRAY(SELECT CASE WHEN random() < 0.05 THEN 0
+                                             WHEN random() < 0.05 THEN -1
+                                             ELSE 1 + (random() * 39 + 0 * q)::int END
+                                 FROM generate_series(1, 1 + (random() * 4 + 0 * q)::int)) AS terms
+  FROM generate_series(1, 60) q;
+-- a one-term query, and one with a repeated term
+INSERT INTO queries VALUES (61, '{5}'), (62, '{7,7,3}'), (63, '{-1}'), (64, '{0,2}');
+});
+
+# The text of one batch call's rows, in their order.
+sub batch_sql
+{
+	my ($typ, $mode, $k) = @_;
+	return qq{
+SELECT coalesce(string_agg(r.qid || ':' || r.docid || ':' || r.score::text, ' ' ORDER BY r.ord), '')
+FROM (SELECT array_agg(q.qid ORDER BY q.qid, u.pos) AS qa,
+             array_agg(l.l ORDER BY q.qid, u.pos) AS la
+      FROM queries q CROSS JOIN unnest(q.terms) WITH ORDINALITY u(term, pos)
+      LEFT JOIN l_$typ l ON l.term = u.term) s,
+     coll c,
+     LATERAL posting_rank_${mode}_batch(s.qa, s.la, c.stats, $k) WITH ORDINALITY r(qid, docid, score, ord)};
+}
+
+# The text of one-query calls (posting_rank_and / _or), query by query.
+sub single_sql
+{
+	my ($typ, $mode, $k) = @_;
+	return qq{
+SELECT string_agg(x.t, ' | ' ORDER BY x.qid)
+FROM (SELECT q.qid,
+             (SELECT coalesce(string_agg(r.docid || ':' || r.score::text, ' ' ORDER BY r.ord), '')
+              FROM posting_rank_$mode(ARRAY(SELECT l.l FROM unnest(q.terms) WITH ORDINALITY u(term, pos)
+                                            LEFT JOIN l_$typ l ON l.term = u.term ORDER BY u.pos),
+                                      c.stats, $k) WITH ORDINALITY r(docid, score, ord)) AS t
+      FROM queries q, coll c WHERE q.qid % 8 = 0 OR q.qid > 60) x};
+}
+
+sub stats { return gpx_stats($node); }
+
+# got eq want, else the first row that differs (answers are long)
+sub same_rows
+{
+	my ($got, $want, $name) = @_;
+	return pass($name) if $got eq $want;
+	my @g = split / /, $got;
+	my @w = split / /, $want;
+	my $i = 0;
+	$i++ while $i < @g && $i < @w && $g[$i] eq $w[$i];
+	fail($name);
+	diag("row $i: got " . ($g[$i] // '(none)') . ", want " . ($w[$i] // '(none)')
+		  . " (" . scalar(@g) . " rows, want " . scalar(@w) . ")");
+}
+
+my @types = qw(pfor lrc qs);
+my @modes = qw(and or);
+my @ks = (1, 7, 10000);
+my (%ref, %sref);
+
+# the backend's answers
+for my $t (@types)
+{
+	for my $m (@modes)
+	{
+		for my $k (@ks)
+		{
+			$ref{"$t/$m/$k"} = $node->safe_psql('postgres',
+				"SET gpuidx.use_executor = off;" . batch_sql($t, $m, $k));
+		}
+		$sref{"$t/$m"} = $node->safe_psql('postgres',
+			"SET gpuidx.use_executor = off;" . single_sql($t, $m, 7));
+	}
+}
+# the data is what the test needs: matches, ties, empty answers
+{
+	my $a = $ref{'pfor/and/10000'};
+	my $o = $ref{'pfor/or/10000'};
+	my (%seen, $ties);
+	for my $row (split / /, $o)
+	{
+		my ($q, $d, $s) = split /:/, $row;
+		$ties++ if $seen{"$q/$s"}++;
+	}
+	ok(scalar(split / /, $a) > 50, 'ranked AND has matches');
+	ok($ties > 100, "ranked OR has many tied scores ($ties)");
+	ok($o !~ /(^| )63:/ && $a !~ /(^| )6[34]:/,
+		'a query of no list, and AND with the empty list, have no rows');
+	same_rows($ref{'pfor/or/10000'}, $ref{'qs/or/10000'}, 'the types agree (backend)');
+	same_rows($ref{'pfor/and/7'}, $ref{'lrc/and/7'}, 'the types agree (backend, AND)');
+}
+
+# the executor, on its CPU threads (and the GPU when there is one)
+my @devs = ('cpu');
+push @devs, 'gpu' if $gpu;
+for my $dev (@devs)
+{
+	$node->safe_psql('postgres', 'SELECT gpuidx_stats_reset()');
+	my $calls = 0;
+	for my $t (@types)
+	{
+		for my $m (@modes)
+		{
+			for my $k (@ks)
+			{
+				my $got = $node->safe_psql('postgres',
+					"SET gpuidx.device = $dev; SET gpuidx.executor_fallback = off;"
+					  . batch_sql($t, $m, $k));
+				same_rows($got, $ref{"$t/$m/$k"}, "$dev: $t ranked $m batch, k = $k: equals the backend");
+				$calls++;
+			}
+			my $got = $node->safe_psql('postgres',
+				"SET gpuidx.device = $dev; SET gpuidx.executor_fallback = off;"
+				  . single_sql($t, $m, 7));
+			same_rows($got, $sref{"$t/$m"}, "$dev: $t ranked $m, one query a call: equals the backend");
+		}
+	}
+	my $st = stats();
+	ok($st->{requests} >= $calls, "$dev: the batches went to the executor ($st->{requests} requests)");
+	ok($st->{queries} >= 60 * $calls, "$dev: every query of them ($st->{queries})");
+	is($st->{fallbacks}, 0, "$dev: no fallback");
+	is($st->{backend_queries}, 0, "$dev: nothing kept in the backend");
+	if ($dev eq 'gpu')
+	{
+		ok($st->{gpu_batches} >= $calls, "gpu: the batches ran on the gpu ($st->{gpu_batches})");
+		is($st->{gpu_failures}, 0, 'gpu: no gpu failure');
+	}
+}
+
+# auto: an executor without a GPU ranks on one thread, as the backend
+# does, so the batches stay in the backend; with a GPU either is right
+{
+	$node->safe_psql('postgres', 'SELECT gpuidx_stats_reset()');
+	my $got = $node->safe_psql('postgres', "SET gpuidx.device = auto;" . batch_sql('qs', 'or', 7));
+	same_rows($got, $ref{'qs/or/7'}, 'auto: ranked OR equals the backend');
+	my $st = stats();
+	is($st->{backend_queries}, 64, 'auto, no gpu: the batch stayed in the backend') unless $gpu;
+}
+
+# a GPU that fails (injected out of memory): the batch reruns on the CPU
+if ($gpu)
+{
+	$node->safe_psql('postgres', 'SELECT gpuidx_stats_reset()');
+	$node->safe_psql('postgres', "SELECT gpuidx_inject_fault('gpu_oom')");
+	my $got = $node->safe_psql('postgres',
+		"SET gpuidx.device = gpu; SET gpuidx.executor_fallback = off;" . batch_sql('pfor', 'or', 1000));
+	my $want = $node->safe_psql('postgres',
+		"SET gpuidx.use_executor = off;" . batch_sql('pfor', 'or', 1000));
+	same_rows($got, $want, 'gpu out of memory: the rerun on the cpu equals the backend');
+	ok(stats()->{gpu_failures} >= 1, 'gpu out of memory: counted');
+}
+
+# --- faults -----------------------------------------------------------------
+my $dev = $gpu ? 'gpu' : 'cpu';
+my $q_and = "SET gpuidx.device = $dev;" . batch_sql('lrc', 'and', 7) . ';';
+my $q_or = "SET gpuidx.device = $dev;" . batch_sql('pfor', 'or', 10000) . ';';
+
+sub hold
+{
+	my ($on) = @_;
+	$node->safe_psql('postgres',
+		"SELECT gpuidx_inject_fault('hold', " . ($on ? 30000 : 0) . ")");
+}
+
+sub wait_waiting
+{
+	my ($n) = @_;
+	return $node->poll_query_until('postgres', qq{
+		SELECT count(*) = $n FROM pg_stat_activity
+		WHERE backend_type = 'client backend' AND wait_event_type = 'Extension'});
+}
+
+my ($rc, $out, $err, $bg);
+
+# the executor killed while a ranked request is queued
+hold(1);
+my $pid = gpx_info($node)->{executor_pid};
+my $fb = stats()->{fallback_executor_down};
+$bg = gpx_bg($node, $q_or);
+ok(wait_waiting(1), 'a ranked request waits in the queue');
+is(gpx_info($node)->{queued}, 1, 'it is queued');
+my $t0 = time;
+kill 'TERM', $pid;
+($rc, $out, $err) = gpx_bg_finish($bg);
+is($rc, 0, 'executor killed: the ranked batch succeeds') or diag($err);
+same_rows($out, "$ref{'pfor/or/10000'}\n", 'executor killed: the backend computed the right answer');
+ok(time - $t0 < 8, 'executor killed: no wait for the hold to end');
+ok(stats()->{fallback_executor_down} > $fb, 'executor killed: counted as a fallback');
+ok($node->poll_query_until('postgres',
+	"SELECT executor_state = 'running' AND executor_pid <> $pid FROM gpuidx_info()"),
+	'the executor came back');
+ok(gpx_wait_slots_free($node), 'executor killed: nothing leaked');
+
+# cancel while queued
+hold(1);
+$bg = gpx_bg($node, $q_and);
+ok(wait_waiting(1), 'a ranked request waits again');
+$node->safe_psql('postgres', q{
+	SELECT pg_cancel_backend(pid) FROM pg_stat_activity
+	WHERE backend_type = 'client backend' AND wait_event_type = 'Extension'});
+($rc, $out, $err) = gpx_bg_finish($bg);
+like($err, qr/canceling statement due to user request/, 'cancel of a queued ranked request');
+ok(gpx_wait_slots_free($node), 'cancel: slot and arena freed');
+hold(0);
+same_rows($node->safe_psql('postgres', $q_and), $ref{'lrc/and/7'}, 'after the cancel: right answer');
+
+# statement_timeout while the executor runs it (the slot is ABANDONED)
+$node->safe_psql('postgres', "SELECT gpuidx_inject_fault('stall', 2000)");
+($rc, $out, $err) = $node->psql('postgres', "SET statement_timeout = '400ms'; $q_and");
+like($err, qr/statement timeout/, 'statement_timeout while the ranked batch runs');
+ok(gpx_wait_slots_free($node), 'the executor frees the abandoned ranked request');
+same_rows($node->safe_psql('postgres', $q_or), $ref{'pfor/or/10000'}, 'after the abandoned batch: right answer');
+
+# executor_fallback = off: the executor is held past executor_timeout
+hold(1);
+($rc, $out, $err) = $node->psql('postgres',
+	"SET gpuidx.executor_fallback = off; SET gpuidx.executor_timeout = 300; $q_and");
+like($err, qr/could not serve the ranked query/, 'executor_fallback = off: a clear error');
+like($err, qr/did not answer within gpuidx.executor_timeout/, 'executor_fallback = off: the reason');
+same_rows($node->safe_psql('postgres', "SET gpuidx.executor_timeout = 300; $q_and"), $ref{'lrc/and/7'},
+	'executor_timeout with fallback: the backend answers');
+hold(0);
+ok(gpx_wait_slots_free($node), 'timeouts: nothing leaked');
+
+$node->stop;
+done_testing();
