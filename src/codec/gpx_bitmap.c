@@ -21,6 +21,7 @@
  * decoding walks 64-bit words with count-trailing-zeros.
  */
 #include "gpx_internal.h"
+#include "gpx_simd.h"
 
 #ifdef __SSE2__
 #include <emmintrin.h>
@@ -30,7 +31,7 @@
  * Positions of the one bits of every byte value, low first, padded with
  * zeros: a byte of the bitmap decodes with one table row and 8 stores.
  */
-static const uint8_t bm_pos[256][8] = {
+const uint8_t gpx_bm_pos[256][8] = {
 	{0, 0, 0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0, 0, 0}, {1, 0, 0, 0, 0, 0, 0, 0}, {0, 1, 0, 0, 0, 0, 0, 0},
 	{2, 0, 0, 0, 0, 0, 0, 0}, {0, 2, 0, 0, 0, 0, 0, 0}, {1, 2, 0, 0, 0, 0, 0, 0}, {0, 1, 2, 0, 0, 0, 0, 0},
 	{3, 0, 0, 0, 0, 0, 0, 0}, {0, 3, 0, 0, 0, 0, 0, 0}, {1, 3, 0, 0, 0, 0, 0, 0}, {0, 1, 3, 0, 0, 0, 0, 0},
@@ -125,6 +126,16 @@ gpx_bm_blk_decode(const gpx_blk *k, uint32_t *out)
 	if (m == 0)
 		return k->cnt;
 	p = GPX_FAST_BITS ? gpx_blk_slack(k, tmp, &bit) : NULL;
+	if (p != NULL)
+	{
+		const gpx_simd_ops *o = gpx_simd();
+
+		/* a vectorised variant: all ones at once (a valid block has m) */
+		if (o->ones != NULL &&
+			o->ones(p, bit, bit + (k->end - k->bit), m, GPX_MAX_BLOCK - 1,
+					base, out + 1) == m)
+			return k->cnt;
+	}
 	if (p != NULL && (bit & 7) == 0)
 	{
 		const uint8_t *q = p + (bit >> 3);
@@ -142,7 +153,7 @@ gpx_bm_blk_decode(const gpx_blk *k, uint32_t *out)
 						b8 = base + 8 * i;
 
 #ifdef __SSE2__
-			__m128i		t = _mm_loadl_epi64((const __m128i *) bm_pos[v]),
+			__m128i		t = _mm_loadl_epi64((const __m128i *) gpx_bm_pos[v]),
 						z = _mm_setzero_si128(),
 						t16 = _mm_unpacklo_epi8(t, z),
 						vb = _mm_set1_epi32((int32_t) b8);
@@ -153,7 +164,7 @@ gpx_bm_blk_decode(const gpx_blk *k, uint32_t *out)
 							 _mm_add_epi32(_mm_unpackhi_epi16(t16, z), vb));
 #else
 			for (int j = 0; j < 8; j++)
-				out[1 + r + j] = b8 + bm_pos[v][j];
+				out[1 + r + j] = b8 + gpx_bm_pos[v][j];
 #endif
 			r += (uint32_t) __builtin_popcount(v);
 			i++;
@@ -164,7 +175,7 @@ gpx_bm_blk_decode(const gpx_blk *k, uint32_t *out)
 			uint32_t	v = q[i];
 
 			for (uint32_t j = 0; v != 0 && r < m; j++, v &= v - 1)
-				out[1 + r++] = base + 8 * i + bm_pos[q[i]][j];
+				out[1 + r++] = base + 8 * i + gpx_bm_pos[q[i]][j];
 		}
 		return k->cnt;
 	}

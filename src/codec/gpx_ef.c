@@ -32,6 +32,7 @@
  * coding over the whole list instead (gpx_qs.c).
  */
 #include "gpx_internal.h"
+#include "gpx_simd.h"
 
 #define EF_B_BITS	5
 
@@ -125,6 +126,39 @@ ef_decode_fast(const uint8_t *p, uint64_t bit, uint32_t m, uint32_t first,
 	}
 }
 
+/*
+ * ef_decode_fast with a vectorised variant's kernels: UPPER's ones to
+ * positions, LOW unpacked (the scalar loop finishing what the kernel
+ * leaves), then both merged.  p has avail readable bytes and 8 past the
+ * block's end (bit `end`).  False (nothing usable written) when UPPER
+ * does not hold m ones before end: not a valid block.
+ */
+static bool
+ef_decode_simd(const gpx_simd_ops *o, const uint8_t *p, size_t avail,
+			   uint64_t bit, uint64_t end, uint32_t m, uint32_t first,
+			   uint32_t *out)
+{
+	uint32_t	b = (uint32_t) (gpx_get_bits_fast(p, bit, 31) & 31);
+	uint32_t	mask = gpx_mask(b);
+	uint64_t	low = bit + EF_B_BITS,
+				up = low + (uint64_t) m * b;
+	uint32_t	hi[GPX_MAX_BLOCK];
+	uint32_t	r = 0;
+
+	if (up > end || o->ones(p, up, end, m, GPX_MAX_BLOCK, 0, hi) != m)
+		return false;
+	if (b == 0)
+		memset(out + 1, 0, (size_t) m * sizeof(uint32_t));
+	else
+	{
+		r = o->unpack(p, avail, low, b, m, out + 1);
+		for (; r < m; r++)
+			out[1 + r] = gpx_get_bits_fast(p, low + (uint64_t) r * b, mask);
+	}
+	o->ef_merge(out + 1, hi, m, b, first + 1);
+	return true;
+}
+
 /* Decode block k into out; returns its count. */
 uint32_t
 gpx_ef_blk_decode(const gpx_blk *k, uint32_t *out)
@@ -173,6 +207,15 @@ gpx_ef_blk_decode(const gpx_blk *k, uint32_t *out)
 
 		if (p != NULL)
 		{
+			const gpx_simd_ops *o = gpx_simd();
+			/* bytes readable at p: the payload, or the copy and its slack */
+			size_t		avail = p == k->p ? k->plen :
+				k->plen - (size_t) (k->bit >> 3) + 16;
+
+			if (o->ones != NULL &&
+				ef_decode_simd(o, p, avail, bit, bit + (k->end - k->bit),
+							   k->cnt - 1, k->first, out))
+				return k->cnt;
 			ef_decode_fast(p, bit, k->cnt - 1, k->first, out);
 			return k->cnt;
 		}

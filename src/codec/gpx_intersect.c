@@ -9,6 +9,7 @@
  */
 #include "gpx_intersect.h"
 #include "gpx_internal.h"
+#include "gpx_simd.h"
 
 #ifdef __SSE2__
 #include <emmintrin.h>
@@ -81,6 +82,8 @@ static void
 isect_state_init(isect_state *st, const gpx_list *l, uint32_t blk,
 				 const gpx_isect_opts *o)
 {
+	bool		simd = gpx_simd()->merge != NULL;
+
 	st->l = l;
 	st->nb = l->nblocks;
 	st->blk = blk;
@@ -93,11 +96,11 @@ isect_state_init(isect_state *st, const gpx_list *l, uint32_t blk,
 	if (o->probe_ratio > 0)
 		st->ratio = o->probe_ratio;
 	else if (l->codec == GPX_CODEC_PFOR)
-		st->ratio = GPX_ISECT_RATIO_PFOR;
+		st->ratio = simd ? GPX_ISECT_RATIO_SIMD_PFOR : GPX_ISECT_RATIO_PFOR;
 	else if (l->codec == GPX_CODEC_LRC)
-		st->ratio = GPX_ISECT_RATIO_LRC;
+		st->ratio = simd ? GPX_ISECT_RATIO_SIMD_LRC : GPX_ISECT_RATIO_LRC;
 	else
-		st->ratio = GPX_ISECT_RATIO_QS;
+		st->ratio = simd ? GPX_ISECT_RATIO_SIMD_QS : GPX_ISECT_RATIO_QS;
 }
 
 /* Move the state forward to the last block whose first docID <= x. */
@@ -305,6 +308,8 @@ isect_merge(isect_state *st, uint32_t *cand, uint32_t m, bool dense,
 			gpx_isect_stats *stats)
 {
 	const gpx_list *l = st->l;
+	const gpx_simd_ops *o = gpx_simd();
+	uint32_t	(*scan) (const uint32_t *, uint32_t, uint32_t) = o->scan;
 	uint32_t	i = 0,
 				w = 0;
 
@@ -355,6 +360,13 @@ isect_merge(isect_state *st, uint32_t *cand, uint32_t m, bool dense,
 		}
 		buf = st->buf;
 		p = st->pos;
+		if (o->merge != NULL)
+		{
+			/* a vectorised variant: windows of values, both densities */
+			i = o->merge(buf, st->cnt, &p, cand, i, m, &w);
+			st->pos = p;
+			continue;
+		}
 		if (dense)
 		{
 			uint32_t	cnt = st->cnt;
@@ -378,7 +390,7 @@ isect_merge(isect_state *st, uint32_t *cand, uint32_t m, bool dense,
 		do
 		{
 			x = cand[i++];
-			p = isect_scan(buf, p, x);
+			p = scan != NULL ? scan(buf, p, x) : isect_scan(buf, p, x);
 			cand[w] = x;
 			w += (buf[p] == x);
 		} while (i < m && cand[i] <= last);

@@ -66,6 +66,18 @@ extern "C" {
 #define GPX_ISECT_RATIO_QS		40
 
 /*
+ * The same where a vectorised variant runs (gpx_cpu.h): its block decode
+ * and merge by windows are several times faster, while a probe is not,
+ * so merging pays off up to much sparser candidates (measured with
+ * test/bench/bench_simd --probe-ratio on the GOV2-calibrated queries:
+ * flat from 192 up for lrc and qs); below one block (256) per candidate,
+ * so that a lone candidate is still probed, not a block decoded for it.
+ */
+#define GPX_ISECT_RATIO_SIMD_PFOR	64
+#define GPX_ISECT_RATIO_SIMD_LRC	192
+#define GPX_ISECT_RATIO_SIMD_QS		192
+
+/*
  * Merge passes use a branchless two-way merge when the list holds fewer
  * than this many times the candidates in their range (counted in blocks),
  * else a forward scan per candidate.

@@ -61,6 +61,7 @@
  * values that do not increase or disagree with the directory and header.
  */
 #include "gpx_internal.h"
+#include "gpx_simd.h"
 
 #define LRC_LOG2_SEG	GPX_LRC_LOG2_BLOCK
 #define LRC_SEG			(1u << LRC_LOG2_SEG)
@@ -455,17 +456,18 @@ gpx_lrc_validate(const gpx_list *l, uint32_t *scratch)
 }
 
 /*
- * Decode the cnt elements of segment s into out, its deviations read with
- * gpx_get_bits_fast when fast (a constant at each call site, so that each
- * gets its own loop).
+ * Decode the elements j0..cnt-1 of segment s into out, its deviations read
+ * with gpx_get_bits_fast when fast (a constant at each call site, so that
+ * each gets its own loop).
  */
 static inline __attribute__((always_inline)) void
-lrc_decode_seg(const lrc_seg *s, uint32_t cnt, uint32_t *out, bool fast)
+lrc_decode_seg(const lrc_seg *s, uint32_t j0, uint32_t cnt, uint32_t *out,
+			   bool fast)
 {
-	uint64_t	acc = 0;
-	uint64_t	bit = 0;
+	uint64_t	acc = s->slope_q * j0;
+	uint64_t	bit = (uint64_t) j0 * s->w;
 
-	for (uint32_t j = 0; j < cnt; j++)
+	for (uint32_t j = j0; j < cnt; j++)
 	{
 		out[j] = (uint32_t) s->base + (uint32_t) (acc >> LRC_FRAC) +
 			(fast ? gpx_get_bits_fast(s->dev, bit, s->mask) :
@@ -480,12 +482,20 @@ uint32_t
 gpx_lrc_blk_decode(const gpx_blk *k, uint32_t *out)
 {
 	lrc_seg		s;
+	const gpx_simd_ops *o = gpx_simd();
+	uint32_t	done = 0;
 
 	lrc_seg_of(k, &s);
+	/* the vectorised variant's share, then the scalar loop's */
+	if (o->lrc != NULL)
+		done = o->lrc(s.dev, (size_t) (k->p + k->plen - s.dev), s.w, k->cnt,
+					  (uint32_t) s.base, (uint32_t) s.slope_q, out);
+	if (done >= k->cnt)
+		return k->cnt;
 	if (s.fast)
-		lrc_decode_seg(&s, k->cnt, out, true);
+		lrc_decode_seg(&s, done, k->cnt, out, true);
 	else
-		lrc_decode_seg(&s, k->cnt, out, false);
+		lrc_decode_seg(&s, done, k->cnt, out, false);
 	return k->cnt;
 }
 

@@ -51,6 +51,7 @@
  * satisfying the rules above is valid.
  */
 #include "gpx_internal.h"
+#include "gpx_simd.h"
 
 #define PFOR_LOG2_BLOCK 7
 #define PFOR_BLOCK		(1u << PFOR_LOG2_BLOCK)
@@ -203,9 +204,15 @@ pfor_decode_gaps(const uint8_t *payload, size_t plen, uint32_t off,
 	uint64_t	bit = (uint64_t) off * 32 + PFOR_HDR_BITS;
 	uint64_t	posbit = bit + (uint64_t) m * b;
 	uint64_t	hibit = posbit + (uint64_t) e * PFOR_POS_BITS;
-	uint32_t	x;
+	const gpx_simd_ops *o = gpx_simd();
+	uint32_t	x,
+				done = 0;
 
-	pfor_unpack_trusted(payload, plen, bit, b, m, g);
+	/* the vectorised variant's share, then the scalar loop's */
+	if (o->unpack != NULL && b > 0)
+		done = o->unpack(payload, plen, bit, b, m, g);
+	pfor_unpack_trusted(payload, plen, bit + (uint64_t) done * b, b, m - done,
+						g + done);
 	for (x = 0; x < e; x++)
 	{
 		uint32_t	pos = gpx_get_bits(payload, posbit + (uint64_t) x * PFOR_POS_BITS,
@@ -508,8 +515,15 @@ gpx_pfor_blk_decode(const gpx_blk *k, uint32_t *out)
 	uint32_t	v = k->first;
 	uint32_t	i;
 
+	const gpx_simd_ops *o = gpx_simd();
+
 	pfor_decode_gaps(k->p, k->plen, (uint32_t) (k->bit >> 5), cnt - 1, out + 1);
 	out[0] = v;
+	if (o->gaps_sum != NULL)
+	{
+		o->gaps_sum(out + 1, cnt - 1, v);
+		return cnt;
+	}
 	for (i = 1; i < cnt; i++)
 	{
 		v += out[i] + 1;

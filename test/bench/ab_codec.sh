@@ -37,12 +37,14 @@ for r in A B; do
 	bl_step "building bench_codec of $r = $h"
 	mkdir -p "$W/$r"
 	git archive "$h" | tar -x -C "$W/$r" || exit 1
-	(cd "$W/$r" && $CC -O2 -g -std=gnu11 -Isrc/codec -Icuda -Itest/gen -o bench_codec \
-		test/bench/bench_codec.c src/codec/gpx_*.c -lm -lpthread) || exit 1
+	# the reference library (test/ref) where the revision has one
+	(cd "$W/$r" && ref=() && { [ ! -f test/ref/gpx_ref.c ] || ref=(-Itest/ref test/ref/gpx_ref.c); } &&
+		$CC -O2 -g -std=gnu11 -Isrc/codec -Icuda -Itest/gen -o bench_codec \
+		test/bench/bench_codec.c src/codec/gpx_*.c "${ref[@]}" -lm -lpthread) || exit 1
 done
 
 bl_step "generating the collection: scale $SCALE, $QUERIES queries, order $ORDER"
-$CC -O2 -o "$W/gpx_gen" test/gen/gpx_gen.c -lm || exit 1
+$CC -O2 -Isrc/codec -Itest/ref -o "$W/gpx_gen" test/gen/gpx_gen.c test/ref/gpx_ref.c -lm || exit 1
 "$W/gpx_gen" --scale "$SCALE" --queries "$QUERIES" --extra 0 --seed 1 --order "$ORDER" \
 	--quiet --out "$W/gen" >/dev/null || exit 1
 if [ "$MIN_SHORTEST" -gt 0 ]; then

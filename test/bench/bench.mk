@@ -41,7 +41,8 @@ BENCH_CUDA_LINK = $(if $(strip $(CUDA_OBJS)),$(CUDA_OBJS) cuda/gpx_cuda_plan.o -
 BENCH_PROGS = test/gen/bin/gpx_gen test/gen/bin/gpx_gencheck \
 	test/bench/bin/bench_codec test/bench/bin/bench_query test/bench/bin/gpx_corpus \
 	test/bench/bin/bench_size test/bench/bin/bench_rank test/bench/bin/bench_tf test/bench/bin/bench_key \
-	test/bench/bin/bench_setops
+	test/bench/bin/bench_setops \
+	test/bench/bin/bench_simd
 
 # the codec size table of docs/bench/size.md (uniform lists in [0, 2^24))
 test/bench/bin/bench_size: test/bench/bench_size.c $(BENCH_CODEC_SRCS) $(wildcard src/codec/*.h) $(BENCH_REF_DEPS)
@@ -95,6 +96,22 @@ test/bench/bin/bench_codec: test/bench/bench_codec.c test/bench/bench_util.h tes
 	@mkdir -p test/bench/bin
 	$(BENCH_CC) $(BENCH_CFLAGS) -Isrc/codec -Icuda -Itest/gen -Itest/ref -o $@ $< $(BENCH_CODEC_SRCS) \
 		$(BENCH_REF_SRCS) $(BENCH_CUDA_LINK) -lm -lpthread
+
+# the vectorised variants side by side (decode, gpx_intersect), and the same
+# with CRoaring beside them: bench_roaring builds only where libroaring-dev
+# is installed (bench-tools and CI's test run never need it)
+test/bench/bin/bench_simd: test/bench/bench_simd.c $(BENCH_CODEC_SRCS) $(wildcard src/codec/*.h)
+	@mkdir -p test/bench/bin
+	$(BENCH_CC) $(BENCH_CFLAGS) -Isrc/codec -o $@ $< $(BENCH_CODEC_SRCS) -lm -lpthread
+
+BENCH_ROARING_H ?= $(wildcard /usr/include/roaring/roaring.h)
+test/bench/bin/bench_roaring: test/bench/bench_simd.c $(BENCH_CODEC_SRCS) $(wildcard src/codec/*.h)
+	@test -n "$(BENCH_ROARING_H)" || { echo "bench_roaring needs libroaring-dev (apt-get install libroaring-dev)" >&2; exit 1; }
+	@mkdir -p test/bench/bin
+	$(BENCH_CC) $(BENCH_CFLAGS) -DBENCH_ROARING -Isrc/codec -o $@ $< $(BENCH_CODEC_SRCS) -lroaring -lm -lpthread
+
+.PHONY: bench-simd
+bench-simd: test/bench/bin/bench_simd $(if $(BENCH_ROARING_H),test/bench/bin/bench_roaring)
 
 test/bench/bin/bench_query: test/bench/bench_query.c test/bench/bench_util.h test/gen/gen_common.h $(BENCH_REF_DEPS)
 	@mkdir -p test/bench/bin

@@ -2,7 +2,8 @@
  * fuzz_intersect.c - libFuzzer harness: 2-4 lists built from the input,
  * each encoded with a codec chosen by the input; gpx_intersect (all
  * strategies), gpx_intersect_count and gpx_overlaps are compared with
- * repeated ref_intersect2.
+ * repeated ref_intersect2; gpx_decode and gpx_intersect also under every
+ * vectorised variant the CPU supports (gpx_cpu.h), forced in turn.
  *
  * Input: byte 0: k = 2 + (b0 % 3), bit 7: lists share a common base;
  *        byte 1: codec of list j = 1 + ((b1 >> 2j) & 3) % 3;
@@ -14,6 +15,7 @@
  */
 #include "fuzz_common.h"
 #include "gpx_intersect.h"
+#include "gpx_cpu.h"
 
 #define MAXK 4
 
@@ -96,6 +98,25 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FZ_REQUIRE(outn == rn, "intersect k %d: %u elements, ref %u", k, outn, rn);
 	FZ_REQUIRE(memcmp(out, ref, (size_t) rn * 4) == 0, "intersect contents");
 	FZ_REQUIRE(stats.result == rn, "stats.result");
+
+	/* every vectorised variant this CPU has decodes and intersects alike */
+	gpx_simd_level was = gpx_simd_active();
+	for (int lv = 0; lv < GPX_SIMD_LEVELS; lv++) {
+		if (!gpx_simd_supported(lv)) continue;
+		gpx_simd_force(lv);
+		for (int j = 0; j < k; j++) {
+			uint32_t *dec = fz_alloc(((size_t) n[j] + 1) * 4);
+			gpx_decode(lp[j], dec);
+			FZ_REQUIRE(memcmp(dec, docs[j], (size_t) n[j] * 4) == 0, "decode under %s",
+					   gpx_simd_name(lv));
+			free(dec);
+		}
+		outn = 0xFFFFFFFF;
+		st = gpx_intersect(lp, k, out, &outn, NULL);
+		FZ_REQUIRE(st == GPX_OK && outn == rn && memcmp(out, ref, (size_t) rn * 4) == 0,
+				   "intersect under %s: %u elements, ref %u", gpx_simd_name(lv), outn, rn);
+	}
+	gpx_simd_force(was);
 
 	static const gpx_isect_strategy strat[] = { GPX_ISECT_AUTO, GPX_ISECT_MERGE, GPX_ISECT_PROBE };
 	for (int s = 0; s < 3; s++) {

@@ -22,14 +22,32 @@ awk -W version 2>/dev/null | grep -q '^mawk' && AWK="awk -W interactive"
 res=$(mktemp "${TMPDIR:-/tmp}/run-unit.XXXXXX") || exit 1
 trap 'rm -f "$res"' EXIT
 
+# every program runs once per vectorised variant this CPU supports
+# (GPX_SIMD=scalar, sse4.1, avx2, avx512: src/codec/gpx_cpu.h), as
+# test_simd --levels lists them; test_simd compares them itself and runs
+# once; GPX_SIMD set in the environment: only that variant
+levels=${GPX_SIMD:-}
+if [ -z "$levels" ]; then
+	for t in "$@"; do
+		case "$t" in */test_simd) levels=$("$t" --levels) || { echo "$pfx: test_simd --levels failed"; exit 1; } ;; esac
+	done
+fi
+[ -n "$levels" ] || levels=auto
+echo "$pfx: vectorised variants: $levels"
+runs=()
 for t in "$@"; do
-	name=$(basename "$t")
+	case "$t" in */test_simd) runs+=("auto:$t") ;; *) for lv in $levels; do runs+=("$lv:$t"); done ;; esac
+done
+
+for run in "${runs[@]}"; do
+	lv=${run%%:*} t=${run#*:}
+	name="$(basename "$t") [$lv]"
 	echo "$pfx: $name: start"
 	t0=$SECONDS
 	# the counting lines are kept for the end; everything else shows at once
 	# (the subshell's own stderr, where bash would report a crash, is dropped:
 	# the exit status below says it)
-	("$t" 2>&1; exit $?) 2>/dev/null | $AWK -v res="$res" -v quiet="${UNIT_QUIET:-0}" '
+	(GPX_SIMD=$lv "$t" 2>&1; exit $?) 2>/dev/null | $AWK -v res="$res" -v quiet="${UNIT_QUIET:-0}" '
 		/^assertions: [0-9]+ passed, [0-9]+ failed$/ { ap = $2; af = $4; next }
 		/^[0-9]+ passed, [0-9]+ failed$/ { p = $1; f = $3; seen = 1; next }
 		/^ok - / { okc++ }

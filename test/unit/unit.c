@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "gpx_codec.h"
+#include "gpx_cpu.h"
 #include "unit.h"
 
 long		unit_passed = 0;
@@ -91,6 +92,25 @@ unit_case_end(void)
 	fflush(stdout);
 }
 
+/*
+ * Before main: force the vectorised variant named by GPX_SIMD (unset or
+ * "auto": the library's own choice), so that every unit test runs under
+ * each variant (test/unit/run-unit.sh).  An unknown or unsupported name
+ * is an error, never a silent fallback.
+ */
+__attribute__((constructor)) static void
+unit_simd_env(void)
+{
+	const char *s = getenv("GPX_SIMD");
+	int			level = gpx_simd_parse(s);
+
+	if (level == -2 || (level >= 0 && gpx_simd_force(level) != GPX_OK))
+	{
+		fprintf(stderr, "GPX_SIMD=%s: unknown or not supported on this CPU\n", s);
+		exit(2);
+	}
+}
+
 /* Print the assertion and case totals; exit status 1 on any failure. */
 int
 unit_finish(void)
@@ -105,6 +125,7 @@ unit_finish(void)
 		else
 			cases_passed = 1;
 	}
+	printf("simd variant: %s\n", gpx_simd_name(gpx_simd_active()));
 	printf("assertions: %ld passed, %ld failed\n", unit_passed, unit_failed);
 	printf("%ld passed, %ld failed\n", cases_passed, cases_failed);
 	fflush(stdout);

@@ -1,0 +1,117 @@
+/*
+ * gpx_simd.h - the table of vectorised inner loops the block forms call
+ * (internal to src/codec; the variant is chosen in gpx_cpu.c).
+ *
+ * Every kernel does a prefix of the work and says how much: the block
+ * form's own scalar loop (the scalar variant, always compiled) finishes
+ * the rest, so a kernel may stop wherever a vector load would leave the
+ * bytes it was told are readable, and every variant's result is the
+ * scalar one by construction of the tail.  A NULL entry means "none": the
+ * scalar loop does all.  Kernels never read outside the bytes they are
+ * told are readable and never write outside the slots they are given.
+ */
+#ifndef GPX_SIMD_H
+#define GPX_SIMD_H
+
+#include <string.h>
+
+#include "gpx_cpu.h"
+#include "gpx_bits.h"
+
+typedef struct gpx_simd_ops
+{
+	gpx_simd_level level;
+
+	/*
+	 * Unpack fields: out[i] = the w bits (0 < w <= 32) at bit bit + i w of
+	 * p (LSB-first), for i < cnt, reading only p[0..avail).  Returns how
+	 * many leading fields it wrote.
+	 */
+	uint32_t	(*unpack) (const uint8_t *p, size_t avail, uint64_t bit,
+						   uint32_t w, uint32_t cnt, uint32_t *out);
+
+	/*
+	 * d-gaps to docIDs in place: g[i] = start + sum over j <= i of
+	 * (g[j] + 1), wrapping, for i < cnt (all of them).
+	 */
+	void		(*gaps_sum) (uint32_t *g, uint32_t cnt, uint32_t start);
+
+	/*
+	 * An LRC segment: out[j] = base + ((slope_q * j) >> 8) + dev[j],
+	 * wrapping uint32, dev[j] the w-bit field (0 <= w <= 32) at bit j w of
+	 * dev[0..avail).  Returns how many leading elements it wrote.
+	 */
+	uint32_t	(*lrc) (const uint8_t *dev, size_t avail, uint32_t w,
+						uint32_t cnt, uint32_t base, uint32_t slope_q,
+						uint32_t *out);
+
+	/*
+	 * Positions of one bits: for the first `want` one bits at or after bit
+	 * `bit` of p and before bit `end`, out[r] = add + (position - bit).
+	 * Reads 8 bytes at byte offsets up to (end - 1) >> 3 (the caller
+	 * guarantees 8 readable bytes past the byte of bit end - 1); may write
+	 * out[r] for r < cap (cap >= want).  Returns the ones found.
+	 */
+	uint32_t	(*ones) (const uint8_t *p, uint64_t bit, uint64_t end,
+						 uint32_t want, uint32_t cap, uint32_t add,
+						 uint32_t *out);
+
+	/*
+	 * Elias-Fano merge: lo[r] = base + (((hi[r] - r) << b) | lo[r]) for
+	 * r < m (b <= 31; all of them).
+	 */
+	void		(*ef_merge) (uint32_t *lo, const uint32_t *hi, uint32_t m,
+							 uint32_t b, uint32_t base);
+
+	/*
+	 * First index i >= p with buf[i] >= x; buf holds values <=
+	 * GPX_MAX_DOCID and one of them, at or after p, is >= x, followed by
+	 * readable slots up to 32 values past it (the intersection's
+	 * sentinels).
+	 */
+	uint32_t	(*scan) (const uint32_t *buf, uint32_t p, uint32_t x);
+
+
+	/*
+	 * A merge pass over one decoded block: buf[0..cnt) strictly
+	 * increasing, followed by at least 32 readable slots; the candidates
+	 * c[i..m) strictly increasing, c[i] >= buf[*p - 1] (or *p = 0).  Keeps
+	 * (moving them to c[*w], c[*w + 1], ...) the candidates found in buf,
+	 * from c[i] on while they are <= buf[cnt - 1]; returns the index of the
+	 * first candidate not looked at, leaves in *p a position with buf[0..*p)
+	 * below it.
+	 */
+	uint32_t	(*merge) (const uint32_t *buf, uint32_t cnt, uint32_t *p,
+						  uint32_t *c, uint32_t i, uint32_t m, uint32_t *w);
+} gpx_simd_ops;
+
+/* The tables (NULL-filled beyond the scalar one where not compiled). */
+extern const gpx_simd_ops gpx_simd_scalar_ops;
+#if defined(__x86_64__) && defined(__GNUC__)
+#define GPX_SIMD_X86 1
+extern const gpx_simd_ops gpx_simd_sse41_ops;
+extern const gpx_simd_ops gpx_simd_avx2_ops;
+extern const gpx_simd_ops gpx_simd_avx512_ops;
+#else
+#define GPX_SIMD_X86 0
+#endif
+
+/* The table in use (set by gpx_simd_init at first use). */
+extern const gpx_simd_ops *gpx_simd_cur;
+
+/* Choose the table (idempotent, thread-safe) and return it. */
+const gpx_simd_ops *gpx_simd_init(void);
+
+/* The table in use (hot paths). */
+static inline const gpx_simd_ops *
+gpx_simd(void)
+{
+	const gpx_simd_ops *o = __atomic_load_n(&gpx_simd_cur, __ATOMIC_ACQUIRE);
+
+	return o != NULL ? o : gpx_simd_init();
+}
+
+/* Positions of the one bits of every byte value, low first, 0-padded. */
+extern const uint8_t gpx_bm_pos[256][8];
+
+#endif							/* GPX_SIMD_H */

@@ -1,0 +1,330 @@
+/*
+ * gpx_simd_avx2.c - the AVX2 variant of the inner loops (gpx_simd.h),
+ * every function compiled for AVX2 by its target attribute, so the file
+ * builds into a library that still runs on any x86-64 (gpx_cpu.c calls it
+ * only where the CPU has AVX2).
+ *
+ * Unpacking bit fields of width w <= 25: a group of 8 fields spans exactly
+ * w bytes, so its layout (the byte and bit at which each field starts,
+ * relative to the group's first byte) is the same for every group of a
+ * run.  Each 128-bit lane loads the 16 bytes from its first field's byte,
+ * a byte shuffle moves each field's 4 bytes into its 32-bit slot, a
+ * variable shift drops the bits below the field and a mask those above.
+ * Wider fields (not met in real posting lists) are left to the scalar
+ * loop.
+ */
+#include "gpx_simd.h"
+
+#if GPX_SIMD_X86
+
+#include <immintrin.h>
+
+#define AVX2_FN __attribute__((target("avx2,bmi2,popcnt"))) static
+
+/* A run's field layout: the shuffle and the shifts of a group of 8. */
+typedef struct avx2_layout
+{
+	__m256i		shuf;
+	__m256i		shift;
+	__m256i		mask;
+	uint32_t	c4;				/* byte of field 4, lane 1's load */
+} avx2_layout;
+
+/*
+ * The layout of fields of w bits (1..25) starting at bit s0 (0..7), in
+ * registers: field i starts at bit r = s0 + i w, byte r >> 3 (lane 1
+ * counts from field 4's byte), shift r & 7.
+ */
+AVX2_FN void
+avx2_layout_of(uint32_t s0, uint32_t w, avx2_layout *lay)
+{
+	__m256i		r = _mm256_add_epi32(_mm256_set1_epi32((int32_t) s0),
+									 _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
+														_mm256_set1_epi32((int32_t) w)));
+	__m256i		c;
+
+	lay->c4 = (s0 + 4 * w) >> 3;
+	c = _mm256_sub_epi32(_mm256_srli_epi32(r, 3),
+						 _mm256_setr_epi32(0, 0, 0, 0, (int32_t) lay->c4, (int32_t) lay->c4,
+										   (int32_t) lay->c4, (int32_t) lay->c4));
+	/* bytes c, c + 1, c + 2, c + 3 of each slot */
+	lay->shuf = _mm256_add_epi32(_mm256_mullo_epi32(c, _mm256_set1_epi32(0x01010101)),
+								 _mm256_set1_epi32(0x03020100));
+	lay->shift = _mm256_and_si256(r, _mm256_set1_epi32(7));
+	lay->mask = _mm256_set1_epi32((int32_t) gpx_mask(w));
+}
+
+/* The 8 fields of the group whose first byte is q. */
+AVX2_FN __m256i
+avx2_group(const uint8_t *q, const avx2_layout *lay)
+{
+	__m256i		v = _mm256_inserti128_si256(
+		_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *) q)),
+		_mm_loadu_si128((const __m128i *) (q + lay->c4)), 1);
+
+	v = _mm256_shuffle_epi8(v, lay->shuf);
+	return _mm256_and_si256(_mm256_srlv_epi32(v, lay->shift), lay->mask);
+}
+
+/* Groups of 8 fields whose loads stay in avail bytes (see gpx_simd.h). */
+AVX2_FN uint32_t
+avx2_groups(size_t avail, uint64_t bit, uint32_t w, uint32_t cnt)
+{
+	size_t		b0 = (size_t) (bit >> 3),
+				c4 = ((bit & 7) + 4 * w) >> 3,
+				g;
+
+	/* group g reads [b0 + g w, b0 + g w + c4 + 16) */
+	if (b0 + c4 + 16 > avail)
+		return 0;
+	g = (avail - b0 - c4 - 16) / w + 1;
+	return g < cnt / 8 ? (uint32_t) g : cnt / 8;
+}
+
+AVX2_FN uint32_t
+avx2_unpack(const uint8_t *p, size_t avail, uint64_t bit, uint32_t w,
+			uint32_t cnt, uint32_t *out)
+{
+	avx2_layout lay;
+	const uint8_t *q = p + (bit >> 3);
+	uint32_t	ng,
+				g;
+
+	if (w == 0 || w > 25)
+		return 0;
+	ng = avx2_groups(avail, bit, w, cnt);
+	if (ng == 0)
+		return 0;
+	avx2_layout_of((uint32_t) (bit & 7), w, &lay);
+	for (g = 0; g < ng; g++, q += w)
+		_mm256_storeu_si256((__m256i *) (out + 8 * g), avx2_group(q, &lay));
+	return 8 * ng;
+}
+
+/* Inclusive prefix sum of the 8 lanes of v. */
+AVX2_FN __m256i
+avx2_prefix8(__m256i v)
+{
+	__m256i		t;
+
+	v = _mm256_add_epi32(v, _mm256_slli_si256(v, 4));
+	v = _mm256_add_epi32(v, _mm256_slli_si256(v, 8));
+	/* lane 0's total (its element 3) into every element of lane 1 */
+	t = _mm256_shuffle_epi32(v, 0xFF);
+	t = _mm256_permute2x128_si256(t, t, 0x08);
+	return _mm256_add_epi32(v, t);
+}
+
+AVX2_FN void
+avx2_gaps_sum(uint32_t *g, uint32_t cnt, uint32_t start)
+{
+	const __m256i one = _mm256_set1_epi32(1),
+				last = _mm256_set1_epi32(7);
+	__m256i		carry = _mm256_set1_epi32((int32_t) start);
+	uint32_t	i = 0,
+				v = start;
+
+	/*
+	 * Each group's own prefix sum and total are off the chain from group
+	 * to group, which is one add.
+	 */
+	for (; i + 8 <= cnt; i += 8)
+	{
+		__m256i		x = avx2_prefix8(_mm256_add_epi32(
+			_mm256_loadu_si256((const __m256i *) (g + i)), one));
+
+		_mm256_storeu_si256((__m256i *) (g + i), _mm256_add_epi32(x, carry));
+		carry = _mm256_add_epi32(carry, _mm256_permutevar8x32_epi32(x, last));
+	}
+	if (i > 0)
+		v = g[i - 1];
+	for (; i < cnt; i++)
+	{
+		v += g[i] + 1;
+		g[i] = v;
+	}
+}
+
+AVX2_FN uint32_t
+avx2_lrc(const uint8_t *dev, size_t avail, uint32_t w, uint32_t cnt,
+		 uint32_t base, uint32_t slope_q, uint32_t *out)
+{
+	/* (slope_q j) >> 8 = (slope_q >> 8) j + (((slope_q & 255) j) >> 8) */
+	const __m256i j0 = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
+				hstep = _mm256_set1_epi32((int32_t) (8 * (slope_q >> 8))),
+				lstep = _mm256_set1_epi32((int32_t) (8 * (slope_q & 255)));
+	/* base + (slope_q >> 8) j (wrapping), and (slope_q & 255) j (< 2^16) */
+	__m256i		hj = _mm256_add_epi32(_mm256_set1_epi32((int32_t) base),
+									  _mm256_mullo_epi32(j0, _mm256_set1_epi32((int32_t) (slope_q >> 8)))),
+				lj = _mm256_mullo_epi32(j0, _mm256_set1_epi32((int32_t) (slope_q & 255)));
+	avx2_layout lay;
+	const uint8_t *q = dev;
+	uint32_t	ng,
+				g;
+
+	if (w > 25)
+		return 0;
+	/* the layout is unused when every deviation is 0 (w = 0) */
+	avx2_layout_of(0, w > 0 ? w : 1, &lay);
+	if (w == 0)
+		ng = cnt / 8;
+	else
+		ng = avx2_groups(avail, 0, w, cnt);
+
+	for (g = 0; g < ng; g++, q += w)
+	{
+		__m256i		x = _mm256_add_epi32(hj, _mm256_srli_epi32(lj, 8));
+
+		if (w > 0)
+			x = _mm256_add_epi32(x, avx2_group(q, &lay));
+		_mm256_storeu_si256((__m256i *) (out + 8 * g), x);
+		hj = _mm256_add_epi32(hj, hstep);
+		lj = _mm256_add_epi32(lj, lstep);
+	}
+	return 8 * ng;
+}
+
+AVX2_FN uint32_t
+avx2_ones(const uint8_t *p, uint64_t bit, uint64_t end, uint32_t want,
+		  uint32_t cap, uint32_t add, uint32_t *out)
+{
+	uint64_t	pos = bit;
+	uint32_t	r = 0;
+
+	while (r < want && pos < end)
+	{
+		uint64_t	w;
+		uint32_t	nb = end - pos < 56 ? (uint32_t) (end - pos) : 56,
+					rel = add + (uint32_t) (pos - bit);
+
+		memcpy(&w, p + (pos >> 3), 8);
+		w = (w >> (pos & 7)) & ((UINT64_C(1) << nb) - 1);
+		for (uint32_t k = 0; k < nb && w != 0; k += 8, w >>= 8)
+		{
+			uint32_t	v = (uint32_t) w & 0xFF;
+
+			if (r + 8 <= cap)
+				_mm256_storeu_si256((__m256i *) (out + r),
+									_mm256_add_epi32(_mm256_cvtepu8_epi32(
+										_mm_loadl_epi64((const __m128i *) gpx_bm_pos[v])),
+													 _mm256_set1_epi32((int32_t) (rel + k))));
+			else
+				for (uint32_t t = 0; t < 8 && r + t < cap; t++)
+					out[r + t] = rel + k + gpx_bm_pos[v][t];
+			r += (uint32_t) __builtin_popcount(v);
+		}
+		pos += nb;
+	}
+	return r < want ? r : want;
+}
+
+AVX2_FN void
+avx2_ef_merge(uint32_t *lo, const uint32_t *hi, uint32_t m, uint32_t b,
+			  uint32_t base)
+{
+	const __m128i cb = _mm_cvtsi32_si128((int) b);
+	const __m256i vb = _mm256_set1_epi32((int32_t) base),
+				eight = _mm256_set1_epi32(8);
+	__m256i		r = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+	uint32_t	i = 0;
+
+	for (; i + 8 <= m; i += 8)
+	{
+		__m256i		h = _mm256_sll_epi32(_mm256_sub_epi32(
+			_mm256_loadu_si256((const __m256i *) (hi + i)), r), cb);
+
+		_mm256_storeu_si256((__m256i *) (lo + i),
+							_mm256_add_epi32(vb, _mm256_or_si256(h,
+																 _mm256_loadu_si256((const __m256i *) (lo + i)))));
+		r = _mm256_add_epi32(r, eight);
+	}
+	for (; i < m; i++)
+		lo[i] = base + (((hi[i] - i) << b) | lo[i]);
+}
+
+/* Bit i set when buf[i] < x, for 8 values. */
+AVX2_FN uint32_t
+avx2_lt8(const uint32_t *buf, __m256i vx)
+{
+	return (uint32_t) _mm256_movemask_ps(_mm256_castsi256_ps(
+		_mm256_cmpgt_epi32(vx, _mm256_loadu_si256((const __m256i *) buf))));
+}
+
+AVX2_FN uint32_t
+avx2_scan(const uint32_t *buf, uint32_t p, uint32_t x)
+{
+	const __m256i vx = _mm256_set1_epi32((int32_t) x);
+	uint32_t	lt = avx2_lt8(buf + p, vx) | avx2_lt8(buf + p + 8, vx) << 8;
+
+	/* the values below x are a prefix: the first other one answers */
+	if (lt != 0xFFFFu)
+		return p + (uint32_t) __builtin_ctz(~lt);
+	p += 16;
+	for (;;)
+	{
+		lt = avx2_lt8(buf + p, vx) | avx2_lt8(buf + p + 8, vx) << 8 |
+			avx2_lt8(buf + p + 16, vx) << 16 | avx2_lt8(buf + p + 24, vx) << 24;
+		if (lt != 0xFFFFFFFFu)
+			return p + (uint32_t) __builtin_ctz(~lt);
+		p += 32;
+	}
+}
+
+/*
+ * Merge by windows of 16 (two registers), as gpx_simd_avx512.c does: the
+ * window at the first value >= the next candidate, then every candidate
+ * up to its last value tested against all 16 at once, independently.
+ */
+AVX2_FN uint32_t
+avx2_merge(const uint32_t *buf, uint32_t cnt, uint32_t *pp, uint32_t *c,
+		   uint32_t i, uint32_t m, uint32_t *wp)
+{
+	uint32_t	p = *pp,
+				w = *wp,
+				last = buf[cnt - 1];
+
+	while (i < m && c[i] <= last)
+	{
+		const __m256i vx = _mm256_set1_epi32((int32_t) c[i]);
+		uint32_t	lt = avx2_lt8(buf + p, vx) | avx2_lt8(buf + p + 8, vx) << 8,
+					lim;
+		__m256i		w0,
+					w1;
+
+		if (lt == 0xFFFFu)
+		{
+			p += 16;
+			continue;
+		}
+		p += (uint32_t) __builtin_ctz(~lt);
+		w0 = _mm256_loadu_si256((const __m256i *) (buf + p));
+		w1 = _mm256_loadu_si256((const __m256i *) (buf + p + 8));
+		lim = buf[p + 15] < last ? buf[p + 15] : last;
+		do
+		{
+			uint32_t	x = c[i++];
+			__m256i		v = _mm256_set1_epi32((int32_t) x);
+
+			c[w] = x;
+			w += !_mm256_testz_si256(_mm256_or_si256(_mm256_cmpeq_epi32(w0, v),
+													 _mm256_cmpeq_epi32(w1, v)),
+									 _mm256_set1_epi32(-1));
+		} while (i < m && c[i] <= lim);
+	}
+	*pp = p;
+	*wp = w;
+	return i;
+}
+
+const gpx_simd_ops gpx_simd_avx2_ops = {
+	.level = GPX_SIMD_AVX2,
+	.unpack = avx2_unpack,
+	.gaps_sum = avx2_gaps_sum,
+	.lrc = avx2_lrc,
+	.ones = avx2_ones,
+	.ef_merge = avx2_ef_merge,
+	.scan = avx2_scan,
+	.merge = avx2_merge,
+};
+
+#endif							/* GPX_SIMD_X86 */

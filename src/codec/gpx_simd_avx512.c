@@ -1,0 +1,343 @@
+/*
+ * gpx_simd_avx512.c - the AVX-512 variant of the inner loops (gpx_simd.h):
+ * F, BW, VL, DQ and VBMI, every function compiled for them by its target
+ * attribute (gpx_cpu.c calls it only where the CPU has them all).
+ *
+ * Unpacking fields of width w <= 25: a group of 16 fields spans exactly
+ * 2w bytes, so one layout serves the whole run; a byte-masked load of the
+ * group's bytes (masked loads never fault on the bytes left out, so a
+ * group may end anywhere inside the readable bytes), one cross-lane byte
+ * permute (VBMI) puts each field's 4 bytes in its slot, a variable shift
+ * and a mask finish it, and a masked store writes a last, partial group.
+ * One bits become positions 16 at a time by compressing a vector of
+ * consecutive positions under the bits as a mask.
+ */
+#include "gpx_simd.h"
+
+#if GPX_SIMD_X86
+
+#include <immintrin.h>
+
+#define AVX512_FN __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi,bmi2,popcnt"))) static
+
+/* A run's field layout for groups of 16. */
+typedef struct avx512_layout
+{
+	__m512i		idx;
+	__m512i		shift;
+	__m512i		mask;
+	uint32_t	s0;
+	uint32_t	w;
+} avx512_layout;
+
+/*
+ * The layout of fields of w bits (1..25) starting at bit s0 (0..7), in
+ * registers: field i starts at bit r = s0 + i w, byte r >> 3, shift r & 7.
+ */
+AVX512_FN void
+avx512_layout_of(uint32_t s0, uint32_t w, avx512_layout *lay)
+{
+	__m512i		r = _mm512_add_epi32(_mm512_set1_epi32((int32_t) s0),
+									 _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9,
+																		  10, 11, 12, 13, 14, 15),
+														_mm512_set1_epi32((int32_t) w)));
+
+	/* bytes c, c + 1, c + 2, c + 3 of each slot */
+	lay->idx = _mm512_add_epi32(_mm512_mullo_epi32(_mm512_srli_epi32(r, 3),
+												   _mm512_set1_epi32(0x01010101)),
+								_mm512_set1_epi32(0x03020100));
+	lay->shift = _mm512_and_si512(r, _mm512_set1_epi32(7));
+	lay->mask = _mm512_set1_epi32((int32_t) gpx_mask(w));
+	lay->s0 = s0;
+	lay->w = w;
+}
+
+/* The 16 fields of the group whose first byte is q (64 bytes readable). */
+AVX512_FN __m512i
+avx512_group_full(const uint8_t *q, const avx512_layout *lay)
+{
+	__m512i		v = _mm512_permutexvar_epi8(lay->idx, _mm512_loadu_si512(q));
+
+	return _mm512_and_si512(_mm512_srlv_epi32(v, lay->shift), lay->mask);
+}
+
+/*
+ * The first n (1..16) fields of the group whose first byte is q, loading
+ * only the bytes that hold them; the other lanes are garbage.
+ */
+AVX512_FN __m512i
+avx512_group(const uint8_t *q, uint32_t n, const avx512_layout *lay)
+{
+	uint32_t	need = (lay->s0 + n * lay->w + 7) >> 3;	/* <= 51 */
+	__m512i		v = _mm512_maskz_loadu_epi8(_bzhi_u64(~UINT64_C(0), need), q);
+
+	v = _mm512_permutexvar_epi8(lay->idx, v);
+	return _mm512_and_si512(_mm512_srlv_epi32(v, lay->shift), lay->mask);
+}
+
+/* Lane mask of the first n lanes (n <= 16). */
+AVX512_FN __mmask16
+avx512_first(uint32_t n)
+{
+	return (__mmask16) _bzhi_u32(0xFFFFu, n);
+}
+
+/*
+ * How many leading fields of cnt at bit bit lie in avail bytes: field i
+ * ends at bit bit + (i + 1) w.
+ */
+AVX512_FN uint32_t
+avx512_fit(size_t avail, uint64_t bit, uint32_t w, uint32_t cnt)
+{
+	uint64_t	bits = (uint64_t) avail * 8;
+	uint64_t	n;
+
+	if (bit + w > bits)
+		return 0;
+	n = (bits - bit) / w;
+	return n < cnt ? (uint32_t) n : cnt;
+}
+
+AVX512_FN uint32_t
+avx512_unpack(const uint8_t *p, size_t avail, uint64_t bit, uint32_t w,
+			  uint32_t cnt, uint32_t *out)
+{
+	avx512_layout lay;
+	const uint8_t *q = p + (bit >> 3);
+	uint32_t	n,
+				i;
+
+	if (w == 0 || w > 25)
+		return 0;
+	n = avx512_fit(avail, bit, w, cnt);
+	if (n == 0)
+		return 0;
+	avx512_layout_of((uint32_t) (bit & 7), w, &lay);
+	/* whole groups with a plain 64-byte load while it stays in avail */
+	for (i = 0; i + 16 <= n && (size_t) (q - p) + 64 <= avail; i += 16, q += 2 * w)
+		_mm512_storeu_si512(out + i, avx512_group_full(q, &lay));
+	for (; i + 16 <= n; i += 16, q += 2 * w)
+		_mm512_storeu_si512(out + i, avx512_group(q, 16, &lay));
+	if (i < n)
+		_mm512_mask_storeu_epi32(out + i, avx512_first(n - i),
+								 avx512_group(q, n - i, &lay));
+	return n;
+}
+
+/* Inclusive prefix sum of the 16 lanes of v. */
+AVX512_FN __m512i
+avx512_prefix16(__m512i v)
+{
+	const __m512i z = _mm512_setzero_si512();
+
+	v = _mm512_add_epi32(v, _mm512_alignr_epi32(v, z, 15));
+	v = _mm512_add_epi32(v, _mm512_alignr_epi32(v, z, 14));
+	v = _mm512_add_epi32(v, _mm512_alignr_epi32(v, z, 12));
+	return _mm512_add_epi32(v, _mm512_alignr_epi32(v, z, 8));
+}
+
+AVX512_FN void
+avx512_gaps_sum(uint32_t *g, uint32_t cnt, uint32_t start)
+{
+	const __m512i one = _mm512_set1_epi32(1),
+				last = _mm512_set1_epi32(15);
+	__m512i		carry = _mm512_set1_epi32((int32_t) start);
+	uint32_t	i = 0;
+
+	/* each group's prefix sum and total are off the chain (one add) */
+	for (; i + 16 <= cnt; i += 16)
+	{
+		__m512i		x = avx512_prefix16(_mm512_add_epi32(_mm512_loadu_si512(g + i), one));
+
+		_mm512_storeu_si512(g + i, _mm512_add_epi32(x, carry));
+		carry = _mm512_add_epi32(carry, _mm512_permutexvar_epi32(last, x));
+	}
+	if (i < cnt)
+	{
+		__mmask16	k = avx512_first(cnt - i);
+		__m512i		x = avx512_prefix16(_mm512_maskz_add_epi32(
+			k, _mm512_maskz_loadu_epi32(k, g + i), one));
+
+		_mm512_mask_storeu_epi32(g + i, k, _mm512_add_epi32(x, carry));
+	}
+}
+
+AVX512_FN uint32_t
+avx512_lrc(const uint8_t *dev, size_t avail, uint32_t w, uint32_t cnt,
+		   uint32_t base, uint32_t slope_q, uint32_t *out)
+{
+	/* (slope_q j) >> 8 = (slope_q >> 8) j + (((slope_q & 255) j) >> 8) */
+	const __m512i j0 = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
+										 11, 12, 13, 14, 15),
+				hstep = _mm512_set1_epi32((int32_t) (16 * (slope_q >> 8))),
+				lstep = _mm512_set1_epi32((int32_t) (16 * (slope_q & 255)));
+	/* base + (slope_q >> 8) j (wrapping), and (slope_q & 255) j (< 2^16) */
+	__m512i		hj = _mm512_add_epi32(_mm512_set1_epi32((int32_t) base),
+									  _mm512_mullo_epi32(j0, _mm512_set1_epi32((int32_t) (slope_q >> 8)))),
+				lj = _mm512_mullo_epi32(j0, _mm512_set1_epi32((int32_t) (slope_q & 255)));
+	avx512_layout lay;
+	const uint8_t *q = dev;
+	uint32_t	n,
+				i;
+
+	if (w > 25)
+		return 0;
+	/* the layout is unused when every deviation is 0 (w = 0) */
+	avx512_layout_of(0, w > 0 ? w : 1, &lay);
+	if (w == 0)
+		n = cnt;
+	else
+		n = avx512_fit(avail, 0, w, cnt);
+
+	for (i = 0; i + 16 <= n; i += 16, q += 2 * w)
+	{
+		__m512i		x = _mm512_add_epi32(hj, _mm512_srli_epi32(lj, 8));
+
+		if (w > 0)
+			x = _mm512_add_epi32(x, (size_t) (q - dev) + 64 <= avail ?
+								 avx512_group_full(q, &lay) : avx512_group(q, 16, &lay));
+		_mm512_storeu_si512(out + i, x);
+		hj = _mm512_add_epi32(hj, hstep);
+		lj = _mm512_add_epi32(lj, lstep);
+	}
+	if (i < n)
+	{
+		__m512i		x = _mm512_add_epi32(hj, _mm512_srli_epi32(lj, 8));
+
+		if (w > 0)
+			x = _mm512_add_epi32(x, avx512_group(q, n - i, &lay));
+		_mm512_mask_storeu_epi32(out + i, avx512_first(n - i), x);
+	}
+	return n;
+}
+
+AVX512_FN uint32_t
+avx512_ones(const uint8_t *p, uint64_t bit, uint64_t end, uint32_t want,
+			uint32_t cap, uint32_t add, uint32_t *out)
+{
+	const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9,
+										   10, 11, 12, 13, 14, 15);
+	uint64_t	pos = bit;
+	uint32_t	r = 0;
+
+	while (r < want && pos < end)
+	{
+		uint64_t	w;
+		uint32_t	nb = end - pos < 48 ? (uint32_t) (end - pos) : 48,
+					rel = add + (uint32_t) (pos - bit);
+
+		memcpy(&w, p + (pos >> 3), 8);
+		w = _bzhi_u64(w >> (pos & 7), nb);
+		for (uint32_t k = 0; w != 0; k += 16, w >>= 16)
+		{
+			__mmask16	m = (__mmask16) (w & 0xFFFF);
+			__m512i		v = _mm512_maskz_compress_epi32(
+				m, _mm512_add_epi32(iota, _mm512_set1_epi32((int32_t) (rel + k))));
+
+			if (r < cap)
+				_mm512_mask_storeu_epi32(out + r,
+										 avx512_first(cap - r < 16 ? cap - r : 16), v);
+			r += (uint32_t) __builtin_popcount(m);
+		}
+		pos += nb;
+	}
+	return r < want ? r : want;
+}
+
+AVX512_FN void
+avx512_ef_merge(uint32_t *lo, const uint32_t *hi, uint32_t m, uint32_t b,
+				uint32_t base)
+{
+	const __m128i cb = _mm_cvtsi32_si128((int) b);
+	const __m512i vb = _mm512_set1_epi32((int32_t) base),
+				sixteen = _mm512_set1_epi32(16);
+	__m512i		r = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
+									  12, 13, 14, 15);
+
+	for (uint32_t i = 0; i < m; i += 16)
+	{
+		__mmask16	k = avx512_first(m - i < 16 ? m - i : 16);
+		__m512i		h = _mm512_sll_epi32(_mm512_sub_epi32(
+			_mm512_maskz_loadu_epi32(k, hi + i), r), cb);
+
+		_mm512_mask_storeu_epi32(lo + i, k, _mm512_add_epi32(vb, _mm512_or_si512(
+			h, _mm512_maskz_loadu_epi32(k, lo + i))));
+		r = _mm512_add_epi32(r, sixteen);
+	}
+}
+
+AVX512_FN uint32_t
+avx512_scan(const uint32_t *buf, uint32_t p, uint32_t x)
+{
+	const __m512i vx = _mm512_set1_epi32((int32_t) x);
+	uint32_t	lt = _mm512_cmplt_epu32_mask(_mm512_loadu_si512(buf + p), vx);
+
+	/* the values below x are a prefix: the first other one answers */
+	if (lt != 0xFFFFu)
+		return p + (uint32_t) __builtin_ctz(~lt);
+	p += 16;
+	for (;;)
+	{
+		lt = _mm512_cmplt_epu32_mask(_mm512_loadu_si512(buf + p), vx) |
+			(uint32_t) _mm512_cmplt_epu32_mask(_mm512_loadu_si512(buf + p + 16), vx) << 16;
+		if (lt != 0xFFFFFFFFu)
+			return p + (uint32_t) __builtin_ctz(~lt);
+		p += 32;
+	}
+}
+
+/*
+ * Merge by windows of 16: position the window at the first value >= the
+ * next candidate, then test every candidate up to the window's last value
+ * against all 16 at once.  The tests of successive candidates do not
+ * depend on each other, so they overlap, unlike a scan per candidate
+ * whose next start waits for the previous one's result.
+ */
+AVX512_FN uint32_t
+avx512_merge(const uint32_t *buf, uint32_t cnt, uint32_t *pp, uint32_t *c,
+			 uint32_t i, uint32_t m, uint32_t *wp)
+{
+	uint32_t	p = *pp,
+				w = *wp,
+				last = buf[cnt - 1];
+
+	while (i < m && c[i] <= last)
+	{
+		uint32_t	lt = _mm512_cmplt_epu32_mask(_mm512_loadu_si512(buf + p),
+												 _mm512_set1_epi32((int32_t) c[i])),
+					lim;
+		__m512i		win;
+
+		if (lt == 0xFFFFu)
+		{
+			p += 16;
+			continue;
+		}
+		p += (uint32_t) __builtin_ctz(~lt);
+		win = _mm512_loadu_si512(buf + p);
+		lim = buf[p + 15] < last ? buf[p + 15] : last;
+		do
+		{
+			uint32_t	x = c[i++];
+
+			c[w] = x;
+			w += _mm512_cmpeq_epu32_mask(win, _mm512_set1_epi32((int32_t) x)) != 0;
+		} while (i < m && c[i] <= lim);
+	}
+	*pp = p;
+	*wp = w;
+	return i;
+}
+
+const gpx_simd_ops gpx_simd_avx512_ops = {
+	.level = GPX_SIMD_AVX512,
+	.unpack = avx512_unpack,
+	.gaps_sum = avx512_gaps_sum,
+	.lrc = avx512_lrc,
+	.ones = avx512_ones,
+	.ef_merge = avx512_ef_merge,
+	.scan = avx512_scan,
+	.merge = avx512_merge,
+};
+
+#endif							/* GPX_SIMD_X86 */

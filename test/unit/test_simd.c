@@ -1,0 +1,296 @@
+/*
+ * test_simd.c - the vectorised variants (gpx_cpu.h) against the scalar
+ * code and the naive reference, each variant this CPU supports forced in
+ * turn: whole-list and per-block decode of every codec and block kind
+ * (format 1, and format 2 with own, Elias-Fano and bitmap blocks forced),
+ * on edge lists (0, 1, 2 elements, block boundaries, 0 and 2^31 - 1,
+ * every field width from 1 to 31 bits), and intersections (every
+ * strategy) against a naive merge.
+ *
+ *   test_simd            run the tests (GPX_SIMD is ignored: all variants)
+ *   test_simd --levels   print the names of the supported variants
+ *                        (test/unit/run-unit.sh runs every unit test
+ *                        under each of them)
+ */
+#include <string.h>
+
+#include "gpx_codec.h"
+#include "gpx_cpu.h"
+#include "gpx_intersect.h"
+#include "unit.h"
+
+static const int codecs[3] = {GPX_CODEC_PFOR, GPX_CODEC_LRC, GPX_CODEC_QS};
+
+/* Encodings tried: format 1, format 2 default, and v2 forced kinds. */
+typedef struct enc_mode
+{
+	int			version;
+	unsigned	kinds;
+	const char *name;
+} enc_mode;
+
+static const enc_mode modes[] = {
+	{1, 0, "v1"},
+	{2, 0, "v2"},
+	{2, 1u << GPX_KIND_EF, "v2 ef"},
+	{2, 1u << GPX_KIND_BITMAP, "v2 bitmap"},
+	{2, 1u << GPX_KIND_OWN | 1u << GPX_KIND_EF, "v2 own"},
+};
+
+#define NMODES (sizeof(modes) / sizeof(modes[0]))
+
+/* The widest span a list is forced into bitmap blocks with. */
+#define SPAN_BITMAP_MAX (1u << 22)
+
+static int	levels[GPX_SIMD_LEVELS];
+static int	nlevels;
+
+/* Encode into an exact-size blob (over-reads show under ASan); NULL: none. */
+static uint8_t *
+encode(int codec, const uint32_t *d, uint32_t n, const enc_mode *m, size_t *len)
+{
+	gpx_encode_opts o = {m->version, m->kinds};
+	size_t		cap = gpx_encode_bound_ex(codec, n, n ? d[n - 1] : 0, &o);
+	uint8_t    *buf = unit_xmalloc(cap),
+			   *out;
+	gpx_status	st = gpx_encode_ex(codec, d, n, &o, buf, cap, len);
+
+	CHECKF(st == GPX_OK, "%s %s n=%u: encode %s", gpx_codec_name(codec), m->name, n,
+		   gpx_status_str(st));
+	if (st != GPX_OK)
+	{
+		free(buf);
+		return NULL;
+	}
+	out = unit_xmalloc(*len);
+	memcpy(out, buf, *len);
+	free(buf);
+	return out;
+}
+
+/* Decode d[0..n) in every codec and mode under every variant. */
+static void
+check_list(const uint32_t *d, uint32_t n, const char *what)
+{
+	uint32_t   *out = unit_xmalloc(sizeof(uint32_t) * (n + GPX_MAX_BLOCK));
+	uint32_t	blk[GPX_MAX_BLOCK];
+
+	for (int c = 0; c < 3; c++)
+		for (size_t mi = 0; mi < NMODES; mi++)
+		{
+			size_t		len;
+			uint8_t    *b;
+			gpx_list	l;
+
+			/* forced bitmaps only where their size stays reasonable */
+			if (modes[mi].kinds == 1u << GPX_KIND_BITMAP && n > 0 &&
+				d[n - 1] - d[0] > SPAN_BITMAP_MAX)
+				continue;
+			b = encode(codecs[c], d, n, &modes[mi], &len);
+			if (b == NULL)
+				continue;
+			CHECK(unit_validate_exact(b, len) == GPX_OK);
+			CHECK(gpx_open(&l, b, len) == GPX_OK);
+			for (int v = 0; v < nlevels; v++)
+			{
+				bool		ok = true;
+
+				CHECK(gpx_simd_force(levels[v]) == GPX_OK);
+				gpx_decode(&l, out);
+				CHECKF(memcmp(out, d, sizeof(uint32_t) * n) == 0,
+					   "%s %s %s n=%u (%s): decode differs", gpx_simd_name(levels[v]),
+					   gpx_codec_name(codecs[c]), modes[mi].name, n, what);
+				for (uint32_t k = 0; k < l.nblocks && ok; k++)
+				{
+					uint32_t	cnt = gpx_decode_block(&l, k, blk);
+
+					ok = cnt == gpx_block_count(&l, k) &&
+						memcmp(blk, d + ((size_t) k << l.log2_block),
+							   sizeof(uint32_t) * cnt) == 0;
+				}
+				CHECKF(ok, "%s %s %s n=%u (%s): a block decodes differently",
+					   gpx_simd_name(levels[v]), gpx_codec_name(codecs[c]),
+					   modes[mi].name, n, what);
+			}
+			free(b);
+		}
+	gpx_simd_force(-1);
+	free(out);
+}
+
+/* Lists of n gaps of exactly w bits (2^(w-1) .. 2^w - 1), from `start`. */
+static uint32_t
+make_width(unit_rng *r, uint32_t w, uint32_t n, uint32_t start, uint32_t *d)
+{
+	uint64_t	v = start;
+	uint32_t	i;
+
+	for (i = 0; i < n; i++)
+	{
+		uint64_t	g = w == 0 ? 0 : (1ull << (w - 1)) + unit_below(r, 1ull << (w - 1));
+
+		v += (i ? g + 1 : 0);
+		if (v > GPX_MAX_DOCID)
+			break;
+		d[i] = (uint32_t) v;
+	}
+	return i;
+}
+
+/* Edge lists: sizes around the block sizes, 0 and 2^31 - 1, widths. */
+static void
+test_decode(unit_rng *r)
+{
+	static const uint32_t sizes[] = {0, 1, 2, 3, 7, 8, 9, 15, 16, 17, 31, 33, 127,
+		128, 129, 130, 255, 256, 257, 258, 511, 513, 1000, 4099};
+	uint32_t   *d = unit_xmalloc(sizeof(uint32_t) * 5000);
+
+	for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++)
+	{
+		uint32_t	n = sizes[si],
+					m;
+
+		/* consecutive from 0 (bitmap-dense) and up to 2^31 - 1 */
+		for (uint32_t i = 0; i < n; i++)
+			d[i] = i;
+		check_list(d, n, "0, 1, 2, ...");
+		for (uint32_t i = 0; i < n; i++)
+			d[i] = GPX_MAX_DOCID - (n - 1 - i);
+		check_list(d, n, "..., 2^31 - 1");
+		/* every third docID, ending at 2^31 - 1 */
+		for (uint32_t i = 0; i < n; i++)
+			d[i] = GPX_MAX_DOCID - 3 * (n - 1 - i);
+		check_list(d, n, "stride 3 to 2^31 - 1");
+		m = unit_make_list(r, UNIT_UNIFORM, n, 1ull << 31, d);
+		check_list(d, m, "uniform in [0, 2^31)");
+		m = unit_make_list(r, UNIT_CLUSTERED, n, 1u << 24, d);
+		check_list(d, m, "clustered");
+		m = unit_make_list(r, UNIT_EXTREME, n, 1ull << 31, d);
+		check_list(d, m, "extreme");
+	}
+	/* every field width the kernels take, and the wider ones they leave */
+	for (uint32_t w = 1; w <= 31; w++)
+	{
+		uint32_t	n = make_width(r, w, 700, w & 1 ? 0 : 5, d);
+
+		check_list(d, n, "gaps of one width");
+		/* one wide gap among narrow ones (pfor exceptions) */
+		n = make_width(r, 2, 700, 0, d);
+		for (uint32_t i = 300; i < n && w < 30; i++)
+			d[i] += 1u << w;
+		check_list(d, n, "an exception");
+	}
+	free(d);
+}
+
+/* Intersections under every variant and strategy against a naive merge. */
+static void
+test_intersect(unit_rng *r)
+{
+	uint32_t   *a = unit_xmalloc(sizeof(uint32_t) * 20000),
+			   *b = unit_xmalloc(sizeof(uint32_t) * 20000),
+			   *ref = unit_xmalloc(sizeof(uint32_t) * 20000),
+			   *out = unit_xmalloc(sizeof(uint32_t) * 20000);
+
+	for (int round = 0; round < 60; round++)
+	{
+		uint32_t	na = 1 + unit_below(r, round < 30 ? 300 : 20000),
+					nb = 1 + unit_below(r, 20000);
+		uint64_t	u = round % 3 == 0 ? 40000 : round % 3 == 1 ? 1u << 20 : 1ull << 31;
+		uint32_t	nref;
+
+		na = unit_make_list(r, round & 1 ? UNIT_CLUSTERED : UNIT_UNIFORM, na, u, a);
+		nb = unit_make_list(r, UNIT_UNIFORM, nb, u, b);
+		if (round % 4 == 0 && nb > 0)
+			b[nb - 1] = GPX_MAX_DOCID;	/* the largest docID on one side */
+		nref = ref_intersect2(a, na, b, nb, ref);
+		for (int ca = 0; ca < 3; ca++)
+		{
+			const enc_mode *m = &modes[1 + (round + ca) % (NMODES - 1)];
+
+			if (m->kinds == 1u << GPX_KIND_BITMAP && u > SPAN_BITMAP_MAX)
+				m = &modes[1];
+			size_t		la,
+						lb;
+			uint8_t    *ba = encode(codecs[ca], a, na, m, &la),
+					   *bb = encode(codecs[(ca + round) % 3], b, nb, &modes[1], &lb);
+			gpx_list	xa,
+						xb;
+			const gpx_list *ls[2] = {&xa, &xb};
+
+			if (ba == NULL || bb == NULL || gpx_open(&xa, ba, la) != GPX_OK ||
+				gpx_open(&xb, bb, lb) != GPX_OK)
+			{
+				CHECK(false);
+				free(ba);
+				free(bb);
+				continue;
+			}
+			for (int v = 0; v < nlevels; v++)
+				for (int s = GPX_ISECT_AUTO; s <= GPX_ISECT_PROBE; s++)
+				{
+					gpx_isect_opts o = {(gpx_isect_strategy) s, 0};
+					uint32_t	n = 0;
+
+					gpx_simd_force(levels[v]);
+					CHECK(gpx_intersect_ex(ls, 2, &o, out, 20000, &n, NULL) == GPX_OK);
+					CHECKF(n == nref && memcmp(out, ref, sizeof(uint32_t) * n) == 0,
+						   "%s strategy %d %s(%s) x %s: %u docIDs, want %u",
+						   gpx_simd_name(levels[v]), s, gpx_codec_name(codecs[ca]),
+						   m->name, gpx_codec_name(codecs[(ca + round) % 3]), n, nref);
+				}
+			free(ba);
+			free(bb);
+		}
+	}
+	gpx_simd_force(-1);
+	free(a);
+	free(b);
+	free(ref);
+	free(out);
+}
+
+/* The dispatch API itself. */
+static void
+test_api(void)
+{
+	CHECK(gpx_simd_supported(GPX_SIMD_SCALAR));
+	CHECK(gpx_simd_supported(gpx_simd_detect()));
+	CHECK(!gpx_simd_supported(GPX_SIMD_LEVELS) && !gpx_simd_supported(-1));
+	CHECK(gpx_simd_force(GPX_SIMD_LEVELS) == GPX_E_ARG);
+	CHECK(gpx_simd_force(GPX_SIMD_SCALAR) == GPX_OK &&
+		  gpx_simd_active() == GPX_SIMD_SCALAR);
+	CHECK(gpx_simd_force(-1) == GPX_OK && gpx_simd_active() == gpx_simd_detect());
+	CHECK(gpx_simd_parse("auto") == -1 && gpx_simd_parse("") == -1 &&
+		  gpx_simd_parse("sse41") == GPX_SIMD_SSE41 &&
+		  gpx_simd_parse("avx512") == GPX_SIMD_AVX512 &&
+		  gpx_simd_parse("avx3") == -2);
+	for (int l = 0; l < GPX_SIMD_LEVELS; l++)
+		CHECK(gpx_simd_parse(gpx_simd_name(l)) == l);
+	CHECK(gpx_simd_name(-1) == NULL && gpx_simd_name(GPX_SIMD_LEVELS) == NULL);
+}
+
+int
+main(int argc, char **argv)
+{
+	unit_rng	r = {20261125};
+
+	for (int l = 0; l < GPX_SIMD_LEVELS; l++)
+		if (gpx_simd_supported(l))
+			levels[nlevels++] = l;
+	if (argc > 1 && strcmp(argv[1], "--levels") == 0)
+	{
+		for (int v = 0; v < nlevels; v++)
+			printf("%s%s", v ? " " : "", gpx_simd_name(levels[v]));
+		printf("\n");
+		return 0;
+	}
+	printf("variants compared:");
+	for (int v = 0; v < nlevels; v++)
+		printf(" %s", gpx_simd_name(levels[v]));
+	printf("\n");
+	test_api();
+	test_decode(&r);
+	test_intersect(&r);
+	return unit_finish();
+}
