@@ -768,7 +768,7 @@ batch_speed(bench *b)
 
 	if (gpx_cuda_open != NULL && gpx_cuda_run_batch != NULL)
 	{
-		gpx_cuda_options opt = {NULL, 0, (size_t) 1 << 30, (size_t) 256 << 20, false};
+		gpx_cuda_options opt = {.cache_bytes = (size_t) 1 << 30, .batch_bytes = (size_t) 256 << 20};
 		gpx_cuda_status st = gpx_cuda_open(&opt, (gpx_cuda_ctx **) &gpu, err, sizeof(err));
 
 		if (st != GPX_CUDA_OK)
