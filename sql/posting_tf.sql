@@ -111,6 +111,13 @@ WHERE a.term < b.term AND (a.term + b.term) % 5 = 0;
 SELECT count(*) FILTER (WHERE tfs(l.pfor::posting_qs) <> r.tfs OR tfs(l.qs::posting_lrc) <> r.tfs
                            OR tfs(l.lrc::posting_pfor) <> r.tfs) AS cast_mismatches
 FROM tf_lists l JOIN tf_ref r USING (term);
+-- posting_slice keeps the frequencies of its postings
+SELECT count(*) FILTER (WHERE tfs(posting_slice(l.qs, 1000, 150000)) IS DISTINCT FROM
+                              ARRAY(SELECT tf FROM tf_post p WHERE p.term = l.term AND p.docid >= 1000
+                                    AND p.docid < 150000 ORDER BY docid)
+                           OR docids(posting_slice(l.pfor, 0, 2147483647)) <> docids(l.pfor)
+                           OR tfs(posting_slice(l.pfor, 0, 2147483647)) <> tfs(l.pfor)) AS slice_mismatches
+FROM tf_lists l;
 SELECT has_tfs(posting_add(posting_qs('{1,5}', '{2,3}'), '{9}')) AS after_add,
        docids(posting_add(posting_qs('{1,5}', '{2,3}'), '{9}'));
 -- the AND aggregate ignores frequencies
