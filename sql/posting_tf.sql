@@ -21,6 +21,17 @@ SELECT * FROM unnest_tf(posting_lrc('{10,3}'));
 SELECT * FROM unnest(posting_qs('{10,3}', '{4,5}'));
 SELECT posting_pfor_agg(d, t) IS NULL AS no_rows FROM (VALUES (NULL::int, 3)) v(d, t);
 
+-- the text form: docid:tf pairs, read back in any order, repeats adding up
+SELECT posting_qs('{5,1,3,1}', '{2,1,7,4}')::text, ' { 3:2, 1:1 ,3 : 5}'::posting_pfor::text,
+       tfs('{3:2,1:1,3:5}'::posting_lrc), posting_pfor('{1,2}')::text;
+SELECT * FROM pg_temp.err($$SELECT '{1:2,3}'::posting_qs$$);
+SELECT * FROM pg_temp.err($$SELECT '{1,3:1}'::posting_qs$$);
+SELECT * FROM pg_temp.err($$SELECT '{1:0}'::posting_lrc$$);
+SELECT * FROM pg_temp.err($$SELECT '{1:-2}'::posting_lrc$$);
+SELECT * FROM pg_temp.err($$SELECT '{1:2147483648}'::posting_pfor$$);
+SELECT * FROM pg_temp.err($$SELECT '{1:}'::posting_pfor$$);
+SELECT * FROM pg_temp.err($$SELECT '{1:2147483647,1:1}'::posting_pfor$$);
+
 -- errors
 SELECT * FROM pg_temp.err($$SELECT posting_pfor('{1,2}', '{1}')$$);
 SELECT * FROM pg_temp.err($$SELECT posting_pfor('{1,2}', '{1,0}')$$);
@@ -64,6 +75,11 @@ SELECT count(*) AS checks,
                            OR posting_lrc(r.docs, r.tfs)::bytea <> l.lrc::bytea
                            OR posting_qs(r.docs, r.tfs)::bytea <> l.qs::bytea) AS constructor_mismatches
 FROM tf_lists l JOIN tf_ref r USING (term);
+-- text round trips keep docIDs and frequencies, byte for byte
+SELECT count(*) FILTER (WHERE l.pfor::text::posting_pfor::bytea <> l.pfor::bytea
+                           OR l.lrc::text::posting_lrc::bytea <> l.lrc::bytea
+                           OR l.qs::text::posting_qs::bytea <> l.qs::bytea) AS text_mismatches
+FROM tf_lists l;
 -- unnest_tf against the rows
 SELECT count(*) AS mismatches FROM (
     (SELECT l.term, u.docid, u.tf FROM tf_lists l, unnest_tf(l.qs) u

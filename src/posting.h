@@ -82,6 +82,10 @@ extern Datum posting_build_tf(int codec, const uint32 *docs, const uint32 *tfs,
 /* d without its term frequencies (d itself when it has none): posting_tf.c. */
 extern Datum posting_without_tfs(Datum d);
 
+/* A list with frequencies from (docs[i], tfs[i]) pairs, any order, repeats add. */
+extern Datum posting_build_pairs(int codec, const uint32 *docs, const uint32 *tfs,
+								 uint32 n);
+
 /* Sort docs[0..n) and remove duplicates in place; returns the new count. */
 extern uint32 posting_sort_unique(uint32 *docs, uint32 n);
 

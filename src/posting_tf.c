@@ -461,3 +461,22 @@ posting_without_tfs(Datum d)
 	docs = posting_decode_all(&pl, psprintf("to build a %s", posting_type_name(h.codec)));
 	return posting_build(h.codec, docs, pl.l.n);
 }
+
+/*
+ * Build a list with frequencies from docs[i] occurring tfs[i] times (any
+ * order; repeats add up): the text input's pairs form.
+ */
+Datum
+posting_build_pairs(int codec, const uint32 *docs, const uint32 *tfs, uint32 n)
+{
+	PostingTfPair *p = (PostingTfPair *) palloc_extended((Size) Max(n, 1) * sizeof(PostingTfPair),
+														 MCXT_ALLOC_HUGE);
+
+	for (uint32 i = 0; i < n; i++)
+	{
+		p[i].doc = docs[i];
+		p[i].tf = tfs[i];
+	}
+	n = posting_tf_merge(p, n);
+	return posting_tf_build(codec, p, n);
+}
