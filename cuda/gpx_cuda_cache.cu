@@ -255,4 +255,9 @@ gpx_make_dl(const gpx_list *l, const uint8_t *dev_blob, gpx_dl *dl)
 	dl->log2_block = l->log2_block;
 	dl->version = v.version;
 	dl->kind0 = v.kind0;
+	if (v.tf_off != 0)
+	{
+		dl->tf = (const uint32_t *) (dev_blob + v.tf_off);
+		dl->tf_words = v.tf_bytes / 4;
+	}
 }

@@ -104,6 +104,10 @@ typedef struct gpx_dl
 	uint8_t		version;		/* 1 or 2 */
 	uint8_t		kind0;			/* v2 one-block list: its kind */
 	uint8_t		pad[3];
+	const uint32_t *tf;			/* v2 GPX_F_TF: the tf section (word
+								 * aligned: gpx_codec.h), else NULL */
+	uint32_t	tf_words;		/* its 32-bit words (2 per code word) */
+	uint32_t	pad2;
 } gpx_dl;
 
 /*

@@ -28,6 +28,7 @@
 #include "gpx_bm25.h"
 #include "gpx_doclen.h"
 #include "gpx_topk.h"
+#include "gpx_s8b_dev.cuh"
 
 #define GPX_RK_THREADS 256		/* threads per thread-block, every kernel */
 #define GPX_RK_WARPS (GPX_RK_THREADS / 32)
@@ -81,20 +82,29 @@ typedef struct gpx_rk_args
 /*
  * The frequencies of block blk (cnt postings) of list L into out[0..cnt),
  * with the whole warp.  This is the only device code that knows where a
- * blob keeps its frequencies: a list stored without them (every list of
- * the current format) has tf 1 for every posting.  When the format gains
- * its Simple-8b frequency section, this reads the block's section offset
- * from the directory entry and decodes it with gpx_s8b_dev_block_warp
- * (gpx_s8b_dev.cuh).  All 32 lanes must call.
+ * blob keeps its frequencies (gpx_codec.h): a list with a tf section has
+ * its block's Simple-8b words at the section's start (one block) or at the
+ * byte offset in bytes 8..11 of its directory entry, decoded by
+ * gpx_s8b_dev_block_warp (gpx_s8b_dev.cuh) from the validated blob; a list
+ * stored without frequencies has tf 1 for every posting.  All 32 lanes
+ * must call.
  */
 GPX_DEV void
 gpx_rk_block_tfs(const gpx_dl *L, uint32_t blk, uint32_t cnt, uint32_t lane,
 				 uint32_t *out)
 {
-	(void) L;
-	(void) blk;
-	for (uint32_t j = lane; j < cnt; j += 32)
-		out[j] = 1;
+	if (L->tf != NULL)
+	{
+		uint32_t	off = 0;
+
+		if (L->dir != NULL)
+			off = *(const uint32_t *) (L->dir + (size_t) blk * L->dir_stride + 8) / 4;
+		(void) gpx_s8b_dev_block_warp(L->tf + off, (L->tf_words - off) / 2, cnt,
+									  GPX_S8B_TF_BASE, out, lane);
+	}
+	else
+		for (uint32_t j = lane; j < cnt; j += 32)
+			out[j] = 1;
 	__syncwarp();
 }
 

@@ -226,7 +226,7 @@ FROM (SELECT *, CASE WHEN list = 'small' THEN 2
         (16, 'first as a redundant 2-byte varint',
              CASE g.list WHEN 'small' THEN overlay(g.b PLACING '\x8100'::bytea FROM 2 FOR 1)
                          ELSE overlay(g.b PLACING '\x8000'::bytea FROM 5 FOR 1) END),
-        (17, 'term-frequency flag (reserved)',
+        (17, 'term-frequency flag without its section',
              CASE g.list WHEN 'small' THEN set_byte(set_byte('\x0011030100'::bytea, 0, get_byte(g.b, 0) & 224),
                                                     1, 17 | (((get_byte(g.b, 0) >> 4) & 1) << 2))
                                            || substring(g.b FROM 3)

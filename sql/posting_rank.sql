@@ -106,12 +106,14 @@ FROM generate_series(0, 2009) d LEFT JOIN rk_tokens t ON t.docid = d GROUP BY d;
 -- the reference postings: (term, docid, tf)
 CREATE TABLE rk_post AS
 SELECT term, docid, count(*)::int AS tf FROM rk_tokens GROUP BY term, docid;
--- one list per term and type (frequencies: every tf is 1 until the
--- types carry them)
+-- one list per term and type, with its frequencies
 CREATE TABLE rk_lists AS
-SELECT term, posting_pfor_agg(docid) AS pfor, posting_lrc_agg(docid) AS lrc,
-       posting_qs_agg(docid) AS qs
+SELECT term, posting_pfor_agg(docid, tf) AS pfor, posting_lrc_agg(docid, tf) AS lrc,
+       posting_qs_agg(docid, tf) AS qs
 FROM rk_post GROUP BY term;
+SELECT count(*) FILTER (WHERE has_tfs(pfor) AND has_tfs(lrc) AND has_tfs(qs)) AS with_tfs,
+       max((SELECT max(t) FROM unnest(tfs(pfor)) t)) AS largest_tf
+FROM rk_lists;
 CREATE TABLE rk_stats AS
 SELECT posting_doclen_agg(docid, len) AS full_stats,
        posting_doclen_agg(docid, len) FILTER (WHERE docid % 7 <> 3) AS partial_stats
@@ -144,7 +146,7 @@ q AS (SELECT t.term, t.pos FROM unnest(terms) WITH ORDINALITY t(term, pos)),
 df AS (SELECT term, count(*)::float8 AS df FROM rk_post GROUP BY term),
 w AS (SELECT q.pos, p.docid,
              ln(1::float8 + ((st.n - df.df) + 0.5::float8) / (df.df + 0.5::float8)) AS idf,
-             1::float8 AS tf,
+             p.tf::float8 AS tf,
              coalesce(d.len::float8, st.avgdl) AS dl, st.avgdl
       FROM q JOIN rk_post p USING (term) JOIN df USING (term)
       LEFT JOIN d USING (docid) CROSS JOIN st),

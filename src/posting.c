@@ -195,7 +195,18 @@ posting_report_encode(gpx_status st, int codec, uint32 n)
 Datum
 posting_build(int codec, const uint32 *docs, uint32 n)
 {
-	size_t		bound = gpx_encode_bound(codec, n, n ? docs[n - 1] : 0);
+	return posting_build_tf(codec, docs, NULL, n);
+}
+
+/*
+ * Encode docs[0..n) (sorted, unique) with their term frequencies tfs
+ * (each 1 .. 2^31-1; NULL: a list without frequencies) as a new datum.
+ */
+Datum
+posting_build_tf(int codec, const uint32 *docs, const uint32 *tfs, uint32 n)
+{
+	size_t		bound = tfs ? gpx_encode_bound_tf(codec, n, n ? docs[n - 1] : 0) :
+		gpx_encode_bound(codec, n, n ? docs[n - 1] : 0);
 	size_t		outlen = 0;
 	struct varlena *vl;
 	gpx_status	st;
@@ -205,8 +216,9 @@ posting_build(int codec, const uint32 *docs, uint32 n)
 	if (bound <= MaxAllocSize - VARHDRSZ)
 	{
 		vl = (struct varlena *) palloc(VARHDRSZ + bound);
-		st = gpx_encode(codec, docs, n, (uint8_t *) VARDATA(vl), bound,
-						&outlen);
+		st = tfs ? gpx_encode_tf(codec, docs, tfs, n, (uint8_t *) VARDATA(vl),
+								 bound, &outlen) :
+			gpx_encode(codec, docs, n, (uint8_t *) VARDATA(vl), bound, &outlen);
 		if (st != GPX_OK)
 			posting_report_encode(st, codec, n);
 		/* give back a large over-estimate */
@@ -218,7 +230,8 @@ posting_build(int codec, const uint32 *docs, uint32 n)
 		/* the bound is above 1 GB; the real size may still fit */
 		uint8	   *tmp = MemoryContextAllocHuge(CurrentMemoryContext, bound);
 
-		st = gpx_encode(codec, docs, n, tmp, bound, &outlen);
+		st = tfs ? gpx_encode_tf(codec, docs, tfs, n, tmp, bound, &outlen) :
+			gpx_encode(codec, docs, n, tmp, bound, &outlen);
 		if (st != GPX_OK)
 			posting_report_encode(st, codec, n);
 		if (outlen > MaxAllocSize - VARHDRSZ)

@@ -75,6 +75,17 @@ extern void posting_check_external(int codec, const struct varlena *vl,
 /* Encode docs[0..n) (strictly increasing) as a datum of `codec`. */
 extern Datum posting_build(int codec, const uint32 *docs, uint32 n);
 
+/* The same with term frequencies tfs[0..n) (NULL: none). */
+extern Datum posting_build_tf(int codec, const uint32 *docs, const uint32 *tfs,
+							  uint32 n);
+
+/* d without its term frequencies (d itself when it has none): posting_tf.c. */
+extern Datum posting_without_tfs(Datum d);
+
+/* A list with frequencies from (docs[i], tfs[i]) pairs, any order, repeats add. */
+extern Datum posting_build_pairs(int codec, const uint32 *docs, const uint32 *tfs,
+								 uint32 n);
+
 /* Sort docs[0..n) and remove duplicates in place; returns the new count. */
 extern uint32 posting_sort_unique(uint32 *docs, uint32 n);
 

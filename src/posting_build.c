@@ -66,7 +66,10 @@ posting_from_array_common(FunctionCallInfo fcinfo, int codec)
 	PG_RETURN_DATUM(posting_build(codec, docs, n));
 }
 
-/* One posting type -> another: decode and re-encode (same codec: as is). */
+/*
+ * One posting type -> another: decode and re-encode, frequencies too (same
+ * codec: as is).
+ */
 static Datum
 posting_recode_common(FunctionCallInfo fcinfo, int codec)
 {
@@ -84,6 +87,14 @@ posting_recode_common(FunctionCallInfo fcinfo, int codec)
 		PG_RETURN_POINTER(pl.vl);
 	docs = posting_decode_all(&pl, psprintf("to cast to %s",
 											posting_type_name(codec)));
+	if (gpx_has_tfs(&pl.l))
+	{
+		/* the frequencies come along */
+		uint32	   *tfs = (uint32 *) palloc((Size) pl.l.n * sizeof(uint32));
+
+		gpx_decode_tfs(&pl.l, tfs);
+		PG_RETURN_DATUM(posting_build_tf(codec, docs, tfs, pl.l.n));
+	}
 	PG_RETURN_DATUM(posting_build(codec, docs, pl.l.n));
 }
 

@@ -63,12 +63,13 @@ posting_skip_space(const char *p)
 }
 
 /*
- * Parse one docID at *pp (optional sign, then digits) and advance past it.
+ * Parse one docID (or, is_tf, a term frequency: the same syntax, its own
+ * error text) at *pp (optional sign, then digits) and advance past it.
  * Anything else is a syntax error; a value outside [0, 2^31-1] is an
  * out-of-range error.  Both are invalid text representations.
  */
 static uint32
-posting_parse_docid(int codec, const char *str, const char **pp)
+posting_parse_docid(int codec, const char *str, const char **pp, bool is_tf)
 {
 	const char *p = *pp;
 	const char *tok = p;
@@ -99,6 +100,11 @@ posting_parse_docid(int codec, const char *str, const char **pp)
 		int			toklen = p - tok;
 
 		posting_syntax_error(codec, str,
+							 is_tf ?
+							 psprintf("Term frequency %.*s%s is out of range: term frequencies must be between 1 and %u.",
+									  Min(toklen, 20), tok,
+									  toklen > 20 ? "..." : "",
+									  GPX_MAX_DOCID) :
 							 psprintf("DocID %.*s%s is out of range: docIDs must be between 0 and %u.",
 									  Min(toklen, 20), tok,
 									  toklen > 20 ? "..." : "",
@@ -108,15 +114,21 @@ posting_parse_docid(int codec, const char *str, const char **pp)
 	return (uint32) v;
 }
 
-/* Text input: '{d1, d2, ...}' in any order, duplicates allowed. */
+/*
+ * Text input: '{d1, d2, ...}' in any order, duplicates allowed; or, for a
+ * list with term frequencies, '{d1:tf1, d2:tf2, ...}' (every element with
+ * one; a repeated docID adds its frequencies).
+ */
 static Datum
 posting_in_common(FunctionCallInfo fcinfo, int codec)
 {
 	const char *str = PG_GETARG_CSTRING(0);
 	const char *p = posting_skip_space(str);
-	uint32	   *docs;
+	uint32	   *docs,
+			   *tfs = NULL;
 	uint32		n = 0,
 				cap = 16;
+	int			with_tf = -1;	/* unknown until the first element */
 
 	if (*p != '{')
 		posting_syntax_error(codec, str,
@@ -131,8 +143,30 @@ posting_in_common(FunctionCallInfo fcinfo, int codec)
 		{
 			uint32		v;
 
+			uint32		tf = 1;
+			int			has;
+
 			p = posting_skip_space(p);
-			v = posting_parse_docid(codec, str, &p);
+			v = posting_parse_docid(codec, str, &p, false);
+			p = posting_skip_space(p);
+			has = *p == ':';
+			if (has)
+			{
+				p = posting_skip_space(p + 1);
+				tf = posting_parse_docid(codec, str, &p, true);
+				if (tf == 0)
+					posting_syntax_error(codec, str,
+										 "Term frequencies must be between 1 and 2147483647.");
+			}
+			if (with_tf < 0)
+			{
+				with_tf = has;
+				if (has)
+					tfs = (uint32 *) palloc(cap * sizeof(uint32));
+			}
+			else if (with_tf != has)
+				posting_syntax_error(codec, str,
+									 "Either every element or none has a term frequency.");
 			if (n == cap)
 			{
 				if (cap >= POSTING_MAX_ELEMS)
@@ -141,7 +175,11 @@ posting_in_common(FunctionCallInfo fcinfo, int codec)
 											0);
 				cap = (uint32) Min((uint64) cap * 2, (uint64) POSTING_MAX_ELEMS);
 				docs = (uint32 *) repalloc(docs, cap * sizeof(uint32));
+				if (tfs)
+					tfs = (uint32 *) repalloc(tfs, cap * sizeof(uint32));
 			}
+			if (tfs)
+				tfs[n] = tf;
 			docs[n++] = v;
 			p = posting_skip_space(p);
 			if (*p == ',')
@@ -158,6 +196,8 @@ posting_in_common(FunctionCallInfo fcinfo, int codec)
 	p = posting_skip_space(p);
 	if (*p != '\0')
 		posting_syntax_error(codec, str, "Junk after closing right brace.");
+	if (tfs)
+		PG_RETURN_DATUM(posting_build_pairs(codec, docs, tfs, n));
 	n = posting_sort_unique(docs, n);
 	PG_RETURN_DATUM(posting_build(codec, docs, n));
 }
@@ -201,38 +241,52 @@ posting_report_text_too_large(const gpx_list *l)
 					   l->n)));
 }
 
-/* Text output: the decoded list as '{d1,d2,...}' (any of the types). */
+/*
+ * Text output: the decoded list as '{d1,d2,...}' (any of the types), or
+ * '{d1:tf1,d2:tf2,...}' for a list with term frequencies.
+ */
 PG_FUNCTION_INFO_V1(posting_out);
 Datum
 posting_out(PG_FUNCTION_ARGS)
 {
 	PostingList pl;
 	StringInfoData buf;
-	uint32		vals[GPX_MAX_BLOCK];
+	uint32		vals[GPX_MAX_BLOCK],
+				tfs[GPX_MAX_BLOCK];
 	uint32		k;
+	bool		has;
 
 	posting_open(PG_GETARG_DATUM(0), &pl);
 	if (posting_min_text_len(pl.l.n) >= MaxAllocSize)
 		posting_report_text_too_large(&pl.l);
+	has = gpx_has_tfs(&pl.l);
 	initStringInfo(&buf);
 	appendStringInfoChar(&buf, '{');
 	for (k = 0; k < pl.l.nblocks; k++)
 	{
 		uint32		cnt;
 		uint32		i;
+		uint32		per = has ? 2 * POSTING_MAX_DIGITS : POSTING_MAX_DIGITS;
 		char	   *out;
 
 		CHECK_FOR_INTERRUPTS();
 		cnt = gpx_decode_block(&pl.l, k, vals);
-		if ((Size) buf.len + (Size) cnt * POSTING_MAX_DIGITS + 2 >= MaxAllocSize)
+		if (has)
+			(void) gpx_decode_block_tfs(&pl.l, k, tfs);
+		if ((Size) buf.len + (Size) cnt * per + 2 >= MaxAllocSize)
 			posting_report_text_too_large(&pl.l);
-		enlargeStringInfo(&buf, cnt * POSTING_MAX_DIGITS + 2);
+		enlargeStringInfo(&buf, cnt * per + 2);
 		out = buf.data + buf.len;
 		for (i = 0; i < cnt; i++)
 		{
 			if (k > 0 || i > 0)
 				*out++ = ',';
 			out += pg_ultoa_n(vals[i], out);
+			if (has)
+			{
+				*out++ = ':';
+				out += pg_ultoa_n(tfs[i], out);
+			}
 		}
 		buf.len = out - buf.data;
 		*out = '\0';

@@ -67,7 +67,8 @@ posting_setop_count(PostingSetOp op, const gpx_list *a, const gpx_list *b)
 }
 
 /* A value of codec holding the docIDs of datum d (a header h): d itself
- * when it already has that codec, else decoded and re-encoded. */
+ * (without frequencies) when it already has that codec, else decoded and
+ * re-encoded. */
 static Datum
 posting_as_codec(Datum d, const gpx_list *h, int codec)
 {
@@ -75,7 +76,7 @@ posting_as_codec(Datum d, const gpx_list *h, int codec)
 	uint32	   *docs;
 
 	if (h->codec == codec)
-		return d;
+		return posting_without_tfs(d);
 	posting_open(d, &pl);
 	docs = posting_decode_all(&pl, psprintf("to build a %s",
 											posting_type_name(codec)));
@@ -108,11 +109,11 @@ posting_setop(FunctionCallInfo fcinfo, PostingSetOp op)
 
 	/* answers from the headers */
 	if (hb.n == 0)
-		return da;
+		return posting_without_tfs(da);
 	if (ha.n == 0)
 		return op == POSTING_ANDNOT ? da : posting_as_codec(db, &hb, ha.codec);
 	if (op == POSTING_ANDNOT && (ha.last < hb.first || hb.last < ha.first))
-		return da;
+		return posting_without_tfs(da);
 
 	posting_open(da, &pa);
 	posting_open(db, &pb);
@@ -138,7 +139,7 @@ posting_setop(FunctionCallInfo fcinfo, PostingSetOp op)
 		posting_setop_report(st, op, &pa.l, &pb.l);
 	/* nothing removed, or nothing added: a is the answer as it is */
 	if (n == pa.l.n && op != POSTING_XOR)
-		return da;
+		return posting_without_tfs(da);
 	return posting_build(ha.codec, out, n);
 }
 

@@ -25,9 +25,11 @@ posting_slice(PG_FUNCTION_ARGS)
 	gpx_list	h;
 	PostingList pl;
 	uint32		blk;
-	uint32	   *out;
+	uint32	   *out,
+			   *outtf = NULL;
 	uint32		n = 0;
 	uint32		cap;
+	bool		has;
 
 	posting_peek(PG_GETARG_DATUM(0), &h);
 	lo = Max(lo, 0);
@@ -47,9 +49,14 @@ posting_slice(PG_FUNCTION_ARGS)
 	if (cap > POSTING_MAX_ELEMS)
 		posting_report_too_many("in a slice", cap);
 	out = (uint32 *) palloc(Max(cap, 1) * sizeof(uint32));
+	/* a slice keeps the frequencies of its postings */
+	has = gpx_has_tfs(&pl.l);
+	if (has)
+		outtf = (uint32 *) palloc(Max(cap, 1) * sizeof(uint32));
 	for (blk = gpx_find_block(&pl.l, (uint32) lo); blk < pl.l.nblocks; blk++)
 	{
-		uint32		vals[GPX_MAX_BLOCK];
+		uint32		vals[GPX_MAX_BLOCK],
+					tfs[GPX_MAX_BLOCK];
 		uint32		cnt,
 					i;
 
@@ -57,6 +64,8 @@ posting_slice(PG_FUNCTION_ARGS)
 			break;
 		CHECK_FOR_INTERRUPTS();
 		cnt = gpx_decode_block(&pl.l, blk, vals);
+		if (has)
+			(void) gpx_decode_block_tfs(&pl.l, blk, tfs);
 		for (i = 0; i < cnt; i++)
 		{
 			if (vals[i] < (uint64) lo)
@@ -65,10 +74,12 @@ posting_slice(PG_FUNCTION_ARGS)
 				break;
 			if (n >= cap)
 				elog(ERROR, "gpuidx: slice of block %u overflows its bound %u", blk, cap);
+			if (has)
+				outtf[n] = tfs[i];
 			out[n++] = vals[i];
 		}
 	}
-	return posting_build(pl.l.codec, out, n);
+	return posting_build_tf(pl.l.codec, out, outtf, n);
 }
 
 /* One input of posting_union: a sorted run of docIDs. */

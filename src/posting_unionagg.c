@@ -300,11 +300,14 @@ posting_unionagg_final(PG_FUNCTION_ARGS)
 		PG_RETURN_NULL();
 	if (st->n == 1)
 	{
-		/* a union of one: a copy of itself (the state may be finalized again) */
+		/*
+		 * a union of one: a copy of itself (the state may be finalized
+		 * again), without frequencies like every union
+		 */
 		struct varlena *v = palloc(VARSIZE(st->vals[0]));
 
 		memcpy(v, st->vals[0], VARSIZE(st->vals[0]));
-		PG_RETURN_POINTER(v);
+		PG_RETURN_DATUM(posting_without_tfs(PointerGetDatum(v)));
 	}
 	if (st->n == 0)
 	{

@@ -139,7 +139,7 @@ posting_add_docs(Datum d, const uint32 *docs, uint32 m)
 
 	posting_peek(d, &h);
 	if (m == 0)
-		return d;
+		return posting_without_tfs(d);
 	if (h.n == 0)
 		return posting_build(h.codec, docs, m);
 	posting_open(d, &pl);
@@ -154,7 +154,7 @@ posting_add_docs(Datum d, const uint32 *docs, uint32 m)
 	if (st != GPX_OK)
 		posting_update_report(st, "posting_add", h.codec, bound);
 	if (n == pl.l.n)
-		return d;				/* every docID was there already */
+		return posting_without_tfs(d);	/* every docID was there already */
 	return posting_build(h.codec, out, n);
 }
 
@@ -170,7 +170,7 @@ posting_remove_docs(Datum d, const uint32 *docs, uint32 m)
 
 	posting_peek(d, &h);
 	if (m == 0 || h.n == 0 || docs[m - 1] < h.first || docs[0] > h.last)
-		return d;
+		return posting_without_tfs(d);
 	posting_open(d, &pl);
 	if (pl.l.n > POSTING_MAX_ELEMS)
 		posting_report_too_many(psprintf("to remove from a %s",
@@ -180,7 +180,7 @@ posting_remove_docs(Datum d, const uint32 *docs, uint32 m)
 	if (st != GPX_OK)
 		posting_update_report(st, "posting_remove", h.codec, pl.l.n);
 	if (n == pl.l.n)
-		return d;				/* none of the docIDs was there */
+		return posting_without_tfs(d);	/* none of the docIDs was there */
 	return posting_build(h.codec, out, n);
 }
 

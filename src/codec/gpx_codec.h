@@ -58,17 +58,22 @@
  *                  directory, 3 reserved
  *        bits 2-3  kind of the single block (shape 1: 0 Elias-Fano or
  *                  1 bitmap; 2 and 3 reserved); 0 for the other shapes
- *        bit  4    GPX_F_TF: a term-frequency section follows the docID
- *                  payload (reserved for ranked retrieval, issue #19;
- *                  gpx_validate rejects it until its codec exists)
- *        bit  5    GPX_F_DIREXTRA: every directory entry carries extra
- *                  bytes (per-block score upper bounds, issue #19; shape
- *                  2 only; gpx_validate rejects it until they are defined)
+ *        bit  4    GPX_F_TF: the list carries one term frequency per
+ *                  docID (1 .. 2^31-1) in a section after the docID
+ *                  payload (below); shapes 1 and 2 only
+ *        bit  5    GPX_F_DIREXTRA: every directory entry carries x extra
+ *                  bytes; shape 2 only, set exactly when GPX_F_TF is,
+ *                  and then x = 8 (the entry's tf fields, below)
  *        bits 6+   0
- *   shape 0: nothing follows: n = 0, first = last = 0.
- *   shape 1: [varint n][varint first][varint t if GPX_F_TF]
- *            [the single block][tf section, t bytes]
- *            n >= 1 and n <= the codec's block size.
+ *   shape 0: nothing follows: n = 0, first = last = 0 (never GPX_F_TF).
+ *   shape 1: [varint n][varint first][varint t, varint m if GPX_F_TF]
+ *            [the single block][tf padding][tf section, t bytes]
+ *            n >= 1 and n <= the codec's block size; m = the largest
+ *            frequency of the list (1 .. 2^31-1).  The tf padding is
+ *            0..3 zero bytes so that the tf section starts at a multiple
+ *            of 4 from the blob's start (the block ends with a non-zero
+ *            byte, or is empty for n = 1, so a reader finds the block's
+ *            end by the section's start and the zero bytes before it).
  *   shape 2: [varint n][varint first][varint last - first]
  *            [varint x if GPX_F_DIREXTRA][varint t if GPX_F_TF]
  *            [zero bytes up to a multiple of 4 from the blob's start]
@@ -76,6 +81,18 @@
  *            [payload: a multiple of 4 bytes][tf section, t bytes]
  *            n > the codec's block size (so nblocks >= 2); x is a
  *            multiple of 4, so entries and payload stay word-aligned.
+ *
+ * The tf section (GPX_F_TF): the frequencies minus 1 in Simple-8b words
+ * (src/codec/gpx_simple8b.h, base GPX_S8B_TF_BASE), block by block in the
+ * docID blocks: block k's cnt frequencies start on a new word and fill
+ * their words exactly; blocks follow each other without gaps and the last
+ * ends at the blob's end.  With a directory, entry k's 8 extra bytes are
+ * [u32 tf offset][u32 tf max]: the byte offset of block k's words from the
+ * section's start (block 0 at 0, each next at the previous one's end) and
+ * the largest frequency of block k, exactly (ranking's block-max bounds
+ * read it without decoding; gpx_validate checks it equals the decoded
+ * maximum, so a hostile value can neither hide documents nor inflate
+ * bounds).  docID-only readers never touch the section.
  *
  * Blocks: block size B = 128 (pfor), 256 (lrc, qs); block k holds
  * cnt = min(B, n - kB) docIDs; its first docID is in the directory (or
@@ -210,6 +227,7 @@ typedef struct gpx_list
 	uint32_t	payload_bytes;
 	uint32_t	hdr_bytes;		/* bytes before the directory / payload */
 	uint32_t	tf_bytes;		/* v2 GPX_F_TF: size of the tf section */
+	uint32_t	tf_max0;		/* v2 GPX_F_TF one-block list: largest tf */
 	const uint8_t *dir;			/* nblocks entries of dir_stride bytes;
 								 * NULL for a v2 list of one block */
 	const uint8_t *payload;		/* payload_bytes bytes */
@@ -247,6 +265,10 @@ typedef struct gpx_devview
 								 * may end past the blob: GPX_BLOB_PAD) */
 	uint32_t	payload_bytes;
 	uint32_t	qs_low_words;	/* v1 qs: words of the low-bits array */
+	uint32_t	tf_off;			/* the tf section's offset (a multiple of 4),
+								 * 0 when the list has none */
+	uint32_t	tf_bytes;		/* its size */
+	uint32_t	tf_max0;		/* one-block list with tfs: largest tf */
 	uint8_t		version;
 	uint8_t		kind0;			/* v2 one-block list: its kind */
 } gpx_devview;
@@ -385,6 +407,45 @@ void		gpx_cursor_init(gpx_cursor *c, const gpx_list *l);
  * Returns true and sets *val when found, false when the list is exhausted.
  */
 bool		gpx_cursor_next_geq(gpx_cursor *c, uint32_t x, uint32_t *val);
+
+/*
+ * gpx_encode with term frequencies tfs[0..n) (each 1 .. 2^31-1;
+ * GPX_E_RANGE otherwise): a version 2 blob with a tf section (an empty
+ * list carries none).  cap >= gpx_encode_bound_tf() always suffices.
+ */
+gpx_status	gpx_encode_tf(int codec, const uint32_t *docs, const uint32_t *tfs,
+						  uint32_t n, uint8_t *out, size_t cap, size_t *outlen);
+
+/* Upper bound on the size of gpx_encode_tf's blob. */
+size_t		gpx_encode_bound_tf(int codec, uint32_t n, uint32_t last);
+
+/*
+ * gpx_encode_tf with options (version 2 only: GPX_E_VERSION for 1), and
+ * its bound.
+ */
+gpx_status	gpx_encode_tf_ex(int codec, const uint32_t *docs, const uint32_t *tfs,
+							 uint32_t n, const gpx_encode_opts *opts,
+							 uint8_t *out, size_t cap, size_t *outlen);
+size_t		gpx_encode_bound_tf_ex(int codec, uint32_t n, uint32_t last,
+								   const gpx_encode_opts *opts);
+
+/* Whether a list carries term frequencies (GPX_F_TF). */
+bool		gpx_has_tfs(const gpx_list *l);
+
+/*
+ * Largest term frequency of block blk, from the directory (or the header
+ * of a one-block list); 1 for a list without frequencies.
+ */
+uint32_t	gpx_block_tf_max(const gpx_list *l, uint32_t blk);
+
+/*
+ * Decode the term frequencies of block blk into out (GPX_MAX_BLOCK slots);
+ * returns its count.  A list without frequencies gives 1 for each docID.
+ */
+uint32_t	gpx_decode_block_tfs(const gpx_list *l, uint32_t blk, uint32_t *out);
+
+/* Decode all n term frequencies into out[0..n) (1s without a section). */
+void		gpx_decode_tfs(const gpx_list *l, uint32_t *out);
 
 /* Bits per docID of the blob (8 * len / n; 0 for an empty list). */
 double		gpx_bits_per_docid(const gpx_list *l);

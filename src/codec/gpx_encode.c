@@ -6,6 +6,12 @@
  * written by the codecs' own encoders (gpx_pfor.c, gpx_lrc.c, gpx_qs.c).
  */
 #include "gpx_internal.h"
+#include "gpx_simple8b.h"
+
+static gpx_status encode_any(int codec, const uint32_t *docs,
+							 const uint32_t *tfs, uint32_t n,
+							 const gpx_encode_opts *opts, uint8_t *out,
+							 size_t cap, size_t *outlen);
 
 /* Bytes a version 2 header takes at most (tag, info, n, first, last). */
 #define ENC_HDR_MAX		(2 + 3 * GPX_VARINT_MAX)
@@ -82,6 +88,19 @@ bound_v2(int codec, uint32_t n, uint32_t last, unsigned kinds)
 					 bound_v2_payload(codec, n, last, kinds));
 }
 
+/*
+ * What a tf section adds to a v2 blob at most: two header varints, the
+ * padding before the section, 8 directory bytes per block and the
+ * Simple-8b words (at most one per value).
+ */
+static size_t
+bound_tf(int codec, uint32_t n)
+{
+	uint64_t	nb = gpx_nblocks_for(n, gpx_ops(codec)->log2_block);
+
+	return (size_t) (2 * GPX_VARINT_MAX + 4 + nb * 8 + gpx_s8b_encode_bound(n));
+}
+
 /* Upper bound on the blob size in the current format. */
 size_t
 gpx_encode_bound(int codec, uint32_t n, uint32_t last)
@@ -106,6 +125,30 @@ gpx_encode_bound_ex(int codec, uint32_t n, uint32_t last,
 	if (version != 2)
 		return 0;
 	return bound_v2(codec, n, last, kinds);
+}
+
+/* Upper bound on the size of gpx_encode_tf_ex's blob (0: not encodable). */
+size_t
+gpx_encode_bound_tf_ex(int codec, uint32_t n, uint32_t last,
+					   const gpx_encode_opts *opts)
+{
+	size_t		b = gpx_encode_bound_ex(codec, n, last, opts);
+	int			version;
+	unsigned	kinds;
+
+	if (b == 0)
+		return 0;
+	enc_opts(codec, opts, &version, &kinds);
+	if (version != 2)
+		return 0;
+	return n == 0 ? b : b + bound_tf(codec, n);
+}
+
+/* Upper bound on the size of gpx_encode_tf's blob. */
+size_t
+gpx_encode_bound_tf(int codec, uint32_t n, uint32_t last)
+{
+	return gpx_encode_bound_tf_ex(codec, n, last, NULL);
 }
 
 /*
@@ -210,13 +253,14 @@ gpx_enc_v2_dir_header(uint8_t *out, int codec, uint32_t n, uint32_t first,
  * Blocks k0, k0 + 1, ... of a directory list: docs[0..n) are the docIDs
  * from block k0's first on (block k0 starts at byte *off of the payload,
  * zeroed from there on); each block's form chosen by size among kinds,
- * its entry written at dir (entry 0 of the list).  room: payload bytes
+ * its entry's first 8 bytes written at dir (entry 0 of the list, entries
+ * of stride bytes).  room: payload bytes
  * writable.  On success *off is the payload's end, padded to a word.
  */
 static gpx_status
 enc_v2_blocks(int codec, const uint32_t *docs, uint32_t n, uint32_t k0,
-			  unsigned kinds, uint8_t *dir, uint8_t *payload, size_t room,
-			  uint64_t *off)
+			  unsigned kinds, uint8_t *dir, size_t stride, uint8_t *payload,
+			  size_t room, uint64_t *off)
 {
 	uint32_t	lg = gpx_ops(codec)->log2_block;
 	uint32_t	bs = 1u << lg;
@@ -234,7 +278,7 @@ enc_v2_blocks(int codec, const uint32_t *docs, uint32_t n, uint32_t k0,
 		uint32_t	cnt = k + 1 < nb ? bs : n - (k << lg);
 		uint64_t	bytes = enc_choose(codec, d, cnt, o, kinds, false, &kind,
 									   &pfor_hdr, &lrc, &ef_b);
-		uint8_t    *e = dir + (size_t) (k0 + k) * GPX_DIR_ENTRY_SIZE;
+		uint8_t    *e = dir + (size_t) (k0 + k) * stride;
 
 		if (kind == GPX_KIND_OWN)
 		{
@@ -306,13 +350,182 @@ encode_v2(int codec, const uint32_t *docs, uint32_t n, unsigned kinds,
 
 		if ((size_t) (payload - out) > cap)
 			return GPX_E_NOSPACE;
-		st = enc_v2_blocks(codec, docs, n, 0, kinds, dir, payload,
-						   cap - (size_t) (payload - out), &off);
+		st = enc_v2_blocks(codec, docs, n, 0, kinds, dir, GPX_DIR_ENTRY_SIZE,
+						   payload, cap - (size_t) (payload - out), &off);
 		if (st != GPX_OK)
 			return st;
 		*outlen = (size_t) (payload - out) + (size_t) off;
 		return GPX_OK;
 	}
+}
+
+/*
+ * The tf section of tfs[0..n) (checked) in blocks of 1 << lg, written at
+ * out[0..cap) when out is not NULL (else only sized); with a directory
+ * (dir not NULL, entries of stride bytes) each block's offset and largest
+ * tf go to its entry's bytes 8..15.  *bytes gets the section's size,
+ * *max the list's largest tf.
+ */
+static gpx_status
+enc_tf_section(const uint32_t *tfs, uint32_t n, uint32_t lg, uint8_t *dir,
+			   size_t stride, uint8_t *out, size_t cap, uint64_t *bytes,
+			   uint32_t *max)
+{
+	uint8_t		tmp[GPX_MAX_BLOCK * GPX_S8B_WORD_BYTES];
+	uint32_t	nb = gpx_nblocks_for(n, lg);
+	uint64_t	o = 0;
+
+	*max = 0;
+	for (uint32_t k = 0; k < nb; k++)
+	{
+		const uint32_t *t = tfs + ((size_t) k << lg);
+		uint32_t	cnt = k + 1 < nb ? 1u << lg : n - (k << lg);
+		uint32_t	bmax = 0;
+		size_t		len;
+		gpx_status	st;
+
+		st = gpx_s8b_encode_block(t, cnt, GPX_S8B_TF_BASE,
+								  GPX_S8B_DEFAULT_PACKING, tmp, sizeof(tmp), &len);
+		if (st != GPX_OK)
+			return st;
+		for (uint32_t i = 0; i < cnt; i++)
+			if (t[i] > bmax)
+				bmax = t[i];
+		if (out != NULL)
+		{
+			if (o + len > cap)
+				return GPX_E_NOSPACE;
+			memcpy(out + o, tmp, len);
+		}
+		if (dir != NULL)
+		{
+			gpx_store32(dir + (size_t) k * stride + 8, (uint32_t) o);
+			gpx_store32(dir + (size_t) k * stride + 12, bmax);
+		}
+		if (bmax > *max)
+			*max = bmax;
+		o += len;
+		if (o > UINT32_MAX - 8)
+			return GPX_E_TOOBIG;
+	}
+	*bytes = o;
+	return GPX_OK;
+}
+
+/*
+ * Encode docs[0..n) (checked, n >= 1) with their frequencies tfs (each
+ * 1 .. 2^31-1, checked here) as a v2 blob with a tf section into the
+ * zeroed out[0..cap): always the extended header (shape 1 or 2).
+ */
+static gpx_status
+encode_v2_tf(int codec, const uint32_t *docs, const uint32_t *tfs, uint32_t n,
+			 unsigned kinds, uint8_t *out, size_t cap, size_t *outlen)
+{
+	uint32_t	lg = gpx_ops(codec)->log2_block;
+	uint8_t		tag = (uint8_t) (GPX_TAG_V2 | ((unsigned) codec << 5));
+	uint64_t	t;
+	uint32_t	tmax;
+	size_t		pos = 0;
+	gpx_status	st;
+
+	for (uint32_t i = 0; i < n; i++)
+		if (tfs[i] < 1 || tfs[i] > GPX_S8B_MAX_VALUE)
+			return GPX_E_RANGE;
+	/* size the section first: the header holds its length */
+	st = enc_tf_section(tfs, n, lg, NULL, 0, NULL, 0, &t, &tmax);
+	if (st != GPX_OK)
+		return st;
+	if (n <= (1u << lg))
+	{
+		uint32_t	kind = 0,
+					pfor_hdr = 0,
+					ef_b = 0;
+		gpx_lrc_plan lrc;
+		uint64_t	bytes;
+
+		memset(&lrc, 0, sizeof(lrc));
+		bytes = enc_choose(codec, docs, n, 0, enc_one_block_kinds(kinds),
+						   true, &kind, &pfor_hdr, &lrc, &ef_b);
+		if (n == 1)
+		{
+			kind = GPX_KIND_EF;
+			bytes = 0;
+		}
+		out[pos++] = tag;
+		pos += gpx_varint_put(out + pos, GPX_SHAPE_ONE | (kind << 2) | GPX_F_TF);
+		pos += gpx_varint_put(out + pos, n);
+		pos += gpx_varint_put(out + pos, docs[0]);
+		pos += gpx_varint_put(out + pos, (uint32_t) t);
+		pos += gpx_varint_put(out + pos, tmax);
+		if (pos + bytes + ENC_SLACK > cap)
+			return GPX_E_NOSPACE;
+		enc_write(codec, out + pos, 0, docs, n, kind, pfor_hdr, &lrc, ef_b);
+		/* the slack the block writer may have dirtied is zero again */
+		pos += bytes;
+		memset(out + pos, 0, ENC_SLACK);
+		pos = (pos + 3) & ~(size_t) 3;
+		if (pos + t > cap)
+			return GPX_E_NOSPACE;
+		st = enc_tf_section(tfs, n, lg, NULL, 0, out + pos, cap - pos, &t, &tmax);
+		if (st != GPX_OK)
+			return st;
+		*outlen = pos + t;
+		return GPX_OK;
+	}
+	else
+	{
+		uint32_t	nb = gpx_nblocks_for(n, lg);
+		size_t		stride = GPX_DIR_ENTRY_SIZE + 8;
+		uint8_t    *dir,
+				   *payload;
+		uint64_t	off = 0;
+
+		out[pos++] = tag;
+		pos += gpx_varint_put(out + pos, GPX_SHAPE_BLOCKS | GPX_F_TF | GPX_F_DIREXTRA);
+		pos += gpx_varint_put(out + pos, n);
+		pos += gpx_varint_put(out + pos, docs[0]);
+		pos += gpx_varint_put(out + pos, docs[n - 1] - docs[0]);
+		pos += gpx_varint_put(out + pos, 8);
+		pos += gpx_varint_put(out + pos, (uint32_t) t);
+		while (pos & 3)
+			out[pos++] = 0;
+		dir = out + pos;
+		payload = dir + (size_t) nb * stride;
+		if ((size_t) (payload - out) > cap)
+			return GPX_E_NOSPACE;
+		st = enc_v2_blocks(codec, docs, n, 0, kinds, dir, stride, payload,
+						   cap - (size_t) (payload - out), &off);
+		if (st != GPX_OK)
+			return st;
+		pos = (size_t) (payload - out) + (size_t) off;
+		/* enc_v2_blocks leaves its slack zero: a word pad, zeroed memory */
+		if (pos + t > cap)
+			return GPX_E_NOSPACE;
+		st = enc_tf_section(tfs, n, lg, dir, stride, out + pos, cap - pos, &t, &tmax);
+		if (st != GPX_OK)
+			return st;
+		*outlen = pos + t;
+		return GPX_OK;
+	}
+}
+
+/* Encode docIDs with their term frequencies, current format. */
+gpx_status
+gpx_encode_tf(int codec, const uint32_t *docs, const uint32_t *tfs,
+			  uint32_t n, uint8_t *out, size_t cap, size_t *outlen)
+{
+	return gpx_encode_tf_ex(codec, docs, tfs, n, NULL, out, cap, outlen);
+}
+
+/* Encode docIDs with their term frequencies, with options. */
+gpx_status
+gpx_encode_tf_ex(int codec, const uint32_t *docs, const uint32_t *tfs,
+				 uint32_t n, const gpx_encode_opts *opts, uint8_t *out,
+				 size_t cap, size_t *outlen)
+{
+	if (n > 0 && tfs == NULL)
+		return GPX_E_ARG;
+	return encode_any(codec, docs, tfs, n, opts, out, cap, outlen);
 }
 
 /* Payload bytes (with slack) gpx_enc_v2_tail may use from its start. */
@@ -339,7 +552,8 @@ gpx_enc_v2_tail(int codec, const uint32_t *docs, uint32_t n, uint32_t k0,
 	int			version;
 
 	enc_opts(codec, NULL, &version, &kinds);
-	return enc_v2_blocks(codec, docs, n, k0, kinds, dir, payload, room, off);
+	return enc_v2_blocks(codec, docs, n, k0, kinds, dir, GPX_DIR_ENTRY_SIZE,
+						 payload, room, off);
 }
 
 /* Encode docs with a codec into out[0..cap), current format. */
@@ -356,6 +570,15 @@ gpx_encode_ex(int codec, const uint32_t *docs, uint32_t n,
 			  const gpx_encode_opts *opts, uint8_t *out, size_t cap,
 			  size_t *outlen)
 {
+	return encode_any(codec, docs, NULL, n, opts, out, cap, outlen);
+}
+
+/* Encode docs (and tfs, when not NULL) with options into out[0..cap). */
+static gpx_status
+encode_any(int codec, const uint32_t *docs, const uint32_t *tfs, uint32_t n,
+		   const gpx_encode_opts *opts, uint8_t *out, size_t cap,
+		   size_t *outlen)
+{
 	const gpx_codec_ops *ops = gpx_ops(codec);
 	gpx_status	st;
 	size_t		bound;
@@ -369,10 +592,13 @@ gpx_encode_ex(int codec, const uint32_t *docs, uint32_t n,
 	enc_opts(codec, opts, &version, &kinds);
 	if (version != GPX_FORMAT_V1 && version != 2)
 		return GPX_E_VERSION;
+	if (tfs != NULL && version == GPX_FORMAT_V1)
+		return GPX_E_VERSION;	/* version 1 has no tf section */
 	st = gpx_check_sorted(docs, n);
 	if (st != GPX_OK)
 		return st;
-	bound = gpx_encode_bound_ex(codec, n, n ? docs[n - 1] : 0, opts);
+	bound = tfs != NULL ? gpx_encode_bound_tf_ex(codec, n, n ? docs[n - 1] : 0, opts) :
+		gpx_encode_bound_ex(codec, n, n ? docs[n - 1] : 0, opts);
 	if (cap < bound)
 		return GPX_E_NOSPACE;
 	memset(out, 0, bound);
@@ -393,5 +619,7 @@ gpx_encode_ex(int codec, const uint32_t *docs, uint32_t n,
 		*outlen = 2;
 		return GPX_OK;
 	}
+	if (tfs != NULL)
+		return encode_v2_tf(codec, docs, tfs, n, kinds, out, bound, outlen);
 	return encode_v2(codec, docs, n, kinds, out, bound, outlen);
 }

@@ -6,6 +6,7 @@
  * gpx_encode.c.
  */
 #include "gpx_internal.h"
+#include "gpx_simple8b.h"
 
 /* Byte offsets of the version 1 header fields. */
 #define HDR_VERSION		0
@@ -289,11 +290,23 @@ hdr_peek_v2(gpx_list *l, const uint8_t *buf, size_t prefix_len,
 				return GPX_E_HEADER;
 			l->dir_stride = (uint16_t) (GPX_DIR_ENTRY_SIZE + x);
 		}
+		if (shape == GPX_SHAPE_BLOCKS &&
+			((l->flags & GPX_F_TF) != 0) != ((l->flags & GPX_F_DIREXTRA) != 0))
+			return GPX_E_HEADER;
+		if ((l->flags & GPX_F_DIREXTRA) && x != 8)
+			return GPX_E_HEADER;
 		if (l->flags & GPX_F_TF)
 		{
 			if ((st = gpx_varint_get(buf, prefix_len, &pos, &t)) != GPX_OK)
 				return st;
 			l->tf_bytes = t;
+			if (shape == GPX_SHAPE_ONE)
+			{
+				if ((st = gpx_varint_get(buf, prefix_len, &pos, &l->tf_max0)) != GPX_OK)
+					return st;
+				if (l->tf_max0 == 0 || l->tf_max0 > GPX_S8B_MAX_VALUE)
+					return GPX_E_HEADER;
+			}
 		}
 	}
 	l->hdr_bytes = (uint32_t) pos;
@@ -314,6 +327,30 @@ hdr_peek_v2(gpx_list *l, const uint8_t *buf, size_t prefix_len,
 	if (total_len - pos - t > UINT32_MAX / 8)
 		return GPX_E_TOOBIG;
 	l->payload_bytes = (uint32_t) (total_len - pos - t);
+	if (l->flags & GPX_F_TF)
+	{
+		/*
+		 * the tf section starts at a multiple of 4, after 0..3 zero bytes
+		 * that end the block (whose own final byte is not zero)
+		 */
+		uint32_t	pad = 0;
+
+		if (((total_len - t) & 3) != 0)
+			return GPX_E_TRUNCATED;
+		if (l->n == 1)
+			pad = l->payload_bytes;
+		else
+		{
+			if (prefix_len < total_len)
+				return GPX_E_TRUNCATED;
+			while (pad < 3 && pad < l->payload_bytes &&
+				   buf[pos + l->payload_bytes - 1 - pad] == 0)
+				pad++;
+		}
+		if (pad > 3)
+			return GPX_E_TRAILING;
+		l->payload_bytes -= pad;
+	}
 	if (l->n == 1)
 	{
 		l->last = l->first;
@@ -451,7 +488,7 @@ open_v2(gpx_list *l, const uint8_t *buf, size_t len)
 	{
 		l->payload = buf + l->hdr_bytes;
 		if (l->flags & GPX_F_TF)
-			l->tf = l->payload + l->payload_bytes;
+			l->tf = buf + len - l->tf_bytes;
 		return GPX_OK;
 	}
 	dir_off = ((uint64_t) l->hdr_bytes + 3) & ~(uint64_t) 3;
@@ -608,6 +645,73 @@ validate_end_v2(const gpx_list *l, uint32_t blk, const gpx_blk *k, gpx_status st
 	return tail == GPX_E_TRUNCATED || tail == GPX_E_TRAILING ? tail : st;
 }
 
+/* Largest of v[0..n) (n >= 1). */
+static uint32_t
+max_u32(const uint32_t *v, uint32_t n)
+{
+	uint32_t	m = v[0];
+
+	for (uint32_t i = 1; i < n; i++)
+		if (v[i] > m)
+			m = v[i];
+	return m;
+}
+
+/*
+ * Validate the tf section of an opened v2 list whose docIDs passed: the
+ * zero padding before it (one block), every block's Simple-8b words (every
+ * selector, the count of each block equal to its docID count, no word
+ * past the block), the directory's offsets (block k where block k - 1
+ * ends, the last ending at the blob's end) and largest-tf fields (equal to
+ * the decoded maxima).  scratch: GPX_MAX_BLOCK values.
+ */
+static gpx_status
+validate_tfs(const gpx_list *l, uint32_t *scratch)
+{
+	uint64_t	run = 0;
+	gpx_status	st;
+
+	if ((l->flags & GPX_F_TF) == 0)
+		return GPX_OK;
+	if (l->nblocks == 1)
+	{
+		size_t		used;
+
+		for (const uint8_t *p = l->payload + l->payload_bytes; p < l->tf; p++)
+			if (*p != 0)
+				return GPX_E_PAYLOAD;
+		st = gpx_s8b_validate_block(l->tf, l->tf_bytes, l->n,
+									GPX_S8B_TF_BASE, &used);
+		if (st != GPX_OK)
+			return st;
+		if (used != l->tf_bytes)
+			return GPX_E_TRAILING;
+		gpx_s8b_decode_block(l->tf, l->n, GPX_S8B_TF_BASE, scratch);
+		return max_u32(scratch, l->n) == l->tf_max0 ? GPX_OK : GPX_E_HEADER;
+	}
+	for (uint32_t k = 0; k < l->nblocks; k++)
+	{
+		const uint8_t *e = l->dir + (size_t) k * l->dir_stride;
+		uint32_t	off = gpx_load32(e + 8);
+		uint32_t	mx = gpx_load32(e + 12);
+		uint32_t	cnt = gpx_block_count_at(l, k);
+		size_t		used;
+
+		if (off != run || off > l->tf_bytes)
+			return GPX_E_DIRECTORY;
+		st = gpx_s8b_validate_block(l->tf + off, l->tf_bytes - off, cnt,
+									GPX_S8B_TF_BASE, &used);
+		if (st != GPX_OK)
+			return st == GPX_E_TRUNCATED && k + 1 < l->nblocks ?
+				GPX_E_PAYLOAD : st;
+		gpx_s8b_decode_block(l->tf + off, cnt, GPX_S8B_TF_BASE, scratch);
+		if (max_u32(scratch, cnt) != mx)
+			return GPX_E_DIRECTORY;
+		run += used;
+	}
+	return run == l->tf_bytes ? GPX_OK : GPX_E_TRAILING;
+}
+
 /*
  * Validate an opened v2 list: flags this build knows, the padding before
  * the directory, the directory (firsts, kinds, offsets in order, own
@@ -620,8 +724,6 @@ validate_v2(const gpx_list *l, uint32_t *scratch)
 	uint32_t	k;
 	uint32_t	prev_off = 0;
 
-	if (l->flags != 0)
-		return GPX_E_HEADER;	/* reserved for ranking (issue #19) */
 	if (l->n == 0)
 		return GPX_OK;
 	if (l->nblocks == 1)
@@ -632,7 +734,10 @@ validate_v2(const gpx_list *l, uint32_t *scratch)
 		st = validate_blk_v2(&b, 0, scratch);
 		if (st != GPX_OK)
 			return validate_end_v2(l, 0, &b, st);
-		return gpx_check_block(l, 0, scratch, b.cnt);
+		st = gpx_check_block(l, 0, scratch, b.cnt);
+		if (st != GPX_OK)
+			return st;
+		return validate_tfs(l, scratch);
 	}
 	for (const uint8_t *p = l->base + l->hdr_bytes; p < l->dir; p++)
 		if (*p != 0)
@@ -668,7 +773,7 @@ validate_v2(const gpx_list *l, uint32_t *scratch)
 		if (st != GPX_OK)
 			return st;
 	}
-	return GPX_OK;
+	return validate_tfs(l, scratch);
 }
 
 /* Fully validate a blob. */
@@ -916,7 +1021,18 @@ gpx_dev_view(const gpx_list *l, gpx_devview *v)
 		return GPX_E_ARG;
 	poff = (uint64_t) (l->payload - l->base);
 	pend = poff + l->payload_bytes;
-	if (pend + l->tf_bytes != l->len)
+	if (l->flags & GPX_F_TF)
+	{
+		uint64_t	toff = l->len - (uint64_t) l->tf_bytes;
+
+		if (l->tf_bytes > l->len || (toff & 3) != 0 || toff < pend ||
+			toff - pend > 3 || l->tf != l->base + toff)
+			return GPX_E_ARG;
+		v->tf_off = (uint32_t) toff;
+		v->tf_bytes = l->tf_bytes;
+		v->tf_max0 = l->tf_max0;
+	}
+	else if (pend != l->len)
 		return GPX_E_ARG;
 	if (l->dir != NULL)
 	{
@@ -942,4 +1058,55 @@ gpx_dev_view(const gpx_list *l, gpx_devview *v)
 	v->payload_words = (uint32_t) ((pend - v->payload_off + 3) / 4);
 	v->payload_bytes = l->payload_bytes;
 	return GPX_OK;
+}
+
+/* Whether a list carries term frequencies. */
+bool
+gpx_has_tfs(const gpx_list *l)
+{
+	return l->n > 0 && (l->flags & GPX_F_TF) != 0 && l->tf != NULL;
+}
+
+/* Largest term frequency of block blk (1 without frequencies). */
+uint32_t
+gpx_block_tf_max(const gpx_list *l, uint32_t blk)
+{
+	if (!gpx_has_tfs(l))
+		return 1;
+	if (l->dir == NULL)
+		return l->tf_max0;
+	return gpx_load32(l->dir + (size_t) blk * l->dir_stride + 12);
+}
+
+/* Decode the term frequencies of block blk (1s without a section). */
+uint32_t
+gpx_decode_block_tfs(const gpx_list *l, uint32_t blk, uint32_t *out)
+{
+	uint32_t	cnt = gpx_block_count_at(l, blk);
+
+	if (!gpx_has_tfs(l))
+	{
+		for (uint32_t i = 0; i < cnt; i++)
+			out[i] = 1;
+		return cnt;
+	}
+	if (l->dir == NULL)
+		gpx_s8b_decode_block(l->tf, cnt, GPX_S8B_TF_BASE, out);
+	else
+		gpx_s8b_decode_block(l->tf + gpx_load32(l->dir + (size_t) blk * l->dir_stride + 8),
+							 cnt, GPX_S8B_TF_BASE, out);
+	return cnt;
+}
+
+/* Decode all term frequencies into out[0..n). */
+void
+gpx_decode_tfs(const gpx_list *l, uint32_t *out)
+{
+	if (!gpx_has_tfs(l))
+	{
+		for (uint32_t i = 0; i < l->n; i++)
+			out[i] = 1;
+		return;
+	}
+	gpx_s8b_decode(l->tf, l->n, GPX_S8B_TF_BASE, out);
 }

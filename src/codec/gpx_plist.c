@@ -33,7 +33,11 @@ gpx_plist_arrays(gpx_plist *p, const uint32_t *docs, const uint32_t *tfs,
 	return GPX_OK;
 }
 
-/* The blob form (a list stored without frequencies: every tf is 1). */
+/*
+ * The blob form: frequencies from the list's tf section (every tf 1 for a
+ * list stored without them); the list's largest tf is the largest of its
+ * blocks' stored maxima (the directory, nothing decoded).
+ */
 gpx_status
 gpx_plist_blob(gpx_plist *p, const gpx_list *l)
 {
@@ -44,7 +48,14 @@ gpx_plist_blob(gpx_plist *p, const gpx_list *l)
 	p->n = l->n;
 	p->nblocks = l->nblocks;
 	p->last = l->last;
-	p->max_tf = l->n > 0 ? 1 : 0;
+	p->max_tf = 0;
+	for (uint32_t b = 0; b < l->nblocks && l->n > 0; b++)
+	{
+		uint32_t	m = gpx_block_tf_max(l, b);
+
+		if (m > p->max_tf)
+			p->max_tf = m;
+	}
 	return GPX_OK;
 }
 
@@ -78,7 +89,7 @@ gpx_plist_block_max_tf(const gpx_plist *p, uint32_t blk)
 	const uint32_t *t;
 
 	if (p->list)
-		return 1;
+		return gpx_block_tf_max(p->list, blk);
 	if (p->tfs == NULL)
 		return 1;
 	cnt = gpx_plist_block_count(p, blk);
@@ -107,7 +118,13 @@ void
 gpx_plist_block_tfs(const gpx_plist *p, uint32_t blk, uint32_t count,
 					uint32_t *out)
 {
-	if (p->list == NULL && p->tfs != NULL)
+	if (p->list != NULL)
+	{
+		/* count is the block's own (gpx_block_count): one decode */
+		(void) gpx_decode_block_tfs(p->list, blk, out);
+		return;
+	}
+	if (p->tfs != NULL)
 	{
 		memcpy(out, p->tfs + (size_t) blk * p->block, count * sizeof(uint32_t));
 		return;

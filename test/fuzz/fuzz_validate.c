@@ -74,6 +74,26 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	FZ_REQUIRE(done == l.n, "blocks hold %u of %u", done, l.n);
 
+	/* frequencies: in range, by block equal to the whole, maxima exact */
+	{
+		uint32_t *tf = fz_alloc((size_t) l.n * 4);
+		gpx_decode_tfs(&l, tf);
+		done = 0;
+		for (uint32_t b = 0; b < l.nblocks; b++) {
+			uint32_t buf[GPX_MAX_BLOCK], mx = 0;
+			uint32_t c = gpx_decode_block_tfs(&l, b, buf);
+			FZ_REQUIRE(c == gpx_block_count(&l, b), "block %u tf count", b);
+			for (uint32_t i = 0; i < c; i++) {
+				FZ_REQUIRE(buf[i] >= 1 && buf[i] <= 0x7FFFFFFFu, "tf %u", buf[i]);
+				mx = buf[i] > mx ? buf[i] : mx;
+			}
+			FZ_REQUIRE(memcmp(buf, tf + done, (size_t) c * 4) == 0, "block %u tfs", b);
+			FZ_REQUIRE(gpx_block_tf_max(&l, b) == mx, "block %u tf max", b);
+			done += c;
+		}
+		free(tf);
+	}
+
 	uint64_t seed = 0x9E3779B97F4A7C15ull ^ size;
 	for (size_t i = 0; i < size && i < 64; i++)
 		seed = seed * 31 + data[i];

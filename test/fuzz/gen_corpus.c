@@ -102,6 +102,22 @@ main(int argc, char **argv)
 			}
 		}
 
+	/* fuzz_validate: version 2 with term frequencies ("v2tf-...") */
+	for (int w = 0; w < NLISTS; w++) {
+		static uint32_t tfs[4096];
+		const char *ln;
+		uint32_t n = make(w, docs, &ln);
+		for (uint32_t i = 0; i < n; i++)
+			tfs[i] = i % 7 == 3 ? 1 + i * 977u % 100000u : 1 + i % 3;
+		for (int c = GPX_CODEC_MIN; c <= GPX_CODEC_MAX; c++) {
+			size_t len;
+			gpx_status st = gpx_encode_tf(c, docs, tfs, n, buf, sizeof(buf), &len);
+			if (st != GPX_OK) { fprintf(stderr, "encode tf %s: %s\n", ln, gpx_status_str(st)); return 1; }
+			snprintf(name, sizeof(name), "v2tf-%s-%s", gpx_codec_name(c), ln);
+			put("fuzz_validate", name, buf, len);
+		}
+	}
+
 	/* fuzz_encode, mode 0: raw uint32 values */
 	for (int w = 0; w < NLISTS; w++) {
 		const char *ln;

@@ -6,7 +6,9 @@
  * Random collections (document lengths from a few values, so that many
  * scores tie, or from a wide range; some docIDs of the lists unknown to
  * the statistics, scored with avgdl), lists in all three codecs (empty,
- * one posting, a few, dense, several blocks), and random batches of AND
+ * one posting, a few, dense, several blocks), three in four of them with
+ * term frequencies (tf section: 1 to 3 mostly, some up to 5,000 and now and
+ * then 2^31-1; the others tf 1), and random batches of AND
  * and OR queries: one-term queries, repeated terms, terms no document
  * holds (list -1) and empty lists, k from 1 to 10,000 (larger than the
  * matches too), several queries sharing lists; every third collection
@@ -89,10 +91,26 @@ make_coll(tcoll &C, rng &r, uint32_t span, uint32_t nl, bool ties)
 		}
 		while (v.size() > ndocs)
 			v.pop_back();		/* df <= N */
-		cap = gpx_encode_bound(codec, (uint32_t) v.size(), v.empty() ? 0 : v.back());
-		C.blobs[i].resize(cap);
-		CHECK(gpx_encode(codec, v.data(), (uint32_t) v.size(), C.blobs[i].data(), cap,
-						 &len) == GPX_OK);
+		if (r.below(4) != 0)
+		{
+			/* with frequencies: mostly 1..3, some large, now and then 2^31-1 */
+			std::vector<uint32_t> tf(v.size());
+
+			for (size_t j = 0; j < tf.size(); j++)
+				tf[j] = r.below(200) == 0 ? 0x7FFFFFFFu - (uint32_t) r.below(3) :
+					r.below(8) == 0 ? 1 + (uint32_t) r.below(5000) : 1 + (uint32_t) r.below(3);
+			cap = gpx_encode_bound_tf(codec, (uint32_t) v.size(), v.empty() ? 0 : v.back());
+			C.blobs[i].resize(cap);
+			CHECK(gpx_encode_tf(codec, v.data(), tf.data(), (uint32_t) v.size(),
+								C.blobs[i].data(), cap, &len) == GPX_OK);
+		}
+		else
+		{
+			cap = gpx_encode_bound(codec, (uint32_t) v.size(), v.empty() ? 0 : v.back());
+			C.blobs[i].resize(cap);
+			CHECK(gpx_encode(codec, v.data(), (uint32_t) v.size(), C.blobs[i].data(), cap,
+							 &len) == GPX_OK);
+		}
 		C.blobs[i].resize(len);
 		CHECK(gpx_open(&C.lists[i], C.blobs[i].data(), len) == GPX_OK);
 	}

@@ -429,7 +429,10 @@ naive_rank(const coll *c, const int *qt, int m, bool and, double k1,
 	return res;
 }
 
-/* The blob form of a collection's lists (docIDs only: every tf is 1). */
+/*
+ * The blob form of a collection's lists: docIDs only (every tf is 1), or
+ * with their frequencies in the tf section (tf true).
+ */
 typedef struct blobs
 {
 	uint8_t   **b;
@@ -438,7 +441,7 @@ typedef struct blobs
 } blobs;
 
 static void
-blobs_make(blobs *bl, const coll *c, int codec)
+blobs_make(blobs *bl, const coll *c, int codec, bool tf)
 {
 	bl->b = unit_xmalloc(sizeof(uint8_t *) * c->nterms);
 	bl->l = unit_xmalloc(sizeof(gpx_list) * c->nterms);
@@ -447,7 +450,20 @@ blobs_make(blobs *bl, const coll *c, int codec)
 	{
 		size_t		len = 0;
 
-		bl->b[t] = unit_encode_exact(codec, c->docs[t], c->n[t], &len);
+		if (tf)
+		{
+			uint32_t	n = c->n[t];
+			size_t		cap = gpx_encode_bound_tf(codec, n, n ? c->docs[t][n - 1] : 0);
+			uint8_t    *tmp = unit_xmalloc(cap);
+
+			CHECK(gpx_encode_tf(codec, c->docs[t], c->tfs[t], n, tmp, cap, &len) == GPX_OK);
+			bl->b[t] = unit_xmalloc(len ? len : 1);
+			memcpy(bl->b[t], tmp, len);
+			free(tmp);
+			CHECK(unit_validate_exact(bl->b[t], len) == GPX_OK);
+		}
+		else
+			bl->b[t] = unit_encode_exact(codec, c->docs[t], c->n[t], &len);
 		CHECK(gpx_open(&bl->l[t], bl->b[t], len) == GPX_OK);
 		CHECK(gpx_plist_blob(&bl->pl[t], &bl->l[t]) == GPX_OK);
 	}
@@ -545,14 +561,16 @@ test_rank_random(void)
 		uint32_t	span = 200 + unit_below(&r, it % 4 == 0 ? 200000 : 20000);
 		int			nterms = 8 + (int) unit_below(&r, 8);
 		gpx_plist  *arr = unit_xmalloc(sizeof(gpx_plist) * nterms);
-		blobs		bl;
+		blobs		bl,
+					blt;
 		uint32_t	block = 1 + unit_below(&r, it % 2 ? GPX_MAX_BLOCK : 16);
 
 		coll_make(&c, &r, span, nterms, 1 + unit_below(&r, 300), it % 3 == 0,
 				  it % 5 == 0);
 		for (int t = 0; t < nterms; t++)
 			gpx_plist_arrays(&arr[t], c.docs[t], c.tfs[t], c.n[t], block);
-		blobs_make(&bl, &c, codecs[it % 3]);
+		blobs_make(&bl, &c, codecs[it % 3], false);
+		blobs_make(&blt, &c, codecs[(it + 1) % 3], true);
 		for (int qi = 0; qi < 12; qi++)
 		{
 			int			m = 1 + (int) unit_below(&r, qi % 4 == 0 ? 1 : 6);
@@ -583,15 +601,18 @@ test_rank_random(void)
 			{
 				run_one(&c, arr, qt, m, false, algos[a], k1, b, k, false, NULL, "arrays", &w_or);
 				run_one(&c, bl.pl, qt, m, false, algos[a], k1, b, k, true, NULL, "blobs", &w_or1);
+				run_one(&c, blt.pl, qt, m, false, algos[a], k1, b, k, false, NULL, "tf blobs", &w_or);
 			}
 			run_one(&c, arr, qt, m, true, GPX_RANK_AUTO, k1, b, k, false, NULL, "arrays", &w_and);
 			run_one(&c, bl.pl, qt, m, true, GPX_RANK_AUTO, k1, b, k, true, NULL, "blobs", &w_and1);
+			run_one(&c, blt.pl, qt, m, true, GPX_RANK_AUTO, k1, b, k, false, NULL, "tf blobs", &w_and);
 			free(w_or.p);
 			free(w_or1.p);
 			free(w_and.p);
 			free(w_and1.p);
 		}
 		blobs_free(&bl, nterms);
+		blobs_free(&blt, nterms);
 		free(arr);
 		coll_free(&c);
 	}
@@ -731,7 +752,7 @@ test_rank_batch(void)
 	bool		ok = true;
 
 	coll_make(&c, &r, 20000, 10, 50, false, false);
-	blobs_make(&bl, &c, GPX_CODEC_PFOR);
+	blobs_make(&bl, &c, GPX_CODEC_PFOR, true);	/* real frequencies */
 	memset(&b, 0, sizeof(b));
 	for (int q = 0; q < 40; q++)
 	{
@@ -784,7 +805,7 @@ test_rank_batch(void)
 			uint32_t	o = (uint32_t) qs[q].out_offset;
 
 			answer_make(&a, &c, qt, (int) qs[q].nterms, qs[q].mode == GPX_RANK_MODE_AND,
-						1.1, 0.6, qs[q].k, true);
+						1.1, 0.6, qs[q].k, false);
 			if (a.n != qs[q].out_count)
 				ok = false;
 			for (uint32_t i = 0; i < a.n && ok; i++)
