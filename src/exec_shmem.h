@@ -68,6 +68,7 @@
 #include "storage/lwlock.h"
 #include "utils/timestamp.h"
 
+#include "exec_prof.h"
 #include "gpuidx.h"
 #include "gpx_batch.h"
 
@@ -291,6 +292,8 @@ typedef struct GpxExecStats
 	pg_atomic_uint64 cache_inserts;
 	pg_atomic_uint64 cache_evictions;
 	pg_atomic_uint64 bytes_copied;	/* list bytes copied into the arena */
+	GpxExecPhaseStat phases[GPX_PHASE_COUNT];	/* the executor's loop, by
+												 * phase (exec_prof.c) */
 	pg_atomic_uint64 reset_time;	/* TimestampTz of the last reset */
 } GpxExecStats;
 

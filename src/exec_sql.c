@@ -4,6 +4,8 @@
  *   gpuidx_stats()          counters since the last reset (the view
  *                           gpuidx_stats selects from it)
  *   gpuidx_stats_reset()    zero the counters
+ *   gpuidx_executor_profile()   the executor loop's time by phase since
+ *                           the last reset (exec_prof.h)
  *   gpuidx_info()           executor state, device, arena and cache use,
  *                           batching settings and the auto cost model
  *   gpuidx_inject_fault()   make the executor fail or pause on purpose,
@@ -17,6 +19,7 @@
 
 #include "catalog/pg_type.h"
 #include "funcapi.h"
+#include "utils/tuplestore.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/timestamp.h"
@@ -181,6 +184,42 @@ gpuidx_stats_reset(PG_FUNCTION_ARGS)
 		PG_RETURN_VOID();
 	gpuidx_exec_stats_reset(&gpuidx_exec_shm->ctl->stats, false);
 	PG_RETURN_VOID();
+}
+
+/*
+ * gpuidx_executor_profile(): one row per phase of the executor's loop
+ * (exec_prof.h) -- phase, times entered, milliseconds charged and that
+ * time's share of all phases -- since the last reset; no rows without
+ * shared memory.
+ */
+PG_FUNCTION_INFO_V1(gpuidx_executor_profile);
+Datum
+gpuidx_executor_profile(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	uint64		ns[GPX_PHASE_COUNT];
+	uint64		total = 0;
+
+	InitMaterializedSRF(fcinfo, 0);
+	if (gpuidx_exec_shm == NULL)
+		return (Datum) 0;
+	for (int p = 0; p < GPX_PHASE_COUNT; p++)
+	{
+		ns[p] = pg_atomic_read_u64(&gpuidx_exec_shm->ctl->stats.phases[p].ns);
+		total += ns[p];
+	}
+	for (int p = 0; p < GPX_PHASE_COUNT; p++)
+	{
+		Datum		v[4];
+		bool		nulls[4] = {false, false, false, false};
+
+		v[0] = CStringGetTextDatum(gpuidx_exec_phase_name(p));
+		v[1] = Int64GetDatum((int64) pg_atomic_read_u64(&gpuidx_exec_shm->ctl->stats.phases[p].calls));
+		v[2] = Float8GetDatum(ns[p] / 1e6);
+		v[3] = Float8GetDatum(total > 0 ? (double) ns[p] / (double) total : 0.0);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, nulls);
+	}
+	return (Datum) 0;
 }
 
 /* Name of an executor state. */

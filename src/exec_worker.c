@@ -38,6 +38,7 @@
 
 #include "exec_cache.h"
 #include "exec_cost.h"
+#include "exec_prof.h"
 #include "exec_rank.h"
 #include "exec_shmem.h"
 #include "gpuidx.h"
@@ -883,8 +884,11 @@ exec_launch_batch(int64 *sleep_us)
 	int			fault = GPX_FAULT_NONE,
 				fault_ms = 0;
 	MemoryContext old;
+	int			ph = gpuidx_exec_prof_begin(GPX_PHASE_TAKE);
+	int			ntaken = exec_take_batch(fl, sleep_us, &fault, &fault_ms);
 
-	if (exec_take_batch(fl, sleep_us, &fault, &fault_ms) == 0)
+	gpuidx_exec_prof_end(ph);
+	if (ntaken == 0)
 		return false;
 	/* a ranked request runs alone on the device: finish what is on it */
 	fl->rank = gpuidx_exec_shm->slots[fl->head].kind == GPX_REQ_KIND_RANK;
@@ -901,9 +905,11 @@ exec_launch_batch(int64 *sleep_us)
 
 	if (!fl->rank)
 	{
+		ph = gpuidx_exec_prof_begin(GPX_PHASE_BUILD);
 		old = MemoryContextSwitchTo(fl->cxt);
 		exec_build_batch(fl);
 		MemoryContextSwitchTo(old);
+		gpuidx_exec_prof_end(ph);
 	}
 
 	if (fault == GPX_FAULT_ERROR)
@@ -911,9 +917,16 @@ exec_launch_batch(int64 *sleep_us)
 	if (fault == GPX_FAULT_STALL)
 		exec_stall(fault_ms);
 	if (fl->rank)
+	{
+		ph = gpuidx_exec_prof_begin(GPX_PHASE_RANK);
 		exec_run_rank(fl);
+	}
 	else
+	{
+		ph = gpuidx_exec_prof_begin(GPX_PHASE_SUBMIT);
 		exec_submit(fl);
+	}
+	gpuidx_exec_prof_end(ph);
 	return true;
 }
 
@@ -1035,15 +1048,19 @@ exec_reap(void)
 {
 	int			n = 0;
 	gpx_cuda_job *job;
+	int			ph;
 
 	if (ex.nflight == 0)
 		return 0;
+	ph = gpuidx_exec_prof_begin(GPX_PHASE_POLL);
 	while (ex.cuda != NULL && (job = gpx_cuda_reap(ex.cuda, false)) != NULL)
 	{
 		ExecFlight *fl = (ExecFlight *) job->user;
+		int			ph2 = gpuidx_exec_prof_begin(GPX_PHASE_FINISH);
 
 		Assert(fl->used && fl->where == EXEC_ON_GPU);
 		exec_flight_done(fl);
+		gpuidx_exec_prof_end(ph2);
 		n += fl->used ? 0 : 1;
 	}
 	for (int f = 0; f < GPX_EXEC_MAX_DEPTH; f++)
@@ -1052,10 +1069,14 @@ exec_reap(void)
 
 		if (fl->used && fl->where == EXEC_ON_CPU && gpx_batch_pool_done(&fl->cpu_job))
 		{
+			int			ph2 = gpuidx_exec_prof_begin(GPX_PHASE_FINISH);
+
 			exec_flight_done(fl);
+			gpuidx_exec_prof_end(ph2);
 			n++;
 		}
 	}
+	gpuidx_exec_prof_end(ph);
 	return n;
 }
 
@@ -1192,6 +1213,17 @@ exec_wait_set(void)
 	return ex.wes;
 }
 
+/* Run one query of a batch on the CPU threads here (timed as such). */
+static bool
+exec_pool_help(void)
+{
+	int			ph = gpuidx_exec_prof_begin(GPX_PHASE_CPU);
+	bool		ran = gpx_batch_pool_help(ex.pool);
+
+	gpuidx_exec_prof_end(ph);
+	return ran;
+}
+
 /*
  * Wait while batches are in flight, for at most sleep_us (-1: until
  * something happens): for one of them to finish, a request to make a
@@ -1209,7 +1241,7 @@ exec_wait_flights(int64 sleep_us, bool may_take)
 	if (exec_any_on(EXEC_ON_GPU))
 	{
 		/* a batch rerun on the CPU threads beside them gets a hand too */
-		if (exec_any_on(EXEC_ON_CPU) && gpx_batch_pool_help(ex.pool))
+		if (exec_any_on(EXEC_ON_CPU) && exec_pool_help())
 			return;
 		INSTR_TIME_SET_CURRENT(start);
 		for (uint32 iter = 0;; iter++)
@@ -1231,7 +1263,7 @@ exec_wait_flights(int64 sleep_us, bool may_take)
 			}
 		}
 	}
-	if (gpx_batch_pool_help(ex.pool))
+	if (exec_pool_help())
 		return;
 	{
 		WaitEvent	ev;
@@ -1248,7 +1280,7 @@ exec_wait_flights(int64 sleep_us, bool may_take)
 			for (;;)
 			{
 				if (ShutdownRequestPending || ConfigReloadPending || exec_reap() > 0 ||
-					(may_take && exec_queue_due()) || gpx_batch_pool_help(ex.pool))
+					(may_take && exec_queue_due()) || exec_pool_help())
 					return;
 				pg_spin_delay();
 				INSTR_TIME_SET_CURRENT(now);
@@ -1319,6 +1351,7 @@ gpuidx_exec_main(Datum main_arg)
 	before_shmem_exit(exec_on_exit, (Datum) 0);
 	exec_open_device();
 
+	gpuidx_exec_prof_start();
 	LWLockAcquire(ctl->lock, LW_EXCLUSIVE);
 	ctl->exec_state = GPX_EXEC_RUNNING;
 	/* requests requeued by a predecessor: their owners may want to know */
@@ -1371,11 +1404,20 @@ gpuidx_exec_main(Datum main_arg)
 			ex.last_reap = GetCurrentTimestamp();
 		}
 		if (ex.nflight > 0)
+		{
+			int			ph = gpuidx_exec_prof_begin(GPX_PHASE_WAIT);
+
 			exec_wait_flights(sleep_us, may_take);
+			gpuidx_exec_prof_end(ph);
+		}
 		else
 		{
+			int			ph;
+
 			exec_refresh_gpu_desc();	/* the last batches' counts, once idle */
+			ph = gpuidx_exec_prof_begin(GPX_PHASE_WAIT);
 			exec_sleep(sleep_us);
+			gpuidx_exec_prof_end(ph);
 		}
 	}
 

@@ -25,8 +25,9 @@
 #   PIPE_CONF      extra postgresql.conf lines
 # Writes OUTDIR/pipeline.md (the tables: queries/s, p50, p99, x intarray,
 # % of the stored-answer floor, x the same codec in the backend),
-# OUTDIR/results.tsv (bench_query's rows), OUTDIR/stats.txt (gpuidx_stats
-# and gpuidx_info after each executor run), OUTDIR/meta.txt; OUTDIR
+# OUTDIR/results.tsv (bench_query's rows), OUTDIR/stats.txt (gpuidx_stats,
+# gpuidx_info and gpuidx_executor_profile after each executor run),
+# OUTDIR/meta.txt; OUTDIR
 # defaults to test/bench/out/pipeline-UTCSTAMP (ignored by git).
 set -u
 OUTD=${1:-test/bench/out/pipeline-$(date -u +%Y%m%d-%H%M%S)}
@@ -121,7 +122,8 @@ for nc in $CLIENTS; do
 			{
 				echo "== $t executor $DEV ${set:-defaults}, $nc client(s)"
 				pgc_psql -d d -x -c "SELECT * FROM gpuidx_stats" \
-					-c "SELECT device_active, cost_backend_ns, cost_executor_ns, overhead_us, cost_batch_us, wait_us, pipeline_depth, cache_entries FROM gpuidx_info()"
+					-c "SELECT device_active, cost_backend_ns, cost_executor_ns, overhead_us, cost_batch_us, wait_us, pipeline_depth, cache_entries FROM gpuidx_info()" \
+					-c "SELECT phase, calls, round(time_ms::numeric, 1) AS time_ms, round(100 * share::numeric, 1) AS pct, round((1000 * time_ms / NULLIF((SELECT batches FROM gpuidx_stats), 0))::numeric, 2) AS us_per_batch FROM gpuidx_executor_profile()"
 			} >>"$STATS" 2>&1
 		done
 	done

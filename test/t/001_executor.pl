@@ -92,6 +92,23 @@ $st = gpx_stats($node);
 is($st->{requests}, 1, 'posting_intersect_batch: one request');
 is($st->{batches}, 1, 'posting_intersect_batch: one batch');
 
+# --- the executor loop's time by phase ----------------------------------------
+my %prof = map { my @f = split /\|/; ($f[0] => { calls => $f[1], ms => $f[2] }) }
+	split /\n/, $node->safe_psql('postgres',
+		'SELECT phase, calls, time_ms FROM gpuidx_executor_profile()');
+is( join(',', sort keys %prof), 'build,cpu,finish,other,poll,rank,submit,take,wait',
+	'gpuidx_executor_profile: one row per phase');
+ok($prof{$_}{calls} >= 1, "profile: the batch entered phase $_")
+	for qw(take build submit finish);
+ok($prof{build}{ms} > 0 && $prof{submit}{ms} > 0, 'profile: build and submit took time');
+is( $node->safe_psql('postgres',
+		'SELECT round(sum(share)::numeric, 6) FROM gpuidx_executor_profile()'),
+	'1.000000', 'profile: the shares add up to the whole');
+$node->safe_psql('postgres', 'SELECT gpuidx_stats_reset()');
+is( $node->safe_psql('postgres',
+		"SELECT calls FROM gpuidx_executor_profile() WHERE phase = 'build'"),
+	'0', 'gpuidx_stats_reset zeroes the profile');
+
 # batch function semantics: grouping by qid, NULL lists, errors
 is( $node->safe_psql('postgres', q{
 		SELECT string_agg(qid || ':' || coalesce(docs::text, 'null'), ' ' ORDER BY qid)
@@ -227,6 +244,8 @@ is( $plain->safe_psql('postgres', q{
 is( $plain->safe_psql('postgres', 'SELECT preloaded::text || executor_state FROM gpuidx_info()'),
 	'falsenot preloaded', 'gpuidx_info says it is not preloaded');
 is($plain->safe_psql('postgres', 'SELECT queries FROM gpuidx_stats'), '0', 'stats are zero');
+is($plain->safe_psql('postgres', 'SELECT count(*) FROM gpuidx_executor_profile()'), '0',
+	'no executor profile without preloading');
 is( $plain->safe_psql('postgres',
 		"SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'gpuidx executor'"),
 	'0', 'no executor without preloading');
