@@ -41,9 +41,21 @@ PG_CFLAGS = -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare \
 # With nvcc: cuda/*.cu plus the host-only planner cuda/gpx_cuda_plan.c, for
 # the GPU architectures of CUDA_ARCH (cuda/cuda.mk).  Without: the stub
 # cuda/gpx_cuda_none.c, whose every call says the build has no CUDA.
+#
+# make GPX_EMU=1 (tests only, never production): the same back end compiled
+# by the host compiler against the CUDA emulation of test/gpu/gpx_emu.h
+# instead of nvcc, so that the executor's GPU path (routing, batches in
+# flight, the device cache, faults, GPU = CPU) runs on a machine without a
+# GPU, slowly: test/run-tests.sh's "gpu-exec" stage runs TAP suites on it.
 NVCC ?= $(shell command -v nvcc 2>/dev/null || { test -x /usr/local/cuda/bin/nvcc && echo /usr/local/cuda/bin/nvcc; })
 CUDA_SRCS = $(sort $(wildcard cuda/*.cu))
-ifneq ($(strip $(NVCC)),)
+ifeq ($(GPX_EMU),1)
+CUDA_OBJS = $(CUDA_SRCS:.cu=.emuo)
+OBJS += cuda/gpx_cuda_plan.o
+EXTRA_CLEAN += $(CUDA_OBJS)
+SHLIB_LINK += $(CUDA_OBJS) -ldl -lrt -lpthread -Wl,-Bstatic -lstdc++ -Wl,-Bdynamic \
+	-Wl,--exclude-libs,ALL
+else ifneq ($(strip $(NVCC)),)
 ifneq ($(strip $(CUDA_SRCS)),)
 CUDA_HOME ?= $(patsubst %/bin/,%,$(dir $(NVCC)))
 NVCCFLAGS ?= -O3 -std=c++17 $(CUDA_GENCODE) -Xcompiler -fPIC -Xcompiler -Wall \
@@ -78,9 +90,23 @@ include $(PGXS)
 # too, so that inlined copies agree with the library on every struct
 BITCODE_CFLAGS += $(filter -D%,$(COPT))
 
+# which back end the library was last linked with (nvcc, emu or none): a
+# change relinks it, so switching between make and make GPX_EMU=1 never
+# leaves the other back end's objects in the library
+GPX_FLAVOUR = $(if $(filter 1,$(GPX_EMU)),emu,$(if $(strip $(CUDA_OBJS)),nvcc,none))
+.gpx-flavour: FORCE
+	@echo '$(GPX_FLAVOUR)' | cmp -s - $@ || echo '$(GPX_FLAVOUR)' >$@
+.PHONY: FORCE
+FORCE:
+$(shlib): .gpx-flavour
+EXTRA_CLEAN += .gpx-flavour
+
 ifneq ($(strip $(CUDA_OBJS)),)
 cuda/%.cuo: cuda/%.cu $(wildcard cuda/*.cuh) $(wildcard src/codec/*.h)
 	$(NVCC) $(NVCCFLAGS) -c $< -o $@
+cuda/%.emuo: cuda/%.cu $(wildcard cuda/*.cuh) $(wildcard src/codec/*.h) test/gpu/gpx_emu.h
+	$(CXX) -O1 -g -std=c++17 -fPIC -Wall -Wno-unknown-pragmas -DGPX_EMU -Itest/gpu \
+		-Isrc/codec -Icuda -x c++ -c $< -o $@
 $(shlib): $(CUDA_OBJS)
 endif
 

@@ -885,13 +885,33 @@ client_wait(ClientCall *c)
 
 	for (;;)
 	{
-		bool		any = false;
+		bool		any = false,
+					locked;
 		long		sleep_ms = 1000;
 		instr_time	now;
 
+		/*
+		 * The common case needs no lock: a chunk whose slot is DONE with
+		 * our generation and pid stays ours (only its owner frees a DONE
+		 * slot of a live backend), so it can be collected at once.
+		 */
+		for (int k = 0; k < c->nchunks && !any; k++)
+		{
+			const ClientChunk *ch = &c->chunks[k];
+			volatile GpxExecSlot *sl;
+
+			if (ch->slot < 0 || ch->finished)
+				continue;
+			sl = &gpuidx_exec_shm->slots[ch->slot];
+			any = sl->state == GPX_SLOT_DONE && sl->generation == ch->gen &&
+				sl->owner_pid == MyProcPid;
+		}
+
 		INSTR_TIME_SET_CURRENT(now);
-		LWLockAcquire(ctl->lock, LW_EXCLUSIVE);
-		for (int k = 0; k < c->nchunks; k++)
+		locked = !any;
+		if (locked)
+			LWLockAcquire(ctl->lock, LW_EXCLUSIVE);
+		for (int k = 0; locked && k < c->nchunks; k++)
 		{
 			ClientChunk *ch = &c->chunks[k];
 			GpxExecSlot *sl;
@@ -929,7 +949,8 @@ client_wait(ClientCall *c)
 			else if (gpuidx_exec_timeout_ms > 0)
 				sleep_ms = Min(sleep_ms, Max(1, gpuidx_exec_timeout_ms - waited_ms));
 		}
-		LWLockRelease(ctl->lock);
+		if (locked)
+			LWLockRelease(ctl->lock);
 
 		if (any)
 		{

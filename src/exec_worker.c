@@ -38,6 +38,7 @@
 
 #include "exec_cache.h"
 #include "exec_cost.h"
+#include "exec_gputhread.h"
 #include "exec_prof.h"
 #include "exec_rank.h"
 #include "exec_shmem.h"
@@ -102,9 +103,12 @@ static struct
 	gpx_batch_pool *pool;
 	int			pool_threads;
 	gpx_cuda_ctx *cuda;
+	GpxGpuThread *gt;			/* the GPU thread (gpuidx.gpu_thread), or
+								 * NULL: this thread calls the back end */
 	int			device;			/* gpuidx.device the device was opened for */
 	int			depth;			/* gpuidx.pipeline_depth it was opened for */
 	bool		graphs;			/* gpuidx.gpu_graphs it was opened for */
+	bool		gpu_thread;		/* gpuidx.gpu_thread it was opened for */
 	ExecTaken  *tk;				/* [nslots], by slot */
 	ExecFlight	flights[GPX_EXEC_MAX_DEPTH];
 	int			nflight;		/* batches in flight */
@@ -131,6 +135,137 @@ exec_thread_count(void)
 	if (n > GPX_BATCH_MAX_THREADS)
 		n = GPX_BATCH_MAX_THREADS;
 	return (int) n;
+}
+
+/*
+ * The CUDA back end is called either here or, with gpuidx.gpu_thread on,
+ * only by the GPU thread (exec_gputhread.c) while it runs: the helpers
+ * below hide which.
+ */
+
+/* Start the GPU thread for ex.cuda if the setting asks for one. */
+static void
+exec_gpu_thread_start(void)
+{
+	Assert(ex.gt == NULL);
+	if (ex.cuda == NULL || !ex.gpu_thread)
+		return;
+	/* it polls for gpuidx.spin_wait after its last work, at least 1 ms, so
+	 * that a client's next query (a few hundred us later) finds it awake */
+	ex.gt = gpuidx_exec_gt_start(ex.cuda, GPX_EXEC_MAX_DEPTH,
+								 Max(gpuidx_exec_spin_us, 1000));
+	if (ex.gt == NULL)
+		ereport(LOG,
+				(errmsg("gpuidx executor could not start its gpu thread"),
+				 errdetail("Its main thread calls the gpu back end itself.")));
+}
+
+/*
+ * Stop the GPU thread: what it runs is cancelled and handed back (with no
+ * batch in flight, nothing is); the back end is this thread's again.
+ */
+static void
+exec_gpu_thread_stop(void)
+{
+	gpuidx_exec_gt_stop(ex.gt, NULL, NULL);
+	ex.gt = NULL;
+}
+
+/* Queue fl's batch on the GPU; false (rc says why) when it was refused. */
+static bool
+exec_gpu_submit(ExecFlight *fl, gpx_cuda_status *rc)
+{
+	fl->gpu_job.user = fl;
+	if (ex.gt != NULL)
+	{
+		fl->gpu_job.b = &fl->b;
+		gpuidx_exec_gt_submit(ex.gt, &fl->gpu_job);
+		*rc = GPX_CUDA_OK;		/* a refusal comes back as a failed job */
+		return true;
+	}
+	*rc = gpx_cuda_submit(ex.cuda, &fl->b, &fl->gpu_job);
+	return *rc == GPX_CUDA_OK;
+}
+
+/* A GPU job that finished, or NULL; wait: until one does (one must be
+ * pending). */
+static gpx_cuda_job *
+exec_gpu_reap(bool wait)
+{
+	gpx_cuda_job *job;
+
+	if (ex.gt == NULL)
+		return gpx_cuda_reap(ex.cuda, wait);
+	while ((job = gpuidx_exec_gt_reap(ex.gt)) == NULL && wait)
+		pg_spin_delay();
+	return job;
+}
+
+/* A synchronous call into the back end, on the GPU thread when there is one. */
+typedef struct ExecGpuCall
+{
+	int			(*fn) (gpx_cuda_ctx *ctx, void *arg);
+	void	   *arg;
+	char		err[256];		/* the back end's message of a failure */
+} ExecGpuCall;
+
+/* Run an ExecGpuCall on the context it is given; keeps its message. */
+static int
+exec_gpu_call_run(gpx_cuda_ctx *ctx, void *arg)
+{
+	ExecGpuCall *c = arg;
+	int			rc = c->fn(ctx, c->arg);
+
+	if (rc != GPX_CUDA_OK)
+		strlcpy(c->err, gpx_cuda_last_error(ctx), sizeof(c->err));
+	return rc;
+}
+
+/*
+ * fn(ex.cuda, arg), here or on the GPU thread (after what was submitted
+ * before it); err, when given, receives the message of a failure.
+ */
+static int
+exec_gpu_call(int (*fn) (gpx_cuda_ctx *ctx, void *arg), void *arg,
+			  char *err, size_t errlen)
+{
+	ExecGpuCall c;
+	int			rc;
+
+	c.fn = fn;
+	c.arg = arg;
+	c.err[0] = '\0';
+	rc = ex.gt != NULL ? gpuidx_exec_gt_call(ex.gt, exec_gpu_call_run, &c)
+		: exec_gpu_call_run(ex.cuda, &c);
+	if (err != NULL)
+		strlcpy(err, c.err, errlen);
+	return rc;
+}
+
+/* What exec_gpu_describe asks of the back end. */
+typedef struct ExecDescribe
+{
+	char	   *buf;
+	size_t		len;
+} ExecDescribe;
+
+/* gpx_cuda_describe as an ExecGpuCall function. */
+static int
+exec_gpu_describe_fn(gpx_cuda_ctx *ctx, void *arg)
+{
+	ExecDescribe *d = arg;
+
+	gpx_cuda_describe(ctx, d->buf, d->len);
+	return GPX_CUDA_OK;
+}
+
+/* The back end's one-line description into buf. */
+static void
+exec_gpu_describe(char *buf, size_t len)
+{
+	ExecDescribe d = {buf, len};
+
+	(void) exec_gpu_call(exec_gpu_describe_fn, &d, NULL, 0);
 }
 
 /* Publish what runs batches (and why not a GPU) in shared memory. */
@@ -163,7 +298,7 @@ exec_refresh_gpu_desc(void)
 	if (ex.cuda == NULL || !TimestampDifferenceExceeds(last, now, 1000))
 		return;
 	last = now;
-	gpx_cuda_describe(ex.cuda, d, sizeof(d));
+	exec_gpu_describe(d, sizeof(d));
 	snprintf(desc, sizeof(desc), "gpu: %s", d);
 	LWLockAcquire(ctl->lock, LW_EXCLUSIVE);
 	strlcpy(ctl->device_desc, desc, sizeof(ctl->device_desc));
@@ -203,7 +338,9 @@ exec_open_device(void)
 		ex.pool_threads = want;
 	}
 
-	/* the GPU's slots and graphs follow the pipeline's settings */
+	/* the GPU's slots and graphs follow the pipeline's settings; its
+	 * thread is started anew with the context */
+	exec_gpu_thread_stop();
 	if (ex.cuda != NULL &&
 		(gpuidx_exec_device == GPX_DEVICE_CPU ||
 		 ex.depth != gpuidx_exec_pipeline_depth ||
@@ -214,6 +351,7 @@ exec_open_device(void)
 	}
 	ex.depth = gpuidx_exec_pipeline_depth;
 	ex.graphs = gpuidx_exec_gpu_graphs;
+	ex.gpu_thread = gpuidx_exec_gpu_thread;
 	if (gpuidx_exec_device == GPX_DEVICE_CPU)
 		strlcpy(note, "gpuidx.device is cpu", sizeof(note));
 	else if (ex.cuda == NULL)
@@ -262,6 +400,7 @@ exec_open_device(void)
 
 		gpx_cuda_describe(ex.cuda, d, sizeof(d));
 		snprintf(desc, sizeof(desc), "gpu: %s", d);
+		exec_gpu_thread_start();
 	}
 	else
 		snprintf(desc, sizeof(desc), "cpu: %d thread%s", ex.pool_threads,
@@ -279,6 +418,7 @@ exec_open_device(void)
 static void
 exec_close_device(void)
 {
+	exec_gpu_thread_stop();
 	if (ex.cuda != NULL)
 		gpx_cuda_close(ex.cuda);
 	ex.cuda = NULL;
@@ -334,6 +474,7 @@ static void
 exec_quiesce(void)
 {
 	gpx_batch_pool_cancel(ex.pool);
+	exec_gpu_thread_stop();		/* it cancels what it runs, and ends */
 	gpx_cuda_cancel(ex.cuda);
 }
 
@@ -853,9 +994,7 @@ exec_submit(ExecFlight *fl)
 		{
 			gpx_cuda_status rc;
 
-			fl->gpu_job.user = fl;
-			rc = gpx_cuda_submit(ex.cuda, &fl->b, &fl->gpu_job);
-			if (rc == GPX_CUDA_OK)
+			if (exec_gpu_submit(fl, &rc))
 			{
 				fl->where = EXEC_ON_GPU;
 				return;
@@ -985,6 +1124,13 @@ exec_flight_done(ExecFlight *fl)
 		pgstat_report_activity(STATE_IDLE, NULL);
 }
 
+/* gpx_cuda_rank_run as an ExecGpuCall function. */
+static int
+exec_gpu_rank_fn(gpx_cuda_ctx *ctx, void *arg)
+{
+	return gpx_cuda_rank_run(ctx, (gpx_rank_batch *) arg, NULL);
+}
+
 /*
  * Run fl, one ranked request, here and now (exec_rank.c): on the GPU when
  * one is open (gpx_cuda_rank_run, synchronous; the other batches were
@@ -1017,13 +1163,15 @@ exec_run_rank(ExecFlight *fl)
 			}
 			else if (ex.cuda != NULL)
 			{
-				gpx_cuda_status rc = gpx_cuda_rank_run(ex.cuda, &rr.b, NULL);
+				char		err[256];
+				gpx_cuda_status rc = exec_gpu_call(exec_gpu_rank_fn, &rr.b,
+												   err, sizeof(err));
 
 				if (rc == GPX_CUDA_OK)
 					on_gpu = true;
 				else
 				{
-					exec_gpu_failed(rc, gpx_cuda_last_error(ex.cuda));
+					exec_gpu_failed(rc, err);
 					fl->rerun = true;
 				}
 			}
@@ -1053,7 +1201,7 @@ exec_reap(void)
 	if (ex.nflight == 0)
 		return 0;
 	ph = gpuidx_exec_prof_begin(GPX_PHASE_POLL);
-	while (ex.cuda != NULL && (job = gpx_cuda_reap(ex.cuda, false)) != NULL)
+	while (ex.cuda != NULL && (job = exec_gpu_reap(false)) != NULL)
 	{
 		ExecFlight *fl = (ExecFlight *) job->user;
 		int			ph2 = gpuidx_exec_prof_begin(GPX_PHASE_FINISH);
@@ -1100,7 +1248,7 @@ exec_drain(void)
 			continue;
 		if (exec_any_on(EXEC_ON_GPU))
 		{
-			gpx_cuda_job *job = gpx_cuda_reap(ex.cuda, true);
+			gpx_cuda_job *job = exec_gpu_reap(true);
 
 			if (job != NULL)
 				exec_flight_done((ExecFlight *) job->user);
@@ -1376,7 +1524,8 @@ gpuidx_exec_main(Datum main_arg)
 			if (gpuidx_exec_device != ex.device ||
 				exec_thread_count() != ex.pool_threads ||
 				gpuidx_exec_pipeline_depth != ex.depth ||
-				gpuidx_exec_gpu_graphs != ex.graphs)
+				gpuidx_exec_gpu_graphs != ex.graphs ||
+				gpuidx_exec_gpu_thread != ex.gpu_thread)
 			{
 				exec_drain();
 				exec_open_device();

@@ -36,6 +36,7 @@ int			gpuidx_exec_timeout_ms = 10000;
 int			gpuidx_exec_spin_us = 0;
 int			gpuidx_exec_pipeline_depth = 2;
 bool		gpuidx_exec_gpu_graphs = false;
+bool		gpuidx_exec_gpu_thread = true;
 
 static const struct config_enum_entry device_options[] = {
 	{"auto", GPX_DEVICE_AUTO, false},
@@ -158,6 +159,10 @@ gpuidx_define_gucs(void)
 							 "Send each GPU chunk as one CUDA graph launch.",
 							 "On: the chunk's copies and kernels are captured once and updated in place, then launched together; off: issued one by one.",
 							 &gpuidx_exec_gpu_graphs, false, PGC_SIGHUP, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("gpuidx.gpu_thread",
+							 "Make the executor's calls into the GPU back end on a thread of their own.",
+							 "On: planning, staging, issuing and polling batches on the GPU run on a second thread of the executor, beside the main thread's taking of requests and handing back of results; off: the main thread does both.",
+							 &gpuidx_exec_gpu_thread, true, PGC_SIGHUP, 0, NULL, NULL, NULL);
 	DefineCustomEnumVariable("gpuidx.device",
 							 "Where intersections run: auto, gpu or cpu.",
 							 "auto keeps cheap queries in the backend and sends the others to the executor; gpu and cpu send every query to the executor, which runs it on a GPU or on CPU threads. gpu while the executor has no usable GPU is an error, or with gpuidx.executor_fallback on a warning (once per session) and the executor's CPU threads.",

@@ -30,6 +30,7 @@ extern char *gpuidx_exec_gpus;			/* gpuidx.gpus: "0" or "0,1,..." */
 extern int	gpuidx_exec_spin_us;		/* gpuidx.spin_wait (us) */
 extern int	gpuidx_exec_pipeline_depth;	/* gpuidx.pipeline_depth */
 extern bool gpuidx_exec_gpu_graphs;		/* gpuidx.gpu_graphs */
+extern bool gpuidx_exec_gpu_thread;		/* gpuidx.gpu_thread */
 
 /* Most batches the executor keeps in flight (gpuidx.pipeline_depth). */
 #define GPX_EXEC_MAX_DEPTH 8

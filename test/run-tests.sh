@@ -13,6 +13,9 @@
 #   make installcheck          pg_regress, against a throwaway cluster
 #   test/*/run-suite.sh        fuzz (+ unit tests under ASan), gen, gpu emulator
 #   make prove_installcheck    TAP tests, each starting its own servers
+#   make GPX_EMU=1             gpu-exec: the executor's GPU path on the
+#                              emulated GPU (pg_regress through it, and the
+#                              TAP files that take GPX_TEST_DEVICE=gpu)
 #
 # Everything is private to the run, so that two checkouts (or users) can
 # run it at the same time: the tree is copied to a folder from mktemp -d,
@@ -31,7 +34,7 @@
 # non-zero when anything failed.
 #
 # Knobs: GPUIDX_TEST_SKIP="fuzz tap ..." skips stages (unit, regress, fuzz,
-# gen, gpu, tap); PROVE_TESTS="test/t/001_executor.pl" picks TAP files;
+# gen, gpu, tap, gpu-exec); PROVE_TESTS="test/t/001_executor.pl" picks TAP files;
 # FUZZ_SECONDS (20) as in test/fuzz/run-suite.sh.
 set -uo pipefail
 
@@ -231,8 +234,8 @@ regress() {
 # failed assertion with its diagnostics at once, and for a failed file the
 # end of its log.
 tap() {
-	local res="$WORK/tmp/tap.$$" st p f result
-	stage_start "TAP"
+	local res="$WORK/tmp/tap.$$" st p f result name=${1:-TAP}
+	stage_start "$name"
 	# prove writes to a pipe here: the console formatter shows each line as
 	# it comes (the file formatter holds a test's output until it ends), and
 	# PERL5OPT makes perl flush them
@@ -276,8 +279,38 @@ tap() {
 	p=0 f=0 result=0
 	read -r p f result 2>/dev/null <"$res"
 	rm -f "$res"
-	if [ "$result" != 1 ] && [ "$f" = 0 ]; then echo "TAP: prove did not report PASS (exit status $st)"; f=1; fi
-	stage_end "TAP" "$p" "$f"
+	if [ "$result" != 1 ] && [ "$f" = 0 ]; then echo "$name: prove did not report PASS (exit status $st)"; f=1; fi
+	stage_end "$name" "$p" "$f"
+}
+
+# The TAP files run with GPX_TEST_DEVICE=gpu on the emulated GPU: those
+# whose checks are answers and counts.  The ones that time faults or hold
+# 10^6-docID lists (008, 009, 012) need a real GPU: the emulation runs a
+# batch in seconds on a loaded 2-CPU machine, so their executor times out
+# or their fault windows pass with no batch (test/gpu/run_device.sh runs
+# them on the GPU machine).
+GPU_EXEC_TAP="test/t/015_rank_executor.pl"
+
+# gpu-exec: the executor's GPU path without a GPU: the extension rebuilt
+# with its CUDA back end on the host emulation (make GPX_EMU=1,
+# test/gpu/gpx_emu.h), then the pg_regress suite through the "GPU"
+# executor (test/gpu/sqlcheck.sh: every batch on the GPU, answers = the
+# CPU's expected outputs; posting_rank left out) and the TAP files of GPU_EXEC_TAP with
+# GPX_TEST_DEVICE=gpu.  Last, since it replaces the installed library.
+gpu_exec() {
+	local copt=$1
+	stage_start "gpu-exec build"
+	if ! { make -s -j2 PG_CONFIG="$PG_CONFIG" ${copt:+COPT="$copt"} GPX_EMU=1 &&
+		make -s install PG_CONFIG="$PG_CONFIG" ${copt:+COPT="$copt"} GPX_EMU=1; } >"$WORK/build-emu.log" 2>&1; then
+		cat "$WORK/build-emu.log"
+		stage_end "gpu-exec build" 0 1
+		return
+	fi
+	stage_end "gpu-exec build" 1 0
+	# (ranked batches through the emulated GPU: 015 below)
+	GPUIDX_GPU_PORT=$(pgc_free_port) SQLCHECK_SKIP=posting_rank \
+		counted "gpu-exec sqlcheck" test/gpu/sqlcheck.sh
+	GPX_TEST_DEVICE=gpu PROVE_TESTS="$GPU_EXEC_TAP" tap "gpu-exec TAP"
 }
 
 # The throwaway cluster of pg_regress and the suites.
@@ -342,6 +375,9 @@ stages() {
 
 	# ---- TAP (each test starts its own servers)
 	skipped tap || tap
+
+	# ---- the executor's GPU path on the emulated GPU
+	skipped gpu-exec || gpu_exec "$copt"
 
 	log "done"
 	echo "assertions: $apass passed, $afail failed"

@@ -11,8 +11,8 @@
 # the executor stalls while taking a batch; it fails with an error and
 # exits with batches in flight; it is terminated (SIGTERM); sessions are
 # cancelled, time out and are terminated while their requests are in
-# batches in flight; the depth changes on reload under load (the batches
-# in flight are finished first).  After every phase: no wrong answer, no
+# batches in flight; the depth and gpuidx.gpu_thread change on reload
+# under load (the batches in flight are finished first).  After every phase: no wrong answer, no
 # committed insert lost, nobody left waiting, the executor runs, no
 # request slot or arena byte in use, and batches were in flight together.
 # The executor runs with gpuidx.device = gpu: on a machine without a GPU
@@ -276,13 +276,14 @@ $st = phase('timeout', sub { return 'statement_timeout = 15ms in every session' 
 	allow => [qw(statement_timeout run_aborted)]);
 
 $st = phase('reload', sub {
-	for my $d (1, 3, 2, 4)
+	for my $d ([1, 'off'], [3, 'on'], [2, 'off'], [4, 'on'])
 	{
 		$node->safe_psql('postgres',
-			"ALTER SYSTEM SET gpuidx.pipeline_depth = $d; SELECT pg_reload_conf()");
+			"ALTER SYSTEM SET gpuidx.pipeline_depth = $d->[0];"
+			  . " ALTER SYSTEM SET gpuidx.gpu_thread = $d->[1]; SELECT pg_reload_conf()");
 		sleep 0.6;
 	}
-	return 'gpuidx.pipeline_depth 1, 3, 2, 4 on reload';
+	return 'gpuidx.pipeline_depth 1, 3, 2, 4 and gpuidx.gpu_thread off, on, off, on on reload';
 });
 is(gpx_info($node)->{pipeline_depth}, 4, 'reload: the depth is the last one set');
 
