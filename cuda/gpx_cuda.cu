@@ -1217,12 +1217,16 @@ gpx_cuda_pin(gpx_cuda_ctx *ctx, void *ptr, size_t len)
 	}
 }
 
-/* Whether a batch descriptor can be run at all. */
+/*
+ * Whether a batch descriptor can be run at all by the intersection
+ * pipeline (a union batch goes to gpx_cuda_union_run).
+ */
 static bool
 gpx_batch_ok(const gpx_batch *b)
 {
-	return b != nullptr && (b->nqueries == 0 || (b->queries != nullptr &&
-												 (b->nlists == 0 || b->lists != nullptr)));
+	return b != nullptr && b->op == GPX_BATCH_INTERSECT &&
+		(b->nqueries == 0 || (b->queries != nullptr &&
+							  (b->nlists == 0 || b->lists != nullptr)));
 }
 
 /* Run a whole batch of intersections on the context's devices, and wait. */

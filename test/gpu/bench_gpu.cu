@@ -734,6 +734,7 @@ make_batches(const collection &C, int codec, const std::vector<query> &qs, uint6
 	}
 	for (tbatch &t : bs)
 	{
+		t.b.op = GPX_BATCH_INTERSECT;
 		t.b.nqueries = (uint32_t) t.q.size();
 		t.b.nlists = (uint32_t) t.l.size();
 		t.b.queries = t.q.data();
@@ -953,6 +954,7 @@ bench_pipeline(bool quick, const std::vector<int> &codecs, size_t nq)
 			}
 			for (pbatch &pb : B)
 			{
+				pb.b.op = GPX_BATCH_INTERSECT;
 				pb.b.nqueries = (uint32_t) pb.q.size();
 				pb.b.nlists = (uint32_t) pb.l.size();
 				pb.b.queries = pb.q.data();
