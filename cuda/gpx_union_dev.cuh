@@ -28,6 +28,20 @@
  * slots, when they belong to one run (the usual case), first find the
  * window of the other run that can hold their ranks (lanes 0 and 31),
  * then search only that.
+ *
+ * Why merge rounds and not a bitmap over a query's docID range (set a bit
+ * per docID, popcount, scan, expand): the bitmap's cost grows with the
+ * range (range/8 bytes cleared, range/32 words scanned and expanded, and
+ * an atomic per docID), the merge's with the docIDs (ceil(log2 k) passes
+ * of a read, a windowed search and a write per slot, no atomics).  With k
+ * = 8 the bitmap pays off only when the union covers more than about one
+ * docID in 32 of its range; term lists of a collection (GOV2: 10^4 to
+ * 10^6 of 25M documents) and their unions of a few terms are far sparser,
+ * and a range of 2^31 would need 256 MB of bitmap per query.  The merge's
+ * memory is bounded by the chunk's slots (12 bytes each), whatever the
+ * docIDs; and the results leave the device at PCIe speed, which the
+ * merge's passes do not come near on an H100 (bench_gpu --union reports
+ * both: device ms and docIDs per second end to end).
  */
 #ifndef GPX_UNION_DEV_CUH
 #define GPX_UNION_DEV_CUH
