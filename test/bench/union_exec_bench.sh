@@ -51,6 +51,7 @@ export BL_T0=$(date +%s.%N)
 . test/bench/benchlib.sh
 
 bl_init union "${UNION_INSTALL:-1}" || exit 1
+LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 trap 'pgc_stop >/dev/null 2>&1; rm -rf "$BL_WORK"' EXIT
 
 bl_step "starting a cluster with gpuidx preloaded"
@@ -158,7 +159,7 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //')
 	echo "- **date**: $(date -u '+%Y-%m-%d %H:%M UTC')"
 	echo "- **command**: $CMDLINE (UNION_TERMS=$TERMS UNION_MINLEN=$MINLEN UNION_MAXLEN=$MAXLEN UNION_UNIVERSE=$UNIVERSE UNION_QUERIES=$NQ UNION_K=$K UNION_TYPES='$TYPES' UNION_REPS=$REPS)"
 	echo "- **gpuidx**: $(git rev-parse --short HEAD 2>/dev/null)"
-	echo "- **machine**: $cpu, $(nproc) CPUs (shared with other work: medians of $REPS runs, compare ratios within this run)"
+	echo "- **machine**: $cpu, $(nproc) CPUs (shared with other work: medians of $REPS runs, compare ratios within this run); load average $LOAD0 at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end"
 	echo "- **GPU**: ${gpu_note:-the executor ran on $desc}"
 	echo "- **PostgreSQL**: $(bl_val $DB 'SHOW server_version'), gpuidx.arena_size 1GB"
 	echo "- **data**: $TERMS lists, $npost docIDs; a query's lists hold $qin docIDs on average; the one query: $K longest lists, $bigin docIDs"
