@@ -56,30 +56,36 @@ GPU_S8B_EMU_BIN := test/gpu/bin/test_s8b_emu
 GPU_RANK_BIN := test/gpu/bin/test_gpu_rank$(GPU_VARIANT)
 GPU_RANK_EMU_BIN := test/gpu/bin/test_gpu_rank_emu
 GPU_RANK_BENCH_BIN := test/gpu/bin/bench_gpu_rank$(GPU_VARIANT)
+# batched union: GPU (cuda/gpx_union*.cu) = CPU pool (gpx_union_many) = naive
+GPU_UNION_BIN := test/gpu/bin/test_gpu_union$(GPU_VARIANT)
+GPU_UNION_EMU_BIN := test/gpu/bin/test_gpu_union_emu
 
 .PHONY: gpucheck gpucheck-lib gpucheck-sql gpubench emucheck gpu-build gpu-clean
 
-gpu-build: $(GPU_TEST_BIN) $(GPU_BENCH_BIN) $(GPU_S8B_BIN) $(GPU_RANK_BIN) $(GPU_RANK_BENCH_BIN)
+gpu-build: $(GPU_TEST_BIN) $(GPU_BENCH_BIN) $(GPU_S8B_BIN) $(GPU_RANK_BIN) $(GPU_RANK_BENCH_BIN) \
+	$(GPU_UNION_BIN)
 
 # gpucheck: GPU-versus-CPU library suites, then the whole pg_regress suite
 # through the GPU executor (needs the extension installed; run as root or
 # as a user that may start PostgreSQL)
 gpucheck: gpucheck-lib gpucheck-sql
 
-gpucheck-lib: $(GPU_TEST_BIN) $(GPU_S8B_BIN) $(GPU_RANK_BIN)
+gpucheck-lib: $(GPU_TEST_BIN) $(GPU_S8B_BIN) $(GPU_RANK_BIN) $(GPU_UNION_BIN)
 	$(GPU_TEST_BIN) $(GPU_TEST_ARGS)
 	$(GPU_S8B_BIN)
 	$(GPU_RANK_BIN)
+	$(GPU_UNION_BIN)
 
 gpucheck-sql:
 	test/gpu/sqlcheck.sh
 
 gpubench: $(GPU_BENCH_BIN) $(GPU_RANK_BENCH_BIN)
 
-emucheck: $(GPU_EMU_BIN) $(GPU_S8B_EMU_BIN) $(GPU_RANK_EMU_BIN)
+emucheck: $(GPU_EMU_BIN) $(GPU_S8B_EMU_BIN) $(GPU_RANK_EMU_BIN) $(GPU_UNION_EMU_BIN)
 	$(GPU_EMU_BIN) --quick $(GPU_TEST_ARGS)
 	$(GPU_S8B_EMU_BIN) --quick
 	$(GPU_RANK_EMU_BIN) --quick
+	$(GPU_UNION_EMU_BIN) --quick
 
 $(GPU_OBJDIR)/codec/%.o: src/codec/%.c $(wildcard src/codec/*.h)
 	@mkdir -p $(dir $@)
@@ -136,6 +142,15 @@ $(GPU_RANK_BENCH_BIN): test/gpu/bench_gpu_rank.cu test/gpu/gpu_rng.h $(GPU_CUDA_
 	$(GPU_NVCC) $(GPU_NVCCFLAGS) -o $@ $< $(GPU_CUDA_OBJS) $(GPU_CODEC_OBJS) -lpthread
 
 $(GPU_RANK_EMU_BIN): test/gpu/test_gpu_rank.cu test/gpu/gpu_rng.h $(GPU_EMU_OBJS) $(GPU_CODEC_OBJS) $(GPU_UNIT_OBJS)
+	@mkdir -p $(dir $@)
+	$(GPU_CXX) $(GPU_EMUFLAGS) $(GPU_UNIT_INC) -x c++ -o $@ $< -x none $(GPU_EMU_OBJS) $(GPU_CODEC_OBJS) \
+		$(GPU_UNIT_OBJS) -lpthread
+
+$(GPU_UNION_BIN): test/gpu/test_gpu_union.cu test/gpu/gpu_rng.h $(GPU_CUDA_OBJS) $(GPU_CODEC_OBJS) $(GPU_UNIT_OBJS)
+	@mkdir -p $(dir $@)
+	$(GPU_NVCC) $(GPU_NVCCFLAGS) $(GPU_UNIT_INC) -o $@ $< $(GPU_CUDA_OBJS) $(GPU_CODEC_OBJS) $(GPU_UNIT_OBJS) -lpthread
+
+$(GPU_UNION_EMU_BIN): test/gpu/test_gpu_union.cu test/gpu/gpu_rng.h $(GPU_EMU_OBJS) $(GPU_CODEC_OBJS) $(GPU_UNIT_OBJS)
 	@mkdir -p $(dir $@)
 	$(GPU_CXX) $(GPU_EMUFLAGS) $(GPU_UNIT_INC) -x c++ -o $@ $< -x none $(GPU_EMU_OBJS) $(GPU_CODEC_OBJS) \
 		$(GPU_UNIT_OBJS) -lpthread

@@ -84,18 +84,6 @@ gpx_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
 }
 
-/* The pinned range holding [p, p + len), or NULL. */
-const gpx_pin *
-gpx_find_pin(const gpx_cuda_ctx *ctx, const void *p, size_t len)
-{
-	const uint8_t *a = (const uint8_t *) p;
-
-	for (const gpx_pin &pin : ctx->pins)
-		if (a >= pin.p && len <= pin.len && (size_t) (a - pin.p) <= pin.len - len)
-			return &pin;
-	return nullptr;
-}
-
 /* Result of trying to place a list for a chunk. */
 enum gpx_place
 {
@@ -1062,6 +1050,19 @@ gpx_scratch(gpx_cuda_ctx *ctx, void **buf, size_t *cap, size_t bytes)
 
 }								/* namespace */
 
+/* Finish every batch in flight (see gpx_cuda_host.cuh). */
+gpx_cuda_status
+gpx_pipeline_finish(gpx_cuda_ctx *ctx)
+{
+	while (!ctx->runs.empty())
+		gpx_progress(ctx, true);
+	for (gpx_dev *d : ctx->devs)
+		if (d->nbusy != 0)
+			return gpx_msg(ctx, GPX_CUDA_ERROR, "chunks in flight after every batch finished");
+	return ctx->broken ? gpx_msg(ctx, GPX_CUDA_ERROR, "the gpu context failed earlier") :
+		GPX_CUDA_OK;
+}
+
 /* ------------------------------------------------------------ the API -- */
 
 /* True: this build has CUDA. */
@@ -1217,12 +1218,16 @@ gpx_cuda_pin(gpx_cuda_ctx *ctx, void *ptr, size_t len)
 	}
 }
 
-/* Whether a batch descriptor can be run at all. */
+/*
+ * Whether a batch descriptor can be run at all by the intersection
+ * pipeline (a union batch goes to gpx_cuda_union_run).
+ */
 static bool
 gpx_batch_ok(const gpx_batch *b)
 {
-	return b != nullptr && (b->nqueries == 0 || (b->queries != nullptr &&
-												 (b->nlists == 0 || b->lists != nullptr)));
+	return b != nullptr && b->op == GPX_BATCH_INTERSECT &&
+		(b->nqueries == 0 || (b->queries != nullptr &&
+							  (b->nlists == 0 || b->lists != nullptr)));
 }
 
 /* Run a whole batch of intersections on the context's devices, and wait. */

@@ -177,6 +177,10 @@ struct gpx_dev
 	size_t		scr_in_cap = 0;
 	uint32_t   *d_scr_out = nullptr;
 	size_t		scr_out_cap = 0;
+	uint8_t    *d_un = nullptr;	/* union chunks' buffer (gpx_union_run.cu) */
+	size_t		un_cap = 0;
+	uint64_t	un_chunks = 0,	/* union chunks run, and their queries */
+				un_queries = 0;
 };
 
 /* A batch's queries on one device, and how far they are issued. */
@@ -237,6 +241,18 @@ struct gpx_cuda_ctx
 	double		prof[5] = {0, 0, 0, 0, 0};	/* host ms: plan, build, issue, wait, collect */
 };
 
+/* The pinned range holding [p, p + len), or NULL. */
+inline const gpx_pin *
+gpx_find_pin(const gpx_cuda_ctx *ctx, const void *p, size_t len)
+{
+	const uint8_t *a = (const uint8_t *) p;
+
+	for (const gpx_pin &pin : ctx->pins)
+		if (a >= pin.p && len <= pin.len && (size_t) (a - pin.p) <= pin.len - len)
+			return &pin;
+	return nullptr;
+}
+
 /* Record a CUDA failure in ctx; returns the matching status. */
 inline gpx_cuda_status
 gpx_fail(gpx_cuda_ctx *ctx, cudaError_t e, const char *what)
@@ -260,6 +276,15 @@ gpx_msg(gpx_cuda_ctx *ctx, gpx_cuda_status st, const char *msg)
 		if (e_ != cudaSuccess) \
 			return gpx_fail(ctx, e_, #expr); \
 	} while (0)
+
+/*
+ * Finish every batch submitted (gpx_cuda_submit) and not done yet: its
+ * chunks issued, run and collected, its job then waiting in the done list
+ * for gpx_cuda_reap.  Afterwards no chunk is in flight on any device (so
+ * every cached list is complete and evictable): the synchronous drivers
+ * (gpx_union_run.cu) call it first.  May throw (as the pipeline does).
+ */
+gpx_cuda_status gpx_pipeline_finish(gpx_cuda_ctx *ctx);
 
 /* ---- device set-up (gpx_cuda_setup.cu) ---- */
 

@@ -1,7 +1,8 @@
 /*
- * gpx_cuda_none.c - the CUDA back end API (cuda/gpx_cuda.h) for builds
- * without nvcc: every entry point reports GPX_CUDA_UNAVAILABLE, so the
- * executor runs its batches on CPU threads and says why in gpuidx_info().
+ * gpx_cuda_none.c - the CUDA back end API (cuda/gpx_cuda.h,
+ * gpx_cuda_rank.h, gpx_cuda_union.h) for builds without nvcc: every entry
+ * point reports GPX_CUDA_UNAVAILABLE, so the executor runs its batches on
+ * CPU threads and says why in gpuidx_info().
  * The Makefile builds it instead of the .cu files when there is no nvcc.
  */
 #include <stdio.h>
@@ -9,6 +10,7 @@
 
 #include "gpx_cuda.h"
 #include "gpx_cuda_rank.h"
+#include "gpx_cuda_union.h"
 
 /* False: this build has no CUDA. */
 int
@@ -141,6 +143,24 @@ gpx_cuda_rank_run(gpx_cuda_ctx *ctx, gpx_rank_batch *b, gpx_cuda_rank_stats *sta
 /* Nothing to set. */
 void
 gpx_cuda_rank_chunk_slots(uint64_t slots)
+{
+	(void) slots;
+}
+
+/* Unavailable. */
+gpx_cuda_status
+gpx_cuda_union_run(gpx_cuda_ctx *ctx, gpx_batch *b, gpx_cuda_union_stats *stats)
+{
+	(void) ctx;
+	(void) b;
+	if (stats != NULL)
+		memset(stats, 0, sizeof(*stats));
+	return GPX_CUDA_UNAVAILABLE;
+}
+
+/* Nothing to set. */
+void
+gpx_cuda_union_chunk_slots(uint64_t slots)
 {
 	(void) slots;
 }

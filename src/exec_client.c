@@ -2,6 +2,11 @@
  * exec_client.c - the backend side of the executor protocol: routing,
  * packing queries into arena requests, waiting, reading results, and
  * giving requests up cleanly on cancel, error, timeout or exit.
+ * Intersections and unions share all of it: a call is of one kind
+ * (GPX_REQ_KIND_ISECT or _UNION), which sets what a query's result area
+ * holds (an intersection: its shortest list's n; a union: the room the
+ * caller gives, none when it only counts) and what it weighs (the
+ * shortest list's n times the other lists; a union: all its postings).
  *
  * A call packs its queries into one or more requests (chunks of at most a
  * quarter of the arena, so that several are in flight at once and the
@@ -61,8 +66,11 @@ typedef struct ClientList
 /* What the planner knows of one query. */
 typedef struct ClientQInfo
 {
-	uint32		nmin;			/* shortest list's n: output capacity */
-	uint64		work;			/* nmin * (k - 1) */
+	uint32		nmin;			/* shortest list's n */
+	uint32		cap;			/* output capacity: nmin (intersection),
+								 * the caller's room or 0 (union) */
+	uint64		total;			/* all its lists' n */
+	uint64		work;			/* nmin * (k - 1); a union: total */
 	int			first;			/* its lists in ClientCall.lists */
 } ClientQInfo;
 
@@ -100,6 +108,7 @@ typedef struct ClientBlobTable
 /* Everything one call works on. */
 typedef struct ClientCall
 {
+	int			kind;			/* GPX_REQ_KIND_ISECT or _UNION */
 	GpxExecQuery *qs;
 	ClientQInfo *qi;
 	ClientList *lists;
@@ -491,7 +500,7 @@ client_query_cost(ClientCall *c, int q)
 {
 	const GpxExecQuery *qq = &c->qs[q];
 	uint64		b = sizeof(gpx_batch_query) + (uint64) qq->k * sizeof(GpxReqList) +
-		(uint64) c->qi[q].nmin * 4;
+		(uint64) c->qi[q].cap * 4;
 
 	for (int j = 0; j < qq->k; j++)
 	{
@@ -533,9 +542,11 @@ client_req_lists(ClientCall *c, const ClientChunk *ch, ClientReq *rq)
 	rq->slot = -1;
 	for (int r = ch->ra; r < ch->rb; r++)
 	{
+		const ClientQInfo *qi = &c->qi[c->rq[r]];
+
 		rq->nl += c->qs[c->rq[r]].k;
-		rq->out_words += c->qi[c->rq[r]].nmin;
-		rq->work += c->qi[c->rq[r]].nmin;
+		rq->out_words += qi->cap;
+		rq->work += c->kind == GPX_REQ_KIND_UNION ? qi->total : qi->nmin;
 	}
 	rq->blob_of = palloc(sizeof(int) * rq->nl);
 	client_bt_reset(&c->bt);
@@ -630,6 +641,7 @@ client_req_reserve(ClientCall *c, ClientReq *rq)
 		return CF_ARENA_FULL;
 	}
 	sl->chunk_len = TYPEALIGN(GPX_EXEC_CHUNK_ALIGN, total);
+	sl->kind = c->kind;
 	sl->owner_procno = MyProc->pgprocno;
 	sl->owner_pid = MyProcPid;
 	sl->lists_off = rq->lists_off;
@@ -672,11 +684,11 @@ client_req_fill(ClientCall *c, const ClientChunk *ch, ClientReq *rq)
 		d->first_list = L;
 		d->nlists = c->qs[q].k;
 		d->out_offset = o;
-		d->out_capacity = c->qi[q].nmin;
+		d->out_capacity = c->qi[q].cap;
 		d->out_count = 0;
 		d->status = -1;
-		d->reserved = 0;
-		o += c->qi[q].nmin;
+		d->flags = c->kind == GPX_REQ_KIND_UNION && c->qs[q].count ? GPX_BQ_COUNT : 0;
+		o += c->qi[q].cap;
 		for (int j = 0; j < c->qs[q].k; j++, L++)
 		{
 			ClientBlob *cb = &t->blobs[rq->blob_of[L]];
@@ -811,14 +823,18 @@ client_collect(ClientCall *c, ClientChunk *ch, bool overhead_sample)
 	{
 		int			q = c->rq[r];
 		gpx_batch_query *d = &rq[r - ch->ra];
+		bool		counts = c->kind == GPX_REQ_KIND_UNION && c->qs[q].count;
 
-		if (d->status != GPX_OK || d->out_count > c->qi[q].nmin ||
-			d->out_offset + d->out_count > sl->out_words)
+		if (d->status != GPX_OK ||
+			(counts ? d->out_count > c->qi[q].total :
+			 d->out_count > c->qi[q].cap ||
+			 d->out_offset + d->out_count > sl->out_words))
 		{
 			all = false;
 			continue;
 		}
-		memcpy(c->qs[q].out, out + d->out_offset, sizeof(uint32) * d->out_count);
+		if (!counts)
+			memcpy(c->qs[q].out, out + d->out_offset, sizeof(uint32) * d->out_count);
 		c->qs[q].outn = d->out_count;
 		c->qs[q].done = true;
 	}
@@ -1084,34 +1100,56 @@ client_run_guarded(ClientCall *c)
 }
 
 /*
- * The queries of a call that go anywhere (a query with an empty list has
- * an empty answer): their shortest lengths, work and request bytes.
+ * The queries of a call that go anywhere (an intersection with an empty
+ * list, a union of empty lists has an empty answer; a union whose every
+ * docID might not fit the caller's room stays with the caller): their
+ * lengths, capacities, work and request bytes.
  */
 static void
-client_call_queries(ClientCall *c, GpxExecQuery *qs, int nq)
+client_call_queries(ClientCall *c, GpxExecQuery *qs, int nq, int kind)
 {
 	memset(c, 0, sizeof(*c));
+	c->kind = kind;
 	c->qs = qs;
 	c->qi = palloc0(sizeof(ClientQInfo) * nq);
 	c->rq = palloc(sizeof(int) * nq);
 	for (int q = 0; q < nq; q++)
 	{
+		ClientQInfo *qi = &c->qi[q];
 		uint32		nmin = UINT32_MAX;
+		uint64		total = 0;
 
 		if (qs[q].k < 1 || qs[q].lists == NULL)
 			continue;
 		for (int j = 0; j < qs[q].k; j++)
+		{
 			nmin = Min(nmin, qs[q].lists[j]->n);
-		c->qi[q].nmin = nmin;
-		if (nmin == 0)
-			continue;			/* empty answer: nothing to send */
-		c->qi[q].work = gpuidx_exec_query_work(nmin, qs[q].k);
-		c->qi[q].first = c->nlists;
+			total += qs[q].lists[j]->n;
+		}
+		qi->nmin = nmin;
+		qi->total = total;
+		if (kind == GPX_REQ_KIND_UNION)
+		{
+			if (total == 0)
+				continue;		/* empty answer: nothing to send */
+			if (!qs[q].count && total > qs[q].outcap)
+				continue;		/* may not fit: the caller's */
+			qi->cap = qs[q].count ? 0 : (uint32) total;
+			qi->work = total;
+		}
+		else
+		{
+			if (nmin == 0)
+				continue;		/* empty answer: nothing to send */
+			qi->cap = nmin;
+			qi->work = gpuidx_exec_query_work(nmin, qs[q].k);
+		}
+		qi->first = c->nlists;
 		c->rq[c->nr++] = q;
 		c->nlists += qs[q].k;
-		c->work += c->qi[q].work;
-		c->postings += nmin;
-		c->bytes += sizeof(gpx_batch_query) + (uint64) nmin * 4 +
+		c->work += qi->work;
+		c->postings += kind == GPX_REQ_KIND_UNION ? total : nmin;
+		c->bytes += sizeof(gpx_batch_query) + (uint64) qi->cap * 4 +
 			(uint64) qs[q].k * sizeof(GpxReqList);
 	}
 }
@@ -1222,15 +1260,19 @@ client_call_outcome(ClientCall *c)
 	if (first_fail != CF_NONE && !gpuidx_exec_fallback)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("gpuidx executor could not serve the intersection"),
+				 errmsg("gpuidx executor could not serve the %s",
+						c->kind == GPX_REQ_KIND_UNION ? "union" : "intersection"),
 				 errdetail("%s", client_fail_text(first_fail)),
 				 errhint("Set gpuidx.executor_fallback = on to compute it in the backend instead.")));
 	return ndone;
 }
 
-/* Send queries to the executor as one set; returns how many it computed. */
-int
-gpuidx_exec_intersect_many(GpxExecQuery *qs, int nq)
+/*
+ * Send queries of one kind to the executor as one set; returns how many
+ * it computed.
+ */
+static int
+client_many(GpxExecQuery *qs, int nq, int kind)
 {
 	ClientCall	c;
 
@@ -1256,7 +1298,7 @@ gpuidx_exec_intersect_many(GpxExecQuery *qs, int nq)
 		if (qs[q].stored != NULL && qs[q].k > 0)
 			gpuidx_exec_resolve(qs[q].stored, qs[q].k);
 
-	client_call_queries(&c, qs, nq);
+	client_call_queries(&c, qs, nq, kind);
 	if (c.nr == 0)
 		return 0;
 	client_call_lists(&c);
@@ -1275,6 +1317,20 @@ gpuidx_exec_intersect_many(GpxExecQuery *qs, int nq)
 	(void) client_plan(&c);
 	client_run_guarded(&c);
 	return client_call_outcome(&c);
+}
+
+/* Send intersections to the executor as one set; returns how many it computed. */
+int
+gpuidx_exec_intersect_many(GpxExecQuery *qs, int nq)
+{
+	return client_many(qs, nq, GPX_REQ_KIND_ISECT);
+}
+
+/* Send unions to the executor as one set; returns how many it computed. */
+int
+gpuidx_exec_union_many(GpxExecQuery *qs, int nq)
+{
+	return client_many(qs, nq, GPX_REQ_KIND_UNION);
 }
 
 /* Whether the executor takes requests now (worth gathering queries for). */

@@ -1,5 +1,6 @@
 /*
- * exec_client.h - how SQL functions hand intersections to the executor.
+ * exec_client.h - how SQL functions hand intersections and unions to the
+ * executor.
  *
  * Entry points for the intersection aggregate and the batch function:
  *
@@ -11,6 +12,13 @@
  *                                executor where it is routed, the
  *                                backend for the rest (and for every
  *                                fallback); errors are raised here
+ *
+ * and for the union aggregates (posting_unionagg.c):
+ *
+ *   gpuidx_exec_union_many()     many union queries (each with its
+ *                                docIDs or only their number) as one
+ *                                batch of requests of their own kind;
+ *                                the caller computes those not done
  *
  * The lists are parsed views (gpx_open) of blobs in the backend's memory;
  * the executor receives copies (or only a key when it already caches the
@@ -49,14 +57,18 @@ typedef struct GpxExecStored
 	void		(*read) (struct GpxExecStored *s);
 } GpxExecStored;
 
-/* One intersection query. */
+/* One intersection or union query. */
 typedef struct GpxExecQuery
 {
 	const gpx_list *const *lists;	/* k >= 1 lists (header fields known) */
 	GpxExecStored *const *stored;	/* NULL, or per list the stored value
 									 * behind lists[j] (NULL: in memory) */
 	int			k;
-	uint32	   *out;			/* room for the shortest list's n values */
+	uint32	   *out;			/* intersection: room for the shortest
+								 * list's n values; union: outcap values */
+	uint32		outcap;			/* union: room at out (a union that does
+								 * not fit is left to the caller) */
+	bool		count;			/* union: only its size, into outn */
 	uint32		outn;			/* result count, once computed */
 	bool		done;			/* computed (by the executor or _all) */
 } GpxExecQuery;
@@ -67,6 +79,14 @@ extern bool gpuidx_exec_intersect(const gpx_list *const *lists, int k,
 
 /* Send queries to the executor as one batch; returns how many it computed. */
 extern int	gpuidx_exec_intersect_many(GpxExecQuery *qs, int nq);
+
+/*
+ * Send union queries (stored must be NULL) to the executor as one set;
+ * returns how many it computed (done set).  Not routed, or not computed
+ * (the executor down, full, timed out, failed): the caller computes them,
+ * unless gpuidx.executor_fallback is off, which raises the error here.
+ */
+extern int	gpuidx_exec_union_many(GpxExecQuery *qs, int nq);
 
 /* Whether the executor takes requests now (worth gathering queries for). */
 extern bool gpuidx_exec_can_batch(void);

@@ -1,10 +1,11 @@
 /*
- * exec_plan.c - a GROUP BY of many intersection queries reaches the
- * executor as one batch, whichever grouping strategy the planner would
- * have preferred.
+ * exec_plan.c - a GROUP BY of many intersection (or union) queries
+ * reaches the executor as one batch, whichever grouping strategy the
+ * planner would have preferred.
  *
  * posting_intersect's final function hands every group still pending in
- * its aggregate context to the executor as one batch (posting_intersect.c).
+ * its aggregate context to the executor as one batch (posting_intersect.c),
+ * and so do the union aggregates' (posting_unionagg.c).
  * That needs every group's state complete before the first final call:
  * always true under a hash aggregate, never under a sorted GroupAggregate,
  * which finishes each group, and lets its consumer read the row, before
@@ -74,7 +75,8 @@ plan_agg_batches(Oid aggfnoid)
 		return false;
 	/* the C symbol decides, whatever the SQL name or schema */
 	fmgr_info(finalfn, &fl);
-	return posting_intersect_final_batches(fl.fn_addr);
+	return posting_intersect_final_batches(fl.fn_addr) ||
+		posting_union_final_batches(fl.fn_addr);
 }
 
 /* Expression walker: true at the first Aggref of a batching aggregate. */

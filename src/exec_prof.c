@@ -21,6 +21,7 @@ static const char *const phase_names[GPX_PHASE_COUNT] = {
 	[GPX_PHASE_BUILD] = "build",
 	[GPX_PHASE_SUBMIT] = "submit",
 	[GPX_PHASE_RANK] = "rank",
+	[GPX_PHASE_UNION] = "union",
 	[GPX_PHASE_POLL] = "poll",
 	[GPX_PHASE_FINISH] = "finish",
 	[GPX_PHASE_CPU] = "cpu",

@@ -25,6 +25,7 @@ typedef enum GpxExecPhase
 								 * kernels; a lone query with nothing else
 								 * in flight runs here on the CPU) */
 	GPX_PHASE_RANK,				/* a ranked request, run synchronously */
+	GPX_PHASE_UNION,			/* a union batch (on the GPU synchronously) */
 	GPX_PHASE_POLL,				/* asking the devices whether a batch is done
 								 * (and issuing its queued chunks) */
 	GPX_PHASE_FINISH,			/* handing results back, waking backends */

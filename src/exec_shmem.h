@@ -27,10 +27,11 @@
  * the single LWLock of the "gpuidx" tranche, held only for short list and
  * allocator operations, never while copying bulk data or computing.
  *
- * A request (one slot) holds one or more intersection queries in one
- * contiguous arena chunk:
+ * A request (one slot) holds one or more intersection queries, or one
+ * or more union queries, in one contiguous arena chunk:
  *
- *   gpx_batch_query[nqueries]      out_offset relative to the out area
+ *   gpx_batch_query[nqueries]      out_offset relative to the out area;
+ *                                  a union's flags: GPX_BQ_COUNT
  *   GpxReqList[nlists]             per list: inline blob or cache key
  *   blobs                          8-byte aligned copies of inline lists
  *   uint32 out[out_words]          results, written by the executor
@@ -133,10 +134,12 @@ typedef enum GpxFault
 
 /* ------------------------------------------------- request format -- */
 
-/* GpxExecSlot.kind: what a request asks for */
+/* GpxExecSlot.kind: what a request asks for (a batch holds one kind) */
 #define GPX_REQ_KIND_ISECT 0	/* intersections (the layout above) */
 #define GPX_REQ_KIND_RANK 1		/* a ranked batch, alone in its batch
 								 * (layout in exec_rank.c) */
+#define GPX_REQ_KIND_UNION 2	/* unions (the layout above), with the
+								 * union requests of other backends */
 
 /* GpxReqList.flags */
 #define GPX_REQ_INLINE	0x1		/* blob copied at off */
@@ -179,7 +182,8 @@ typedef struct GpxExecSlot
 	uint64		lists_off;		/* GpxReqList array, in the chunk */
 	uint64		out_off;		/* out area, in the chunk */
 	uint64		out_words;
-	uint64		work;			/* postings of its queries' shortest lists */
+	uint64		work;			/* postings of its queries' shortest lists
+								 * (unions: of all their lists) */
 	uint32		nqueries;
 	uint32		nlists;
 	int32		status;			/* GpxReqStatus, once DONE */
@@ -262,7 +266,8 @@ typedef struct GpxCacheReader
 typedef struct GpxExecStats
 {
 	pg_atomic_uint64 requests;	/* requests (slots) served by the executor */
-	pg_atomic_uint64 queries;	/* intersections computed by the executor */
+	pg_atomic_uint64 queries;	/* queries computed by the executor */
+	pg_atomic_uint64 union_queries;	/* of them unions (and their counts) */
 	pg_atomic_uint64 batches;
 	pg_atomic_uint64 batch_postings;	/* sum of shortest-list lengths */
 	pg_atomic_uint64 batch_requests;	/* requests over all batches */

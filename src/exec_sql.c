@@ -140,6 +140,7 @@ gpuidx_stats(PG_FUNCTION_ARGS)
 	fb_failed = STAT(fb_failed);
 	I8("requests", requests);
 	I8("queries", queries);
+	I8("union_queries", STAT(union_queries));
 	I8("batches", batches);
 	F8("mean_batch_postings", batches ? (double) STAT(batch_postings) / batches : 0.0);
 	F8("mean_batch_requests", batches ? (double) STAT(batch_requests) / batches : 0.0);

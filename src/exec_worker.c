@@ -1,11 +1,15 @@
 /*
  * exec_worker.c - the executor: a background worker that gathers
- * intersection requests from every backend into batches (the PARA
+ * intersection and union requests from every backend into batches (the PARA
  * framework of Ao et al., VLDB 2011: run a batch once the shortest lists
  * of its queries add up to gpuidx.batch_threshold postings, or once the
  * oldest request has waited gpuidx.batch_max_wait microseconds), runs them
  * on a GPU or on a persistent pool of CPU threads, and hands results back
- * through the shared arena.
+ * through the shared arena.  A batch holds requests of one kind: the
+ * oldest queued request's, and the other queued requests of that kind;
+ * a ranked request is a batch of its own (exec_rank.c).  Union batches
+ * run on the GPU synchronously (gpx_cuda_union_run, after the batches in
+ * flight there), on the CPU threads like intersections.
  *
  * Threads: only this process's main thread calls PostgreSQL (latches,
  * locks, elog).  The pool's helper threads see nothing but the gpx_batch
@@ -45,6 +49,7 @@
 #include "gpuidx.h"
 #include "gpx_cuda.h"
 #include "gpx_cuda_rank.h"
+#include "gpx_cuda_union.h"
 
 /*
  * One request taken into a batch, indexed by its slot (a slot belongs to
@@ -88,6 +93,7 @@ typedef struct ExecFlight
 	int64		wait_us;		/* its requests' waits to be taken, summed */
 	ExecWhere	where;
 	bool		rerun;			/* on the CPU threads after the GPU failed */
+	uint32		kind;			/* its requests' GPX_REQ_KIND_* */
 	bool		rank;			/* one ranked request (exec_rank.c) */
 	instr_time	t0;				/* handed to the device */
 	MemoryContext cxt;			/* its descriptors */
@@ -632,15 +638,16 @@ exec_take_batch(ExecFlight *fl, int64 *sleep_us, int *fault, int *fault_ms)
 	fl->id = ++ctl->batches_total;
 	fl->head = -1;
 	fl->wait_us = 0;
-	while (ctl->queue_head >= 0 && (ntaken == 0 || work < threshold))
+	fl->kind = gpuidx_exec_shm->slots[ctl->queue_head].kind;
+	for (int i = ctl->queue_head, next; i >= 0 && (ntaken == 0 || work < threshold); i = next)
 	{
-		int			i = ctl->queue_head;
 		GpxExecSlot *sl = &gpuidx_exec_shm->slots[i];
 		ExecTaken  *t = &ex.tk[i];
 
-		/* a ranked request is a batch of its own */
-		if (ntaken > 0 && sl->kind == GPX_REQ_KIND_RANK)
-			break;
+		/* one kind a batch: the others stay queued, in their order */
+		next = sl->next;
+		if (sl->kind != fl->kind)
+			continue;
 		gpuidx_exec_queue_remove(i);
 		sl->batch_id = fl->id;
 		gpuidx_exec_slot_set_state(i, GPX_SLOT_RUNNING);
@@ -659,6 +666,7 @@ exec_take_batch(ExecFlight *fl, int64 *sleep_us, int *fault, int *fault_ms)
 		tail = i;
 		ntaken++;
 		work += sl->work;
+		/* a ranked request is a batch of its own */
 		if (sl->kind == GPX_REQ_KIND_RANK)
 			break;
 	}
@@ -690,9 +698,10 @@ exec_request_sane(const GpxExecSlot *sl)
 /*
  * Build fl's gpx_batch from its requests, in fl->cxt: queries with
  * absolute output offsets into the arena, lists opened in place (inline)
- * or found in the cache (by key).  Malformed queries get nlists = 0 (the
- * back end then reports GPX_E_ARG for them).  Sets fl->work (W for the
- * model), fl->postings and fl->nqueries.
+ * or found in the cache (by key); a union batch (op GPX_BATCH_UNION)
+ * keeps each query's GPX_BQ_COUNT flag.  Malformed queries get nlists = 0
+ * (the back end then reports GPX_E_ARG for them).  Sets fl->work (W for
+ * the model: a union's is its postings), fl->postings and fl->nqueries.
  */
 static void
 exec_build_batch(ExecFlight *fl)
@@ -791,16 +800,19 @@ exec_build_batch(ExecFlight *fl)
 				rq[q].out_offset <= sl->out_words &&
 				rq[q].out_capacity <= sl->out_words - rq[q].out_offset;
 			uint32		nmin = UINT32_MAX;
+			uint64		total = 0;
 
 			d->first_list = t->first_list + rq[q].first_list;
 			d->nlists = rq[q].nlists;
 			d->out_offset = out_base + rq[q].out_offset;
 			d->out_capacity = rq[q].out_capacity;
 			d->status = -1;
+			d->flags = fl->kind == GPX_REQ_KIND_UNION ? (rq[q].flags & GPX_BQ_COUNT) : 0;
 			for (uint32 j = 0; ok && j < d->nlists; j++)
 			{
 				ok = !bad[d->first_list + j];
 				nmin = Min(nmin, bl[d->first_list + j].list.n);
+				total += bl[d->first_list + j].list.n;
 			}
 			if (!ok)
 			{
@@ -809,11 +821,14 @@ exec_build_batch(ExecFlight *fl)
 				d->out_capacity = 0;
 				d->out_offset = 0;
 			}
+			else if (fl->kind == GPX_REQ_KIND_UNION)
+				work += total;
 			else
 				work += gpuidx_exec_query_work(nmin, (int) d->nlists);
 		}
 	}
 
+	fl->b.op = fl->kind == GPX_REQ_KIND_UNION ? GPX_BATCH_UNION : GPX_BATCH_INTERSECT;
 	fl->b.nqueries = nq;
 	fl->b.nlists = nl;
 	fl->b.queries = bq;
@@ -1008,6 +1023,51 @@ exec_submit(ExecFlight *fl)
 
 static void exec_drain(void);
 static void exec_run_rank(ExecFlight *fl);
+static void exec_flight_done(ExecFlight *fl);
+
+/* gpx_cuda_union_run as an ExecGpuCall function. */
+static int
+exec_gpu_union_fn(gpx_cuda_ctx *ctx, void *arg)
+{
+	return gpx_cuda_union_run(ctx, (gpx_batch *) arg, NULL);
+}
+
+/*
+ * Run fl, a union batch: on the GPU when one is open (gpx_cuda_union_run,
+ * synchronous: the batch ends here), else, or when the GPU fails (logged,
+ * counted in gpu_failures; fault gpu_oom included), on the CPU threads
+ * like an intersection batch.
+ */
+static void
+exec_submit_union(ExecFlight *fl)
+{
+	INSTR_TIME_SET_CURRENT(fl->t0);
+	if (ex.cuda != NULL || ex.device == GPX_DEVICE_GPU)
+	{
+		if (exec_gpu_oom_injected())
+		{
+			exec_gpu_failed(GPX_CUDA_OOM, "injected fault gpu_oom: out of gpu or pinned memory");
+			fl->rerun = true;
+		}
+		else if (ex.cuda != NULL)
+		{
+			char		err[256];
+			gpx_cuda_status rc = exec_gpu_call(exec_gpu_union_fn, &fl->b,
+											   err, sizeof(err));
+
+			if (rc == GPX_CUDA_OK)
+			{
+				fl->where = EXEC_ON_GPU;
+				fl->gpu_job.status = GPX_CUDA_OK;
+				exec_flight_done(fl);
+				return;
+			}
+			exec_gpu_failed(rc, err);
+			fl->rerun = true;
+		}
+	}
+	exec_submit_cpu(fl);
+}
 
 /*
  * Take, build and send one batch into a free flight; false when none was
@@ -1029,9 +1089,12 @@ exec_launch_batch(int64 *sleep_us)
 	gpuidx_exec_prof_end(ph);
 	if (ntaken == 0)
 		return false;
-	/* a ranked request runs alone on the device: finish what is on it */
-	fl->rank = gpuidx_exec_shm->slots[fl->head].kind == GPX_REQ_KIND_RANK;
-	if (fl->rank && ex.cuda != NULL)
+	/*
+	 * a ranked batch and a union batch run alone on the GPU, synchronously:
+	 * finish what is on it (and on the CPU threads) first
+	 */
+	fl->rank = fl->kind == GPX_REQ_KIND_RANK;
+	if ((fl->rank || fl->kind == GPX_REQ_KIND_UNION) && ex.cuda != NULL)
 		exec_drain();
 	fl->used = true;
 	fl->rerun = false;
@@ -1059,6 +1122,11 @@ exec_launch_batch(int64 *sleep_us)
 	{
 		ph = gpuidx_exec_prof_begin(GPX_PHASE_RANK);
 		exec_run_rank(fl);
+	}
+	else if (fl->kind == GPX_REQ_KIND_UNION)
+	{
+		ph = gpuidx_exec_prof_begin(GPX_PHASE_UNION);
+		exec_submit_union(fl);
 	}
 	else
 	{
@@ -1102,6 +1170,8 @@ exec_flight_done(ExecFlight *fl)
 
 	gpuidx_exec_count(&ctl->stats.requests, fl->ntaken);
 	gpuidx_exec_count(&ctl->stats.queries, fl->nqueries);
+	if (fl->kind == GPX_REQ_KIND_UNION)
+		gpuidx_exec_count(&ctl->stats.union_queries, fl->nqueries);
 	gpuidx_exec_count(&ctl->stats.batches, 1);
 	gpuidx_exec_count(&ctl->stats.batch_postings, fl->postings);
 	gpuidx_exec_count(&ctl->stats.batch_requests, fl->ntaken);
@@ -1110,8 +1180,9 @@ exec_flight_done(ExecFlight *fl)
 		gpuidx_exec_count(&ctl->stats.multi_backend_batches, 1);
 	gpuidx_exec_count_max(&ctl->stats.max_batch_backends, nowners);
 	/* per-thread cost: the pool spreads queries over its threads (a rerun
-	 * after a GPU failure says nothing about either device) */
-	if (!fl->rerun && !fl->rank)
+	 * after a GPU failure says nothing about either device; rankings and
+	 * unions are not probes) */
+	if (!fl->rerun && fl->kind == GPX_REQ_KIND_ISECT)
 		gpuidx_exec_cost_note_executor(fl->work, run_us, on_gpu ? 1 :
 									   Min((uint64) ex.pool_threads, fl->nqueries),
 									   fl->wait_us / Max(fl->ntaken, 1));

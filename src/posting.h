@@ -121,4 +121,7 @@ extern uint32 *posting_decode_all(const PostingList *pl, const char *what);
  */
 extern bool posting_intersect_final_batches(PGFunction fn);
 
+/* The same for the union aggregates (posting_unionagg.c). */
+extern bool posting_union_final_batches(PGFunction fn);
+
 #endif							/* POSTING_H */

@@ -1,11 +1,16 @@
 /*
- * gpx_batch.h - a batch of intersection queries, as the executor hands it
- * to a compute back end (CPU threads: gpx_batch_cpu.c; GPU: cuda/).
+ * gpx_batch.h - a batch of queries, as the executor hands it to a compute
+ * back end (CPU threads: gpx_batch_cpu.c; GPU: cuda/).  Every query of a
+ * batch computes the same operation (gpx_batch.op): the intersection of
+ * its lists (GPU: gpx_cuda_submit / gpx_cuda_run_batch), or their union
+ * (GPU: gpx_cuda_union_run, cuda/gpx_cuda_union.h), each union query
+ * either with its docIDs or, flagged GPX_BQ_COUNT, only their number.
  *
  * Pure C, no postgres.h: the executor's compute threads and the CUDA host
  * code use it, and neither may call PostgreSQL.  The executor fills the
  * descriptor from requests in the shared arena; the back end writes each
- * query's sorted result into out[q.out_offset ..] and sets q.out_count.
+ * query's sorted result into out[q.out_offset ..] and sets q.out_count
+ * (a count query: only out_count, its size; out is not touched).
  *
  * Ownership: every pointer belongs to the caller and stays valid for the
  * duration of the run call; the back end allocates nothing it does not
@@ -21,16 +26,33 @@
 extern "C" {
 #endif
 
-/* One query: lists[first_list .. first_list + nlists) of the batch. */
+/* What the queries of a batch compute (gpx_batch.op). */
+#define GPX_BATCH_INTERSECT 0	/* the docIDs in every list */
+#define GPX_BATCH_UNION 1		/* the docIDs in any list */
+
+/* gpx_batch_query.flags */
+#define GPX_BQ_COUNT 0x1u		/* union: only the size, in out_count (out
+								 * and out_capacity unused) */
+
+/*
+ * One query: lists[first_list .. first_list + nlists) of the batch.  Its
+ * result, sorted and without duplicates, goes to out[out_offset ..
+ * out_offset + out_capacity); a result larger than that is GPX_E_NOSPACE
+ * (out_count 0, out's contents unspecified).  An intersection never
+ * exceeds its shortest list's n; a union may reach the sum of its lists'
+ * (gpx_union_many_bound).  Bad descriptors (no lists, lists or room out
+ * of range) are GPX_E_ARG.
+ */
 typedef struct gpx_batch_query
 {
 	uint32_t	first_list;		/* index of its first list in batch->lists */
 	uint32_t	nlists;			/* number of lists (>= 1) */
 	uint64_t	out_offset;		/* where its result starts in batch->out */
-	uint32_t	out_capacity;	/* room there: >= the shortest list's n */
+	uint32_t	out_capacity;	/* room there */
 	uint32_t	out_count;		/* set by the back end */
 	int32_t		status;			/* gpx_status, set by the back end */
-	uint32_t	reserved;
+	uint32_t	flags;			/* GPX_BQ_* (unions; ignored by
+								 * intersections) */
 } gpx_batch_query;
 
 /*
@@ -80,12 +102,14 @@ typedef struct gpx_batch
 	const gpx_batch_list *lists;
 	uint32_t   *out;			/* result area */
 	uint64_t	out_words;		/* its size in uint32 */
+	uint32_t	op;				/* GPX_BATCH_INTERSECT (0) or GPX_BATCH_UNION */
 } gpx_batch;
 
 /* Statistics a back end reports for one batch run. */
 typedef struct gpx_batch_stats
 {
-	uint64_t	candidates;		/* docIDs of shortest lists examined */
+	uint64_t	candidates;		/* intersections: docIDs of shortest lists
+								 * examined; unions: docIDs of every list */
 	uint64_t	results;		/* docIDs written */
 	uint64_t	bytes_in;		/* compressed bytes read/transferred */
 	uint64_t	cache_hits;		/* lists found in a device cache */
@@ -162,7 +186,8 @@ gpx_key		gpx_siphash128(const uint64_t key[2], const uint8_t *buf,
 
 /*
  * Run a batch on the CPU with nthreads threads (plain pthreads over the
- * codec core; no allocation visible to the caller, no PostgreSQL calls).
+ * codec core: gpx_intersect_ex, or gpx_union_many for a union batch; no
+ * allocation visible to the caller, no PostgreSQL calls).
  * Returns GPX_OK when every query ran (each query's own status says how
  * it went), or an error when the threads could not be started.
  */

@@ -1,7 +1,8 @@
 /*
- * gpx_batch_cpu.c - the CPU back end of batched intersection: a
- * persistent pthread pool that runs every query of a gpx_batch through
- * the SvS core (gpx_intersect.c), one batch at a time or several jobs in
+ * gpx_batch_cpu.c - the CPU back end of batched queries: a persistent
+ * pthread pool that runs every query of a gpx_batch, intersections
+ * through the SvS core (gpx_intersect.c), unions through the k-way merge
+ * (gpx_union_many, gpx_setops.c), one batch at a time or several jobs in
  * flight (gpx_batch_pool_submit).
  *
  * Pure C: no postgres.h, nothing printed, no signal handling.  The worker
@@ -14,13 +15,15 @@
  *
  * Scheduling: queries are handed out one at a time under the pool's mutex,
  * each job's in longest-first order (estimated from the shortest list's
- * length times the number of other lists), so one long query does not end
+ * length times the number of other lists; for a union, the sum of its
+ * lists' lengths), so one long query does not end
  * up last on an otherwise idle pool; jobs are served in submission order,
  * so a new job's queries start on the threads that the tail of an older
  * one leaves idle (the executor keeps several batches in flight).
  */
 #include "gpx_batch.h"
 #include "gpx_intersect.h"
+#include "gpx_setops.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -58,11 +61,15 @@ pool_now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-/* Estimated work of query q: shortest list's n times the other lists. */
+/*
+ * Estimated work of query q: an intersection's shortest list's n times
+ * the other lists, a union's sum of n.
+ */
 static uint64_t
 pool_query_work(const gpx_batch *b, const gpx_batch_query *q)
 {
 	uint32_t	nmin = UINT32_MAX;
+	uint64_t	sum = 0;
 
 	if (q->nlists == 0 || (uint64_t) q->first_list + q->nlists > b->nlists)
 		return 0;
@@ -70,10 +77,51 @@ pool_query_work(const gpx_batch *b, const gpx_batch_query *q)
 	{
 		uint32_t	n = b->lists[q->first_list + i].list.n;
 
+		sum += n;
 		if (n < nmin)
 			nmin = n;
 	}
+	if (b->op == GPX_BATCH_UNION)
+		return sum;
 	return (uint64_t) nmin * (q->nlists > 1 ? q->nlists - 1 : 1);
+}
+
+/*
+ * Whether q's descriptor is usable in b: lists in range, and (unless it
+ * only counts) its room inside the result area.
+ */
+static bool
+pool_query_ok(const gpx_batch *b, const gpx_batch_query *q)
+{
+	bool		counts = b->op == GPX_BATCH_UNION && (q->flags & GPX_BQ_COUNT);
+
+	if (q->nlists == 0 || (uint64_t) q->first_list + q->nlists > b->nlists)
+		return false;
+	return counts || (q->out_offset <= b->out_words &&
+					  q->out_capacity <= b->out_words - q->out_offset);
+}
+
+/*
+ * The union of lp[0..k) into q's room (or, flagged GPX_BQ_COUNT, only its
+ * size into *outn): gpx_union_many with a work area of its own.
+ */
+static gpx_status
+pool_union(gpx_batch *b, gpx_batch_query *q, const gpx_list **lp, int k,
+		   uint32_t *outn)
+{
+	size_t		wb = k > 2 ? gpx_union_many_work(k) : 0;
+	void	   *work = NULL;
+	gpx_status	s;
+
+	if (wb > 0 && (work = malloc(wb)) == NULL)
+		return GPX_E_TOOBIG;
+	if (q->flags & GPX_BQ_COUNT)
+		s = gpx_union_many(lp, k, work, wb, NULL, 0, outn);
+	else
+		s = gpx_union_many(lp, k, work, wb, b->out + q->out_offset,
+						   q->out_capacity, outn);
+	free(work);
+	return s;
 }
 
 /* Run one query of the batch; sets its status and out_count. */
@@ -88,9 +136,7 @@ pool_run_query(gpx_batch *b, gpx_batch_query *q, uint64_t *cand,
 	gpx_status	s;
 
 	q->out_count = 0;
-	if (q->nlists == 0 || (uint64_t) q->first_list + q->nlists > b->nlists ||
-		q->out_offset > b->out_words ||
-		q->out_capacity > b->out_words - q->out_offset)
+	if (!pool_query_ok(b, q))
 	{
 		q->status = GPX_E_ARG;
 		return;
@@ -109,14 +155,27 @@ pool_run_query(gpx_batch *b, gpx_batch_query *q, uint64_t *cand,
 		lp[i] = &b->lists[q->first_list + i].list;
 		*bytes += lp[i]->len;
 	}
-	s = gpx_intersect_ex(lp, (int) q->nlists, NULL, b->out + q->out_offset,
-						 q->out_capacity, &outn, &st);
+	if (b->op == GPX_BATCH_UNION)
+	{
+		s = pool_union(b, q, lp, (int) q->nlists, &outn);
+		for (uint32_t i = 0; i < q->nlists; i++)
+			*cand += lp[i]->n;
+		q->status = s;
+		q->out_count = s == GPX_OK ? outn : 0;
+		if (!(q->flags & GPX_BQ_COUNT))
+			*res += q->out_count;
+	}
+	else
+	{
+		s = gpx_intersect_ex(lp, (int) q->nlists, NULL, b->out + q->out_offset,
+							 q->out_capacity, &outn, &st);
+		q->status = s;
+		q->out_count = s == GPX_OK ? outn : 0;
+		*cand += st.candidates;
+		*res += q->out_count;
+	}
 	if (lp != lists)
 		free(lp);
-	q->status = s;
-	q->out_count = s == GPX_OK ? outn : 0;
-	*cand += st.candidates;
-	*res += q->out_count;
 }
 
 /* Tell the notify descriptor that a job finished (never blocks). */

@@ -710,6 +710,7 @@ build_batch(bench *b, int c, gpx_batch *bt, gpx_batch_list **lists_out)
 		nl += b->queries[q].k;
 	bl = calloc(nl + 1, sizeof(gpx_batch_list));
 	bt->queries = calloc(b->nqueries + 1, sizeof(gpx_batch_query));
+	bt->op = GPX_BATCH_INTERSECT;
 	nl = 0;
 	for (uint32_t q = 0; q < b->nqueries; q++)
 	{

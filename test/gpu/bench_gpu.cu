@@ -5,6 +5,7 @@
  *   bench_gpu [--quick] [--no-decode] [--no-isect] [--threads N]
  *             [--queries N] [--codecs pfor,lrc,qs] [--devices a,b,...]
  *             [--decode-size N] [--density sparse|dense] [--format 1|2]
+ *             [--union] [--union-queries N] [--union-k K]
  *
  * --format: the blob format version of every list (default 2, what the
  * types write; 1: as gpuidx 0.1 wrote them, for an A/B of the kernels).
@@ -30,6 +31,16 @@
  *           checked warm-up pass, output in pinned memory as in the
  *           executor); CPU: gpx_batch_pool_run with every hardware thread.
  *           Results of every query are compared between the two.
+ * 4. union  (--union) disjunctive queries on the same collection: K
+ *           (--union-k, default 8) of one topic's 10 terms each,
+ *           --union-queries of them (default 100), in batches of 1, 10
+ *           and all of them: GPU (gpx_cuda_union_run, lists cached after
+ *           a checked warm-up pass, output in pinned mapped memory as in
+ *           the executor) against the CPU, one thread (gpx_union_many per
+ *           query) and the pool of every thread (gpx_batch_pool_run of the
+ *           same batches); the docIDs, then the counts only
+ *           (GPX_BQ_COUNT).  Queries/s, input docIDs/s, output docIDs/s;
+ *           every answer compared with the one-thread CPU's.
  *
  * Prints markdown tables; figures are this machine's, this run's.
  */
@@ -51,6 +62,8 @@
 #include "gpx_batch.h"
 #include "gpx_cuda.h"
 #include "gpx_cuda_dev.cuh"
+#include "gpx_cuda_union.h"
+#include "gpx_setops.h"
 #include "gpu_rng.h"
 
 #define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
@@ -734,6 +747,7 @@ make_batches(const collection &C, int codec, const std::vector<query> &qs, uint6
 	}
 	for (tbatch &t : bs)
 	{
+		t.b.op = GPX_BATCH_INTERSECT;
 		t.b.nqueries = (uint32_t) t.q.size();
 		t.b.nlists = (uint32_t) t.l.size();
 		t.b.queries = t.q.data();
@@ -953,6 +967,7 @@ bench_pipeline(bool quick, const std::vector<int> &codecs, size_t nq)
 			}
 			for (pbatch &pb : B)
 			{
+				pb.b.op = GPX_BATCH_INTERSECT;
 				pb.b.nqueries = (uint32_t) pb.q.size();
 				pb.b.nlists = (uint32_t) pb.l.size();
 				pb.b.queries = pb.q.data();
@@ -1077,6 +1092,231 @@ bench_pipeline(bool quick, const std::vector<int> &codecs, size_t nq)
 	gpx_batch_pool_destroy(pool);
 }
 
+/* The union queries: k distinct terms of one topic each. */
+static std::vector<query>
+make_union_queries(const collection &C, size_t nq, int k, uint64_t seed)
+{
+	std::vector<query> qs;
+	rng			r = {seed};
+	double		in = 0;
+
+	for (size_t i = 0; i < nq; i++)
+	{
+		int			t = (int) r.below(C.topics);
+		query		all,
+					q;
+
+		for (int c = 1; c <= 6; c++)
+			for (int id : C.by_topic_class[t * 7 + c])
+				all.push_back(id);
+		for (int j = (int) all.size() - 1; j > 0; j--)
+			std::swap(all[j], all[r.below(j + 1)]);
+		for (int j = 0; j < k && j < (int) all.size(); j++)
+			q.push_back(all[j]);
+		for (int id : q)
+			in += C.docs[id].size();
+		qs.push_back(q);
+	}
+	printf("union queries: %zu of %d terms; mean %.2f M docIDs in\n", nq, k, in / nq / 1e6);
+	return qs;
+}
+
+/* A union batch over qs[a, b) on codec: queries, lists (keyed), out offsets in area. */
+struct ubatch
+{
+	gpx_batch	b;
+	std::vector<gpx_batch_query> q;
+	std::vector<gpx_batch_list> l;
+};
+
+/* Lay the queries qs[a, b) out as a union batch into out (room: sum of n each). */
+static void
+make_union_batch(const collection &C, int codec, const std::vector<query> &qs, size_t a,
+				 size_t b, bool count, uint32_t *out, uint64_t outwords, ubatch &u)
+{
+	uint64_t	off = 0;
+
+	u.q.clear();
+	u.l.clear();
+	for (size_t i = a; i < b; i++)
+	{
+		gpx_batch_query bq;
+		uint64_t	sum = 0;
+
+		memset(&bq, 0, sizeof(bq));
+		bq.first_list = (uint32_t) u.l.size();
+		bq.nlists = (uint32_t) qs[i].size();
+		for (int id : qs[i])
+		{
+			gpx_batch_list bl;
+
+			bl.list = C.view[codec][id];
+			bl.key = C.key[codec][id];
+			u.l.push_back(bl);
+			sum += C.docs[id].size();
+		}
+		bq.flags = count ? GPX_BQ_COUNT : 0;
+		bq.out_offset = count ? 0 : off;
+		bq.out_capacity = count ? 0 : (uint32_t) sum;
+		bq.status = -1;
+		off += count ? 0 : sum;
+		u.q.push_back(bq);
+	}
+	if (off > outwords)
+	{
+		fprintf(stderr, "union output area too small\n");
+		exit(1);
+	}
+	memset(&u.b, 0, sizeof(u.b));
+	u.b.op = GPX_BATCH_UNION;
+	u.b.nqueries = (uint32_t) u.q.size();
+	u.b.nlists = (uint32_t) u.l.size();
+	u.b.queries = u.q.data();
+	u.b.lists = u.l.data();
+	u.b.out = out;
+	u.b.out_words = outwords;
+}
+
+/* Batched union: GPU vs one CPU thread vs every CPU thread, same batches. */
+static void
+bench_union(bool quick, const std::vector<int> &codecs, size_t nq, int k)
+{
+	collection	C;
+	std::vector<query> qs;
+	gpx_cuda_ctx *ctx = nullptr;
+	gpx_cuda_options o;
+	char		err[512];
+	gpx_batch_pool *pool = nullptr,
+			   *pool1 = nullptr;
+	uint64_t	outwords = 0;
+	uint32_t   *gout,
+			   *cout_;
+	std::vector<size_t> qpbs = {1, 10, nq};
+
+	printf("\n## Batched union, GOV2-like (1 GPU vs 1 and %d CPU threads)\n\n", g_threads);
+	make_collection(C, quick ? 16 : 64, codecs);
+	qs = make_union_queries(C, nq, k, 1818);
+	for (const query &q : qs)
+		for (int id : q)
+			outwords += C.docs[id].size();
+	outwords += 16;
+	gout = (uint32_t *) aligned_alloc(4096, (outwords * 4 + 4095) / 4096 * 4096);
+	cout_ = (uint32_t *) aligned_alloc(4096, (outwords * 4 + 4095) / 4096 * 4096);
+	memset(&o, 0, sizeof(o));
+	o.cache_bytes = (size_t) 4 << 30;
+	o.batch_bytes = (size_t) 256 << 20;
+	if (gpx_cuda_open(&o, &ctx, err, sizeof(err)) != GPX_CUDA_OK)
+	{
+		printf("gpu: %s\n", err);
+		return;
+	}
+	if (gpx_cuda_pin(ctx, gout, outwords * 4) != GPX_CUDA_OK)
+		printf("(output not pinned: %s)\n", gpx_cuda_last_error(ctx));
+	if (gpx_batch_pool_create(g_threads, &pool) != GPX_OK ||
+		gpx_batch_pool_create(1, &pool1) != GPX_OK)
+	{
+		printf("cpu pool failed\n");
+		return;
+	}
+	memset(gout, 0, outwords * 4);
+	memset(cout_, 0, outwords * 4);
+	printf("| codec | mode | queries/batch | GPU q/s | CPU 1 thread q/s | CPU %d threads q/s | "
+		   "GPU / CPU 1 | GPU / CPU %d | GPU M docIDs in/s | GPU M docIDs out/s | GPU ms/batch | "
+		   "GPU device ms/batch: decode / merge | checked |\n", g_threads, g_threads);
+	printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+	for (int codec : codecs)
+		for (int count = 0; count < 2; count++)
+			for (size_t qpb : qpbs)
+			{
+				size_t		nb = (nq + qpb - 1) / qpb;
+				std::vector<ubatch> gb(nb),
+							cb(nb);
+				double		t0,
+							tg,
+							t1,
+							tc,
+							in = 0,
+							out = 0,
+							dms = 0,
+							mms = 0;
+				long		bad = 0;
+				gpx_cuda_union_stats st;
+
+				for (size_t i = 0; i < nb; i++)
+				{
+					size_t		a = i * qpb,
+								b = std::min(nq, a + qpb);
+
+					make_union_batch(C, codec, qs, a, b, count, gout, outwords, gb[i]);
+					make_union_batch(C, codec, qs, a, b, count, cout_, outwords, cb[i]);
+				}
+				/* warm-up pass (fills the GPU cache), every query checked */
+				for (size_t i = 0; i < nb; i++)
+				{
+					gpx_cuda_status s = gpx_cuda_union_run(ctx, &gb[i].b, &st);
+
+					if (s != GPX_CUDA_OK)
+					{
+						printf("gpu union failed: %s (%s)\n", gpx_cuda_status_str(s),
+							   gpx_cuda_last_error(ctx));
+						return;
+					}
+					gpx_batch_pool_run(pool1, &cb[i].b, NULL);
+					for (size_t j = 0; j < gb[i].q.size(); j++)
+					{
+						const gpx_batch_query &g = gb[i].q[j],
+									&h = cb[i].q[j];
+
+						if (g.status != GPX_OK || g.status != h.status ||
+							g.out_count != h.out_count ||
+							(!count && result_hash(gout + g.out_offset, g.out_count) !=
+							 result_hash(cout_ + h.out_offset, h.out_count)))
+							bad++;
+						out += h.out_count;
+					}
+				}
+				for (const query &q : qs)
+					for (int id : q)
+						in += C.docs[id].size();
+				/* timed: the GPU, one CPU thread, every CPU thread */
+				t0 = now();
+				for (size_t i = 0; i < nb; i++)
+				{
+					gpx_cuda_union_run(ctx, &gb[i].b, &st);
+					dms += st.decode_ms;
+					mms += st.merge_ms;
+				}
+				tg = now() - t0;
+				t1 = now();
+				for (size_t i = 0; i < nb; i++)
+					gpx_batch_pool_run(pool1, &cb[i].b, NULL);
+				t1 = now() - t1;
+				t0 = now();
+				for (size_t i = 0; i < nb; i++)
+					gpx_batch_pool_run(pool, &cb[i].b, NULL);
+				tc = now() - t0;
+				printf("| %s | %s | %zu | %.1f | %.1f | %.1f | %.1fx | %.1fx | %.0f | %.0f | %.2f | "
+					   "%.2f / %.2f | %s |\n",
+					   gpx_codec_name(codec), count ? "count" : "docIDs", qpb, nq / tg, nq / t1,
+					   nq / tc, t1 / tg, tc / tg, in / tg / 1e6, out / tg / 1e6,
+					   1e3 * tg / nb, dms / nb, mms / nb, bad ? "MISMATCH" : "equal");
+				if (bad)
+					printf("   %ld queries differ between GPU and CPU\n", bad);
+				fflush(stdout);
+			}
+	{
+		char		d[1024];
+
+		gpx_cuda_describe(ctx, d, sizeof(d));
+		printf("\ngpu: %s\n", d);
+	}
+	gpx_batch_pool_destroy(pool);
+	gpx_batch_pool_destroy(pool1);
+	gpx_cuda_close(ctx);
+	free(gout);
+	free(cout_);
+}
+
 /* Entry point. */
 int
 main(int argc, char **argv)
@@ -1084,8 +1324,11 @@ main(int argc, char **argv)
 	bool		quick = false,
 				dec = true,
 				isect = true,
-				pipe = false;
-	size_t		nq = 0;
+				pipe = false,
+				uni = false;
+	size_t		nq = 0,
+				unq = 0;
+	int			unk = 8;
 	std::vector<int> codecs = {GPX_CODEC_PFOR, GPX_CODEC_LRC, GPX_CODEC_QS};
 	cudaDeviceProp p;
 	int			dev = 0;
@@ -1104,6 +1347,12 @@ main(int argc, char **argv)
 			isect = false;
 		else if (strcmp(argv[i], "--pipeline") == 0)
 			pipe = true;
+		else if (strcmp(argv[i], "--union") == 0)
+			uni = true;
+		else if (strcmp(argv[i], "--union-queries") == 0 && i + 1 < argc)
+			unq = (size_t) atol(argv[++i]);
+		else if (strcmp(argv[i], "--union-k") == 0 && i + 1 < argc)
+			unk = atoi(argv[++i]);
 		else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc)
 			g_threads = atoi(argv[++i]);
 		else if (strcmp(argv[i], "--devices") == 0 && i + 1 < argc)
@@ -1143,7 +1392,8 @@ main(int argc, char **argv)
 		{
 			fprintf(stderr, "usage: %s [--quick] [--no-decode] [--no-isect] [--pipeline] [--threads N] "
 					"[--queries N] [--codecs pfor,lrc,qs] [--devices a,b] "
-					"[--decode-size N] [--density sparse|dense] [--format 1|2]\n", argv[0]);
+					"[--decode-size N] [--density sparse|dense] [--format 1|2] "
+					"[--union] [--union-queries N] [--union-k K]\n", argv[0]);
 			return 2;
 		}
 	}
@@ -1151,6 +1401,10 @@ main(int argc, char **argv)
 		g_threads = 1;
 	if (nq == 0)
 		nq = quick ? 4000 : 40000;
+	if (unq == 0)
+		unq = quick ? 20 : 100;
+	if (unk < 1)
+		unk = 1;
 	if (cudaGetDeviceProperties(&p, dev) != cudaSuccess)
 	{
 		printf("no gpu\n");
@@ -1168,5 +1422,7 @@ main(int argc, char **argv)
 		bench_isect(quick, codecs, nq);
 	if (pipe)
 		bench_pipeline(quick, codecs, nq);
+	if (uni)
+		bench_union(quick, codecs, unq, unk);
 	return 0;
 }

@@ -24,6 +24,10 @@
 #              compute-sanitizer memcheck and racecheck of test_gpu_rank --quick
 #   rankbench  test/gpu/bin/bench_gpu_rank ($RANK_ARGS): ranked AND / OR top-10 and
 #              top-1000, GPU vs CPU, GOV2-calibrated collection
+#   union      test/gpu/bin/test_gpu_union (GPU union = CPU = naive, lists of 10^7
+#              included), then compute-sanitizer memcheck and racecheck of it --quick
+#   unionbench test/gpu/bin/bench_gpu --union --no-decode --no-isect ($UNION_ARGS):
+#              batched union (docIDs and counts), GPU vs 1 and all CPU threads
 # Steps that would start with less than 20 s of the budget left are skipped.
 set -u
 OUT=${1:-$(cd "$(dirname "$0")/../.." && pwd)/test/gpu/out/run-$(date -u +%Y%m%d-%H%M%S)}
@@ -109,6 +113,16 @@ for s in $STEPS; do
 		rankbench)
 			step rankbench 330 test/gpu/bin/bench_gpu_rank ${RANK_ARGS:-}
 			cat "$OUT/rankbench.log" ;;
+		union)
+			step union 240 test/gpu/bin/test_gpu_union
+			grep -v '^ok' "$OUT/union.log" | tail -25
+			step unionmem 200 "$SAN" --tool memcheck --leak-check no test/gpu/bin/test_gpu_union --quick
+			grep -E 'ERROR SUMMARY|passed,|Invalid|out of bounds' "$OUT/unionmem.log" | head -20
+			step unionrace 200 "$SAN" --tool racecheck test/gpu/bin/test_gpu_union --quick
+			grep -E 'RACECHECK SUMMARY|ERROR SUMMARY|passed,|hazard' "$OUT/unionrace.log" | head -20 ;;
+		unionbench)
+			step unionbench 330 test/gpu/bin/bench_gpu --union --no-decode --no-isect ${UNION_ARGS:-}
+			cat "$OUT/unionbench.log" ;;
 		*)
 			echo "unknown step $s" ;;
 	esac

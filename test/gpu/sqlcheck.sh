@@ -3,10 +3,11 @@
 #
 # Starts a throwaway cluster with gpuidx preloaded and gpuidx.device = gpu,
 # checks that the executor really runs its batches on a GPU, runs every
-# regression test with each session routing every intersection to the
-# executor (PGOPTIONS: gpuidx.device = gpu), and finally checks from
-# gpuidx_stats that the executor served queries and that none of them fell
-# back to the backend.  The expected outputs are the CPU's, so a pass means
+# regression test with each session routing every intersection, union
+# (posting_union, _count, _agg of two lists or more) and ranked batch to
+# the executor (PGOPTIONS: gpuidx.device = gpu), and finally checks from
+# gpuidx_stats that the executor served queries, unions among them, and
+# that none of them fell back to the backend.  The expected outputs are the CPU's, so a pass means
 # GPU results equal CPU results through SQL.
 #
 #   test/gpu/sqlcheck.sh            (as root: runs PostgreSQL as user pgrun)
@@ -94,10 +95,11 @@ regress "$tests"
 
 # the stats are shared memory: they survive the tests' DROP/CREATE EXTENSION
 $PSQL -c 'CREATE EXTENSION IF NOT EXISTS gpuidx' >/dev/null
-read -r queries batches gpu_batches gpu_failures fallbacks failed <<<"$($PSQL -F ' ' -c \
-	"SELECT queries, batches, gpu_batches, gpu_failures, fallbacks, fallback_failed FROM gpuidx_stats")"
-echo "# executor served $queries queries in $batches batches ($gpu_batches on the GPU, $gpu_failures GPU failures); fallbacks to the backend $fallbacks (failed $failed)"
+read -r queries unions batches gpu_batches gpu_failures fallbacks failed <<<"$($PSQL -F ' ' -c \
+	"SELECT queries, union_queries, batches, gpu_batches, gpu_failures, fallbacks, fallback_failed FROM gpuidx_stats")"
+echo "# executor served $queries queries ($unions unions) in $batches batches ($gpu_batches on the GPU, $gpu_failures GPU failures); fallbacks to the backend $fallbacks (failed $failed)"
 [ "${queries:-0}" -gt 1000 ]; ok $? "the executor computed the suite's intersections ($queries)"
+[ "${unions:-0}" -gt 100 ]; ok $? "the executor computed the suite's unions ($unions)"
 [ "${gpu_batches:-0}" -eq "${batches:--1}" ]; ok $? "every batch ran on the GPU ($gpu_batches of $batches)"
 [ "${gpu_failures:-1}" -eq 0 ] && [ "${failed:-1}" -eq 0 ]; ok $? "no GPU batch failed"
 grep -q 'gpu batch failed' "$WORK/server.log"; [ $? -ne 0 ]; ok $? "the server log reports no GPU failure"

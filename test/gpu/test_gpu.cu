@@ -586,6 +586,7 @@ build_batch(const pool &P, const std::vector<tquery> &qs, tbatch &T, uint32_t *o
 		T.b.out = T.out.data();
 		T.b.out_words = T.out.size();
 	}
+	T.b.op = GPX_BATCH_INTERSECT;
 	T.b.nqueries = (uint32_t) T.qv.size();
 	T.b.nlists = (uint32_t) T.lv.size();
 	T.b.queries = T.qv.data();

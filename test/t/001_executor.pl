@@ -96,7 +96,7 @@ is($st->{batches}, 1, 'posting_intersect_batch: one batch');
 my %prof = map { my @f = split /\|/; ($f[0] => { calls => $f[1], ms => $f[2] }) }
 	split /\n/, $node->safe_psql('postgres',
 		'SELECT phase, calls, time_ms FROM gpuidx_executor_profile()');
-is( join(',', sort keys %prof), 'build,cpu,finish,other,poll,rank,submit,take,wait',
+is( join(',', sort keys %prof), 'build,cpu,finish,other,poll,rank,submit,take,union,wait',
 	'gpuidx_executor_profile: one row per phase');
 ok($prof{$_}{calls} >= 1, "profile: the batch entered phase $_")
 	for qw(take build submit finish);

@@ -366,7 +366,7 @@ END $$;
 -- anything but numbers, booleans, timestamps and the known texts
 SELECT count(*), count(*) FILTER (WHERE j.value::text !~ '^(-?[0-9.e+-]+|true|false|null|"[0-9T: .+-]+")$'
    AND NOT (j.key = 'executor_state' AND j.value #>> '{}' IN ('stopped', 'starting', 'running'))
-   AND NOT (j.key = 'phase' AND j.value #>> '{}' IN ('other', 'take', 'build', 'submit', 'rank', 'poll', 'finish', 'cpu', 'wait'))
+   AND NOT (j.key = 'phase' AND j.value #>> '{}' IN ('other', 'take', 'build', 'submit', 'rank', 'union', 'poll', 'finish', 'cpu', 'wait'))
    AND NOT (j.key = 'device' AND j.value #>> '{}' IN ('auto', 'gpu', 'cpu'))
    AND NOT (j.key = 'device_active' AND j.value #>> '{}' ~ '^(cpu: [0-9]+ threads?|gpu: .*|none)$')
    AND NOT (j.key = 'device_note' AND j.value #>> '{}' ~ '^(gpuidx.device is cpu|no gpu: .*)$'))

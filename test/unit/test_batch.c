@@ -4,13 +4,19 @@
  * threads, every query compared with gpx_intersect run alone; then bad
  * queries (out of range list index, output outside the area, too small a
  * capacity), an empty batch and pool reuse; then several jobs in flight at
- * once (submit, help, the notify descriptor) and cancelling them.
+ * once (submit, help, the notify descriptor) and cancelling them.  Union
+ * batches (GPX_BATCH_UNION): random queries (1..12 lists, empty and
+ * repeated lists, docIDs 0 and 2^31-1), with and without GPX_BQ_COUNT,
+ * against a naive union (decode, sort, deduplicate); too little room,
+ * bad descriptors, and unions and intersections as jobs side by side.
  */
 #include <poll.h>
 #include <stdbool.h>
 #include <string.h>
 #include "gpx_batch.h"
 #include "gpx_intersect.h"
+#include "gpx_setops.h"
+#include "gpx_ref.h"
 #include "unit.h"
 
 static const int codecs[] = {GPX_CODEC_PFOR, GPX_CODEC_LRC, GPX_CODEC_QS};
@@ -71,7 +77,7 @@ test_random_batches(unit_rng *r, gpx_batch_pool *pool, int nthreads)
 
 	for (int pass = 0; pass < 2; pass++)
 	{
-		gpx_batch	b = {NQ, nl, q, lists, NULL, out_words};
+		gpx_batch	b = {NQ, nl, q, lists, NULL, out_words, GPX_BATCH_INTERSECT};
 		gpx_batch_stats st;
 		uint64_t	want_results = 0;
 		gpx_status	s;
@@ -122,7 +128,7 @@ test_bad_queries(gpx_batch_pool *pool)
 		{0, 2, 6, 1, 0, -1, 0},	/* capacity 1 < 2 results */
 		{0, 0, 8, 3, 0, -1, 0},	/* no lists */
 	};
-	gpx_batch	b = {5, 2, q, lists, out, 16};
+	gpx_batch	b = {5, 2, q, lists, out, 16, GPX_BATCH_INTERSECT};
 
 	CHECK(gpx_batch_pool_run(pool, &b, NULL) == GPX_OK);
 	CHECK(q[0].status == GPX_OK && q[0].out_count == 2 && out[0] == 5 && out[1] == 12);
@@ -357,6 +363,197 @@ test_async_cancel(unit_rng *r, int nt)
 	free(docs);
 }
 
+/*
+ * The naive union of lists[0..k) into out (decode each, concatenate, sort,
+ * deduplicate); returns its size.
+ */
+static uint32_t
+naive_union(const gpx_batch_list *lists, uint32_t k, uint32_t *out)
+{
+	uint32_t	n = 0;
+
+	for (uint32_t j = 0; j < k; j++)
+	{
+		gpx_decode(&lists[j].list, out + n);
+		n += lists[j].list.n;
+	}
+	return ref_sort_unique(out, n);
+}
+
+/*
+ * Random union batches on the pool (and on run_cpu): every query's docIDs
+ * or count equal to the naive union; queries with an exact room, with one
+ * word too few (GPX_E_NOSPACE), count queries with no room at all.
+ */
+static void
+test_union_batches(unit_rng *r, gpx_batch_pool *pool, int nthreads)
+{
+	enum
+	{
+		NQ = 30, MAXL = 12, NPOOL = 20
+	};
+	gpx_batch_list plist[NPOOL];
+	uint8_t    *pblob[NPOOL];
+	gpx_batch_list lists[NQ * MAXL];
+	gpx_batch_query q[NQ];
+	uint32_t	want_n[NQ];
+	uint32_t   *docs = malloc(sizeof(uint32_t) * 300000);
+	uint32_t   *ref = malloc(sizeof(uint32_t) * NQ * MAXL * 20000);
+	uint64_t	ref_off[NQ];
+	uint64_t	out_words = 0,
+				roff = 0;
+	uint32_t	nl = 0;
+
+	/* a pool of lists: empty, one docID, 0 and 2^31-1, dense, sparse */
+	for (int i = 0; i < NPOOL; i++)
+	{
+		uint32_t	n;
+
+		if (i == 0)
+			n = 0;
+		else if (i == 1)
+		{
+			docs[0] = 0;
+			docs[1] = GPX_MAX_DOCID;
+			n = 2;
+		}
+		else if (i == 2)
+		{
+			docs[0] = GPX_MAX_DOCID;
+			n = 1;
+		}
+		else
+			n = unit_make_list(r, unit_below(r, 3), 1 + unit_below(r, i % 4 == 0 ? 20000 : 3000),
+							   i % 3 == 0 ? 30000 : 3000000, docs);
+		pblob[i] = make_blob(codecs[unit_below(r, 3)], docs, n, &plist[i]);
+	}
+	for (int i = 0; i < NQ; i++)
+	{
+		uint32_t	k = 1 + unit_below(r, unit_below(r, 4) == 0 ? MAXL : 4);
+		uint32_t	room;
+
+		q[i].first_list = nl;
+		q[i].nlists = k;
+		for (uint32_t j = 0; j < k; j++)
+		{
+			/* a repeat of the query's list before now and then */
+			if (j > 0 && unit_below(r, 5) == 0)
+				lists[nl] = lists[nl - 1 - unit_below(r, j)];
+			else
+				lists[nl] = plist[unit_below(r, NPOOL)];
+			nl++;
+		}
+		ref_off[i] = roff;
+		want_n[i] = naive_union(&lists[q[i].first_list], k, ref + roff);
+		roff += want_n[i];
+		q[i].flags = unit_below(r, 4) == 0 ? GPX_BQ_COUNT : 0;
+		/* exact room, one word short (when there is a result), or generous */
+		room = want_n[i];
+		if (i % 7 == 3 && room > 0)
+			room--;
+		else if (i % 5 == 1)
+			room += 10;
+		q[i].out_offset = q[i].flags & GPX_BQ_COUNT ? 0xFFFFFFFFFFull : out_words;
+		q[i].out_capacity = q[i].flags & GPX_BQ_COUNT ? 0xFFFFFFFFu : room;
+		q[i].out_count = 12345;
+		q[i].status = -1;
+		if (!(q[i].flags & GPX_BQ_COUNT))
+			out_words += room + unit_below(r, 3);
+	}
+
+	for (int pass = 0; pass < 2; pass++)
+	{
+		gpx_batch	b = {NQ, nl, q, lists, NULL, out_words, GPX_BATCH_UNION};
+		gpx_batch_stats st;
+		uint64_t	want_results = 0;
+		gpx_status	s;
+
+		b.out = malloc(sizeof(uint32_t) * (out_words + 1));
+		s = pass == 0 ? gpx_batch_pool_run(pool, &b, &st)
+			: gpx_batch_run_cpu(&b, nthreads, &st);
+		CHECK(s == GPX_OK);
+		for (int i = 0; i < NQ; i++)
+		{
+			bool		counts = (q[i].flags & GPX_BQ_COUNT) != 0;
+
+			if (!counts && q[i].out_capacity < want_n[i])
+			{
+				CHECKF(q[i].status == GPX_E_NOSPACE && q[i].out_count == 0,
+					   "union query %d: status %d count %u, want no space", i,
+					   q[i].status, q[i].out_count);
+			}
+			else
+			{
+				CHECKF(q[i].status == GPX_OK && q[i].out_count == want_n[i],
+					   "union query %d (%u lists%s): status %d, %u docIDs, want %u", i,
+					   q[i].nlists, counts ? ", count" : "", q[i].status,
+					   q[i].out_count, want_n[i]);
+				if (!counts)
+				{
+					CHECKF(memcmp(b.out + q[i].out_offset, ref + ref_off[i],
+								  sizeof(uint32_t) * want_n[i]) == 0,
+						   "union query %d: docIDs differ", i);
+					want_results += want_n[i];
+				}
+			}
+			q[i].status = -1;
+			q[i].out_count = 12345;
+		}
+		CHECK(st.results == want_results);
+		free(b.out);
+	}
+	for (int i = 0; i < NPOOL; i++)
+		free(pblob[i]);
+	free(docs);
+	free(ref);
+}
+
+/* Union batches with bad descriptors, and a union beside an intersection. */
+static void
+test_union_bad_and_mixed(gpx_batch_pool *pool)
+{
+	uint32_t	a[] = {1, 5, 9, 12, 40},
+				bb[] = {5, 12, 13};
+	gpx_batch_list lists[2];
+	uint8_t    *b1 = make_blob(GPX_CODEC_PFOR, a, 5, &lists[0]);
+	uint8_t    *b2 = make_blob(GPX_CODEC_LRC, bb, 3, &lists[1]);
+	uint32_t	out[16],
+				out2[16];
+	gpx_batch_query q[5] = {
+		{0, 2, 0, 6, 0, -1, 0},	/* fine: {1, 5, 9, 12, 13, 40} */
+		{1, 5, 6, 3, 0, -1, 0},	/* lists out of range */
+		{0, 2, 15, 6, 0, -1, 0},	/* output beyond the area */
+		{0, 0, 8, 3, 0, -1, GPX_BQ_COUNT},	/* no lists, counting or not */
+		{0, 2, 99, 0, 0, -1, GPX_BQ_COUNT},	/* counting: no room needed */
+	};
+	gpx_batch	b = {5, 2, q, lists, out, 16, GPX_BATCH_UNION};
+	gpx_batch_query qi = {0, 2, 0, 3, 0, -1, GPX_BQ_COUNT};	/* flags ignored */
+	gpx_batch	bi = {1, 2, &qi, lists, out2, 16, GPX_BATCH_INTERSECT};
+	gpx_batch_job ju,
+				ji;
+
+	CHECK(gpx_batch_pool_run(pool, &b, NULL) == GPX_OK);
+	CHECK(q[0].status == GPX_OK && q[0].out_count == 6 && out[0] == 1 && out[3] == 12 &&
+		  out[4] == 13 && out[5] == 40);
+	CHECK(q[1].status == GPX_E_ARG && q[1].out_count == 0);
+	CHECK(q[2].status == GPX_E_ARG);
+	CHECK(q[3].status == GPX_E_ARG);
+	CHECK(q[4].status == GPX_OK && q[4].out_count == 6);
+
+	/* a union job and an intersection job in flight together */
+	memset(out, 0, sizeof(out));
+	q[0].status = -1;
+	CHECK(gpx_batch_pool_submit(pool, &b, &ju) == GPX_OK);
+	CHECK(gpx_batch_pool_submit(pool, &bi, &ji) == GPX_OK);
+	gpx_batch_pool_wait(pool, &ji);
+	gpx_batch_pool_wait(pool, &ju);
+	CHECK(q[0].status == GPX_OK && q[0].out_count == 6 && out[1] == 5 && out[2] == 9);
+	CHECK(qi.status == GPX_OK && qi.out_count == 2 && out2[0] == 5 && out2[1] == 12);
+	CHECK(ju.stats.candidates > 0 && ji.stats.results == 2);
+	free(b1);
+	free(b2);
+}
+
 int
 main(void)
 {
@@ -375,6 +572,9 @@ main(void)
 		for (int rep = 0; rep < 3; rep++)
 			test_random_batches(&r, p, nt);
 		test_bad_queries(p);
+		for (int rep = 0; rep < 2; rep++)
+			test_union_batches(&r, p, nt);
+		test_union_bad_and_mixed(p);
 		gpx_batch_pool_destroy(p);
 	}
 	gpx_batch_pool_destroy(NULL);
