@@ -177,6 +177,11 @@ struct gpx_dev
 	size_t		scr_in_cap = 0;
 	uint32_t   *d_scr_out = nullptr;
 	size_t		scr_out_cap = 0;
+	/* ranked retrieval: the document lengths of the last batch whose
+	 * statistics had an id (gpx_rank_batch.doclen_id), kept for the next */
+	uint8_t    *d_rk_dl = nullptr;
+	size_t		rk_dl_bytes = 0;
+	uint64_t	rk_dl_id = 0;
 };
 
 /* A batch's queries on one device, and how far they are issued. */

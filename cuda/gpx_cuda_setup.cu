@@ -207,6 +207,7 @@ gpx_setup_dev_free(gpx_dev *d)
 	cudaFree(d->cache.d_pool);
 	cudaFree(d->d_scr_in);
 	cudaFree(d->d_scr_out);
+	cudaFree(d->d_rk_dl);
 	if (d->s_comp)
 		cudaStreamDestroy(d->s_comp);
 	(void) cudaGetLastError();

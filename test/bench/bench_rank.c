@@ -13,9 +13,9 @@
  * GENDIR holds gpx_gen's terms.copy, postings.copy, tfs.copy,
  * doclens.copy and queries.copy.  Only the queries whose shortest list has
  * >= N docIDs are run (and only their lists loaded).  --codec: the lists
- * as blobs of that codec (frequencies as stored when the format carries
- * them, else tf 1 for all) or as decoded arrays in blocks of 128 with
- * their frequencies (the default).  Prints one line per algorithm:
+ * as blobs of that codec with their frequencies (gpx_encode_tf, as the
+ * SQL types store them) or as decoded arrays in blocks of 128 with their
+ * frequencies (the default).  Prints one line per algorithm:
  * queries/s, mean ms, and mean work per query.
  */
 #define _GNU_SOURCE
@@ -273,11 +273,11 @@ main(int argc, char **argv)
 			gpx_plist_arrays(&b->pl, b->docs, b->tfs, b->n, 128);
 		else
 		{
-			size_t		bound = gpx_encode_bound(cid, b->n, b->n ? b->docs[b->n - 1] : 0),
+			size_t		bound = gpx_encode_bound_tf(cid, b->n, b->n ? b->docs[b->n - 1] : 0),
 						len;
 
 			b->blob = malloc(bound);
-			if (gpx_encode(cid, b->docs, b->n, b->blob, bound, &len) != GPX_OK ||
+			if (gpx_encode_tf(cid, b->docs, b->tfs, b->n, b->blob, bound, &len) != GPX_OK ||
 				gpx_open(&b->l, b->blob, len) != GPX_OK ||
 				gpx_plist_blob(&b->pl, &b->l) != GPX_OK)
 				die("cannot encode a list", NULL);
@@ -285,7 +285,7 @@ main(int argc, char **argv)
 	}
 	printf("bench_rank: %u queries with shortest list >= %u, %u lists, %u documents, k %u, lists: %s%s\n",
 		   nq, min_shortest, nlists, (unsigned) dl.ndocs, k, codec,
-		   cid ? " (docIDs only: tf 1)" : "");
+		   cid ? " blobs with frequencies (as SQL stores them)" : "");
 
 	{
 		static const struct
