@@ -38,7 +38,7 @@
 #   RANK_CLIENTS ("1 16") RANK_CORPUS ("pgdocs linux", or none)
 #   RANK_LINUX_MAX_DOCS (4000) RANK_CORPUS_QUERIES (300) RANK_MIN_TIME (3)
 #   RANK_MAX_TIME (15: a slower path runs what it can of one round in that
-#   time, then times that subset for as long again) RANK_MIN_COUNT (20:
+#   time, then times that subset for as long again) RANK_MIN_COUNT (10:
 #   fewer timed executions are "too small to report")
 #   RANK_ARENA (2GB: gpuidx.arena_size) RANK_OUT (docs/bench)
 #   RANK_INSTALL (1: as root, make install into a private copy of the
@@ -80,7 +80,7 @@ LINUX_MAX=${RANK_LINUX_MAX_DOCS:-4000}
 CQ=${RANK_CORPUS_QUERIES:-300}
 MIN_TIME=${RANK_MIN_TIME:-3}
 MAX_TIME=${RANK_MAX_TIME:-15}
-MIN_COUNT=${RANK_MIN_COUNT:-20}
+MIN_COUNT=${RANK_MIN_COUNT:-10}
 ARENA=${RANK_ARENA:-2GB}
 OUT=${RANK_OUT:-docs/bench}
 T1=${TYPES%% *}
@@ -298,6 +298,7 @@ rank_expect() {
 rank_run() {
 	local db=$1 ds=$2 qand=$3 qor=$4 listsql=$5 mode k q p nc
 	rank_expect "$db" "$listsql" || return 1
+	note "$ds: rows per query, min(k, matches): $(bl_val "$db" "SELECT string_agg(format('%s top-%s %s', mode, k, round(a)), ', ' ORDER BY mode, k) FROM (SELECT mode, k, avg(n) a FROM rank_expect GROUP BY mode, k) x")"
 	for mode in AND OR; do
 		q=$qor
 		[ "$mode" = AND ] && q=$qand
