@@ -100,6 +100,10 @@ TSV="$RES/results.tsv"
 : >"$RES/notes.txt"
 cleanup() {
 	trap '' PIPE
+	if [ -s "$TSV" ] && [ ! -f "$RES/reported" ]; then
+		echo "interrupted: $(date -u '+%Y-%m-%d %H:%M UTC'), the figures below are those measured until then" >>"$RES/meta.txt"
+		rank_report
+	fi
 	pgc_stop
 	if [ -n "${RANK_KEEP:-}" ]; then echo "work directory kept: $BL_WORK"; else rm -rf "$BL_WORK"; fi
 }
@@ -111,6 +115,92 @@ note() {
 	echo "$*" >>"$RES/notes.txt"
 	bl_step "  $*"
 }
+
+# -------------------------------------------------------------- report ---
+# rank_report: write $OUT/$label.md and .tsv from what was measured (also
+# when the run is cut short: the page then says so)
+rank_report() {
+	[ -f "$RES/reported" ] && return 0
+	touch "$RES/reported"
+	bl_step "writing $OUT/$label.md"
+	mkdir -p "$OUT"
+	{
+		echo "# Ranked retrieval: gpuidx BM25 top-k vs GIN ts_rank_cd and RUM"
+		echo
+		sed 's/^/- /' "$RES/meta.txt"
+		sed 's/^/- /' "$RES/notes.txt"
+		echo
+		echo "qps: queries per second over the group's queries (with N clients: all"
+		echo "clients together); p50, p99: client-side latency (ms); x GIN, x RUM: the"
+		echo "path's qps over theirs with as many clients.  Every path returned the same"
+		echo "number of rows (min(k, matches)) for every query as the first path, or its"
+		echo "status says how many differed.  A path that could not run one round of"
+		echo "the queries in RANK_MAX_TIME timed the first ones it ran (status: \"time"
+		echo "limit: N of the queries\"); the queries are in random order, so that is a"
+		echo "random subset, and its qps is compared with the others' over all queries."
+		echo "The floor path reads a query's lists as the gpuidx path does and returns"
+		echo "the stored row count: what a query costs besides ranking."
+		awk -F'\t' -v ds="synth-$ORDER" -v t1="$T1" -v min_short="$MIN_SHORTEST" -v dev="$EXEC_DEV" '
+		function base(p) { sub(/ \[[0-9]+ clients\]$/, "", p); return p }
+		function ncl(p) { return match(p, /\[[0-9]+ clients\]$/) ? substr(p, RSTART + 1) + 0 : 1 }
+		$1 == "query" {
+			g = $2; p = $3
+			if (!(g in seen)) { seen[g] = 1; order[++ng] = g }
+			key = g SUBSEP p
+			if (!(key in row)) { paths[g] = paths[g] SUBSEP p }
+			row[key] = 1; qps[key] = $6; p50[key] = $7; p99[key] = $8; res[key] = $9; bad[key] = $10; st[key] = $11
+			c = ncl(p)
+			if (p ~ /^GIN/) gin[g, c] = $6
+			if (p ~ /^RUM/) rum[g, c] = $6
+		}
+		function fmt(x) { return x < 0 ? "-" : (x >= 100 ? sprintf("%.0f", x) : (x >= 10 ? sprintf("%.1f", x) : sprintf("%.2f", x))) }
+		function ratio(a, b) { return (a > 0 && b > 0) ? a / b : -1 }
+		END {
+			for (i = 1; i <= ng; i++) {
+				g = order[i]
+				printf "\n## %s\n\n| path | qps | p50 ms | p99 ms | x GIN | x RUM | status |\n|---|---:|---:|---:|---:|---:|---|\n", g
+				n = split(paths[g], ps, SUBSEP)
+				for (j = 2; j <= n; j++) {
+					key = g SUBSEP ps[j]; c = ncl(ps[j])
+					printf "| %s | %s | %s | %s | %s | %s | %s |\n", ps[j], qps[key],
+						(p50[key] < 0 ? "-" : p50[key]), (p99[key] < 0 ? "-" : p99[key]),
+						fmt(ratio(qps[key], gin[g, c])), fmt(ratio(qps[key], rum[g, c])), st[key]
+				}
+			}
+			# the targets of #19, on the synthetic collection
+			printf "\n## #19 targets (%s: every query has a shortest list >= %d docIDs)\n\n", ds, min_short
+			printf "gpuidx: posting_%s; the executor ran on the %s%s.\n\n", t1, (dev == "" ? "(not run)" : toupper(dev)),
+				(dev == "cpu" ? " (no GPU here: the GPU targets are not measured by this run)" : "")
+			printf "| group | target | measured | met |\n|---|---|---:|---|\n"
+			for (i = 1; i <= ng; i++) {
+				g = order[i]
+				if (index(g, ds " ") != 1) continue
+				b = qps[g SUBSEP "gpuidx " t1 " backend"] + 0
+				e = 0; b16 = 0; e16 = 0; nc16 = 0
+				for (key in row) {
+					split(key, kk, SUBSEP)
+					if (kk[1] != g) continue
+					if (base(kk[2]) == "gpuidx " t1 " executor " toupper(dev)) {
+						if (ncl(kk[2]) == 1) e = qps[key] + 0; else { e16 = qps[key] + 0; nc16 = ncl(kk[2]) }
+					}
+					if (base(kk[2]) == "gpuidx " t1 " backend" && ncl(kk[2]) > 1) b16 = qps[key] + 0
+				}
+				row_t(g, "backend >= 10x RUM, 1 client", ratio(b, rum[g, 1]), 10)
+				row_t(g, "backend >= 30x GIN, 1 client", ratio(b, gin[g, 1]), 30)
+				if (dev != "")
+					row_t(g, "executor (" toupper(dev) ") >= 100x GIN, 1 client", ratio(e, gin[g, 1]), 100)
+				if (dev != "" && g ~ / OR / && nc16 > 0)
+					row_t(g, "executor (" toupper(dev) ") >= 10x backend, " nc16 " clients", ratio(e16, b16), 10)
+			}
+		}
+		function row_t(g, what, x, want) {
+			printf "| %s | %s | %s | %s |\n", g, what, (x < 0 ? "-" : fmt(x) "x"), (x < 0 ? "not measured" : (x >= want ? "yes" : "no"))
+		}' "$TSV"
+	} >"$OUT/$label.md"
+	cp "$TSV" "$OUT/$label.tsv"
+	bl_step "done: $OUT/$label.md"
+}
+
 
 # ------------------------------------------------------------ packages ---
 if [ "$(id -u)" = 0 ] && [ "${RANK_APT:-1}" = 1 ] && command -v apt-get >/dev/null && command -v dpkg >/dev/null; then
@@ -459,81 +549,4 @@ done
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$RES/meta.txt"
 echo "duration: $(awk -v a="$(date +%s.%N)" -v b="$BL_T0" 'BEGIN { printf "%.0f s", a - b }')" >>"$RES/meta.txt"
 
-# -------------------------------------------------------------- report ---
-bl_step "writing $OUT/$label.md"
-mkdir -p "$OUT"
-{
-	echo "# Ranked retrieval: gpuidx BM25 top-k vs GIN ts_rank_cd and RUM"
-	echo
-	sed 's/^/- /' "$RES/meta.txt"
-	sed 's/^/- /' "$RES/notes.txt"
-	echo
-	echo "qps: queries per second over the group's queries (with N clients: all"
-	echo "clients together); p50, p99: client-side latency (ms); x GIN, x RUM: the"
-	echo "path's qps over theirs with as many clients.  Every path returned the same"
-	echo "number of rows (min(k, matches)) for every query as the first path, or its"
-	echo "status says how many differed.  A path that could not run one round of"
-	echo "the queries in RANK_MAX_TIME timed the first ones it ran (status: \"time"
-	echo "limit: N of the queries\"); the queries are in random order, so that is a"
-	echo "random subset, and its qps is compared with the others' over all queries."
-	echo "The floor path reads a query's lists as the gpuidx path does and returns"
-	echo "the stored row count: what a query costs besides ranking."
-	awk -F'\t' -v ds="synth-$ORDER" -v t1="$T1" -v min_short="$MIN_SHORTEST" -v dev="$EXEC_DEV" '
-	function base(p) { sub(/ \[[0-9]+ clients\]$/, "", p); return p }
-	function ncl(p) { return match(p, /\[[0-9]+ clients\]$/) ? substr(p, RSTART + 1) + 0 : 1 }
-	$1 == "query" {
-		g = $2; p = $3
-		if (!(g in seen)) { seen[g] = 1; order[++ng] = g }
-		key = g SUBSEP p
-		if (!(key in row)) { paths[g] = paths[g] SUBSEP p }
-		row[key] = 1; qps[key] = $6; p50[key] = $7; p99[key] = $8; res[key] = $9; bad[key] = $10; st[key] = $11
-		c = ncl(p)
-		if (p ~ /^GIN/) gin[g, c] = $6
-		if (p ~ /^RUM/) rum[g, c] = $6
-	}
-	function fmt(x) { return x < 0 ? "-" : (x >= 100 ? sprintf("%.0f", x) : (x >= 10 ? sprintf("%.1f", x) : sprintf("%.2f", x))) }
-	function ratio(a, b) { return (a > 0 && b > 0) ? a / b : -1 }
-	END {
-		for (i = 1; i <= ng; i++) {
-			g = order[i]
-			printf "\n## %s\n\n| path | qps | p50 ms | p99 ms | x GIN | x RUM | status |\n|---|---:|---:|---:|---:|---:|---|\n", g
-			n = split(paths[g], ps, SUBSEP)
-			for (j = 2; j <= n; j++) {
-				key = g SUBSEP ps[j]; c = ncl(ps[j])
-				printf "| %s | %s | %s | %s | %s | %s | %s |\n", ps[j], qps[key],
-					(p50[key] < 0 ? "-" : p50[key]), (p99[key] < 0 ? "-" : p99[key]),
-					fmt(ratio(qps[key], gin[g, c])), fmt(ratio(qps[key], rum[g, c])), st[key]
-			}
-		}
-		# the targets of #19, on the synthetic collection
-		printf "\n## #19 targets (%s: every query has a shortest list >= %d docIDs)\n\n", ds, min_short
-		printf "gpuidx: posting_%s; the executor ran on the %s%s.\n\n", t1, (dev == "" ? "(not run)" : toupper(dev)),
-			(dev == "cpu" ? " (no GPU here: the GPU targets are not measured by this run)" : "")
-		printf "| group | target | measured | met |\n|---|---|---:|---|\n"
-		for (i = 1; i <= ng; i++) {
-			g = order[i]
-			if (index(g, ds " ") != 1) continue
-			b = qps[g SUBSEP "gpuidx " t1 " backend"] + 0
-			e = 0; b16 = 0; e16 = 0; nc16 = 0
-			for (key in row) {
-				split(key, kk, SUBSEP)
-				if (kk[1] != g) continue
-				if (base(kk[2]) == "gpuidx " t1 " executor " toupper(dev)) {
-					if (ncl(kk[2]) == 1) e = qps[key] + 0; else { e16 = qps[key] + 0; nc16 = ncl(kk[2]) }
-				}
-				if (base(kk[2]) == "gpuidx " t1 " backend" && ncl(kk[2]) > 1) b16 = qps[key] + 0
-			}
-			row_t(g, "backend >= 10x RUM, 1 client", ratio(b, rum[g, 1]), 10)
-			row_t(g, "backend >= 30x GIN, 1 client", ratio(b, gin[g, 1]), 30)
-			if (dev != "")
-				row_t(g, "executor (" toupper(dev) ") >= 100x GIN, 1 client", ratio(e, gin[g, 1]), 100)
-			if (dev != "" && g ~ / OR / && nc16 > 0)
-				row_t(g, "executor (" toupper(dev) ") >= 10x backend, " nc16 " clients", ratio(e16, b16), 10)
-		}
-	}
-	function row_t(g, what, x, want) {
-		printf "| %s | %s | %s | %s |\n", g, what, (x < 0 ? "-" : fmt(x) "x"), (x < 0 ? "not measured" : (x >= want ? "yes" : "no"))
-	}' "$TSV"
-} >"$OUT/$label.md"
-cp "$TSV" "$OUT/$label.tsv"
-bl_step "done: $OUT/$label.md"
+rank_report
