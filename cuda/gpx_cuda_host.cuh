@@ -181,6 +181,11 @@ struct gpx_dev
 	size_t		un_cap = 0;
 	uint64_t	un_chunks = 0,	/* union chunks run, and their queries */
 				un_queries = 0;
+	/* ranked retrieval: the document lengths of the last batch whose
+	 * statistics had an id (gpx_rank_batch.doclen_id), kept for the next */
+	uint8_t    *d_rk_dl = nullptr;
+	size_t		rk_dl_bytes = 0;
+	uint64_t	rk_dl_id = 0;
 };
 
 /* A batch's queries on one device, and how far they are issued. */

@@ -208,6 +208,7 @@ gpx_setup_dev_free(gpx_dev *d)
 	cudaFree(d->d_scr_in);
 	cudaFree(d->d_scr_out);
 	cudaFree(d->d_un);
+	cudaFree(d->d_rk_dl);
 	if (d->s_comp)
 		cudaStreamDestroy(d->s_comp);
 	(void) cudaGetLastError();

@@ -4,7 +4,10 @@
  * document lengths, decodes the lists, then runs the queries in chunks whose candidate
  * slots fit gpx_rk_cand_cap (a chunk holds at least one query): score,
  * select, copy the results back and put each query's where the batch
- * wants them.  Device memory is taken for the call and given back.
+ * wants them.  Device memory is taken for the call and given back, except
+ * the document lengths of a batch whose statistics have an id
+ * (doclen_id): the device keeps those until a batch with other statistics
+ * comes, so that a stream of batches over one collection uploads them once.
  */
 #include <vector>
 
@@ -143,6 +146,7 @@ gpx_rk_run(gpx_cuda_ctx *ctx, gpx_rank_batch *b, gpx_cuda_rank_stats *stats)
 				max_scr = 0;
 	uint32_t	max_nq = 0;
 	size_t		dl_bytes = (size_t) b->doclen->span * b->doclen->width;
+	bool		dl_kept;
 	gpx_rk_args a;
 	cudaError_t e;
 
@@ -182,7 +186,23 @@ gpx_rk_run(gpx_cuda_ctx *ctx, gpx_rank_batch *b, gpx_cuda_rank_stats *stats)
 	GPX_TRY(mem.get(&d_blk, (nl + 1) * sizeof(uint32_t)));
 	GPX_TRY(mem.get(&d_docs, offs[nl] * sizeof(uint32_t)));
 	GPX_TRY(mem.get(&d_tfs, offs[nl] * sizeof(uint32_t)));
-	GPX_TRY(mem.get(&d_dl, dl_bytes));
+	dl_kept = b->doclen_id != 0 && d->d_rk_dl != nullptr && d->rk_dl_id == b->doclen_id &&
+		d->rk_dl_bytes == dl_bytes;
+	if (dl_kept)
+		d_dl = d->d_rk_dl;
+	else if (b->doclen_id != 0)
+	{
+		/* the new statistics replace the kept ones (synchronous: none in use) */
+		GPX_TRY(cudaStreamSynchronize(st));
+		(void) cudaFree(d->d_rk_dl);
+		d->d_rk_dl = nullptr;
+		d->rk_dl_id = 0;
+		d->rk_dl_bytes = 0;
+		GPX_TRY(cudaMalloc(&d->d_rk_dl, dl_bytes < 16 ? 16 : dl_bytes));
+		d_dl = d->d_rk_dl;
+	}
+	else
+		GPX_TRY(mem.get(&d_dl, dl_bytes));
 	GPX_TRY(mem.get(&d_t, b->nterms * sizeof(gpx_rk_term)));
 	GPX_TRY(mem.get(&d_q, b->nqueries * sizeof(gpx_rk_query)));
 	for (uint32_t i = 0; i < nl; i++)
@@ -260,11 +280,21 @@ gpx_rk_run(gpx_cuda_ctx *ctx, gpx_rank_batch *b, gpx_cuda_rank_stats *stats)
 	GPX_TRY(cudaMemcpyAsync(d_dls, dls.data(), nl * sizeof(gpx_dl), cudaMemcpyHostToDevice, st));
 	GPX_TRY(cudaMemcpyAsync(d_offs, offs.data(), (nl + 1) * sizeof(uint64_t), cudaMemcpyHostToDevice, st));
 	GPX_TRY(cudaMemcpyAsync(d_blk, blk_start.data(), (nl + 1) * sizeof(uint32_t), cudaMemcpyHostToDevice, st));
-	GPX_TRY(cudaMemcpyAsync(d_dl, b->doclen->entries, dl_bytes, cudaMemcpyHostToDevice, st));
+	if (!dl_kept)
+	{
+		GPX_TRY(cudaMemcpyAsync(d_dl, b->doclen->entries, dl_bytes, cudaMemcpyHostToDevice, st));
+		if (b->doclen_id != 0)
+		{
+			/* kept once the copy is done (a failure before leaves id 0) */
+			GPX_TRY(cudaStreamSynchronize(st));
+			d->rk_dl_id = b->doclen_id;
+			d->rk_dl_bytes = dl_bytes;
+		}
+	}
 	GPX_TRY(cudaMemcpyAsync(d_t, terms.data(), b->nterms * sizeof(gpx_rk_term), cudaMemcpyHostToDevice, st));
 	GPX_TRY(cudaMemcpyAsync(d_q, qs.data(), b->nqueries * sizeof(gpx_rk_query), cudaMemcpyHostToDevice, st));
 	if (stats)
-		stats->bytes_in += stage.size() + dl_bytes + nl * sizeof(gpx_dl) +
+		stats->bytes_in += stage.size() + (dl_kept ? 0 : dl_bytes) + nl * sizeof(gpx_dl) +
 			b->nterms * sizeof(gpx_rk_term) + b->nqueries * sizeof(gpx_rk_query);
 	e = gpx_cuda_k_rank_decode(d_dls, d_offs, d_blk, nl, blk_start[nl], d_docs, d_tfs, st);
 	if (e == cudaSuccess)

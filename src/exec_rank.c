@@ -3,12 +3,16 @@
  *
  * A request of kind GPX_REQ_KIND_RANK is one arena chunk:
  *
- *   GpxRankReqHead                 counts, k1, b, where the parts are
+ *   GpxRankReqHead                 counts, k1, b, where the parts are, and
+ *                                  the statistics' identity (scope, length,
+ *                                  header)
  *   gpx_rank_bquery[nqueries]      out_offset relative to the out area;
  *                                  out_count, status written back
  *   gpx_rank_bterm[nterms]         list index or -1, df, idf (host)
  *   GpxReqList[nlists]             at slot.lists_off, every one inline
- *   blobs, then the doclen blob    8-byte aligned copies
+ *   blobs, then the doclen blob    8-byte aligned copies; no doclen blob
+ *                                  when the request names statistics the
+ *                                  executor holds (RANK_REQ_DL_HELD)
  *   uint32 docs[out_slots]         at slot.out_off: the results,
  *   float8 scores[out_slots]       written by the executor
  *
@@ -18,12 +22,28 @@
  * and recompute idf: a request the backend wrote badly is GPX_REQ_BAD,
  * never an out-of-chunk access.
  *
+ * Statistics travel once.  The executor keeps a copy of the statistics of
+ * the ranked requests it ran (up to GPX_EXEC_RANK_DLS values, in its own
+ * memory; its GPU keeps the one in use) and lists them in the shared
+ * directory ctl->rank_dl by identity: the scope (database and current
+ * role, as the keys of cached lists), the length and the 40-byte header,
+ * whose 64-bit checksum covers every length.  A backend whose statistics
+ * match an entry names it (the entry's reference count keeps it until the
+ * request's slot is freed) instead of copying up to 4 bytes a document
+ * into every request.  Should the executor no longer hold it (it was
+ * restarted), it answers GPX_REQ_CACHE_MISS and the backend sends the
+ * request again with the statistics inline.
+ *
+ * Requests of several backends queued together run as one batch: those
+ * with the same statistics and (k1, b) are merged into one gpx_rank_batch
+ * (one GPU run, or the queries spread over the executor's CPU threads),
+ * then each request's answers are copied back into its chunk.
+ *
  * Routing (gpuidx.device): cpu and gpu send every batch; auto sends it
  * only to an executor with a GPU, and then when the cost model of the
  * intersections (exec_cost.c) finds the executor faster for the batch's
  * candidates taken as its work (AND: each query's shortest list; OR: the
- * sum of its lists).  Without a GPU the executor ranks on one thread, the
- * same code the backend runs, so auto keeps the batch in the backend.
+ * sum of its lists).  Without a GPU, auto keeps the batch in the backend.
  */
 #include "postgres.h"
 
@@ -39,6 +59,10 @@
 #include "exec_rank.h"
 #include "exec_shmem.h"
 #include "gpuidx.h"
+#include "gpx_doclen.h"
+
+/* GpxRankReqHead.flags: the statistics are named, not copied */
+#define RANK_REQ_DL_HELD 0x1
 
 /* The head of a ranked request's chunk. */
 typedef struct GpxRankReqHead
@@ -46,16 +70,19 @@ typedef struct GpxRankReqHead
 	uint32		nqueries;
 	uint32		nterms;
 	uint32		nlists;
-	uint32		pad;
+	uint32		flags;			/* RANK_REQ_* */
 	double		k1;
 	double		b;
 	uint64		queries_off;
 	uint64		terms_off;
 	uint64		doclen_off;
-	uint64		doclen_len;
+	uint64		doclen_len;		/* 0 when RANK_REQ_DL_HELD */
 	uint64		docs_off;
 	uint64		scores_off;
 	uint64		out_slots;
+	uint64		scope;			/* the sender's database and role */
+	uint64		dl_len;			/* the statistics' length and header, */
+	uint8		dl_head[GPX_DOCLEN_HEADER];	/* inline or held */
 } GpxRankReqHead;
 
 /* Where the parts of a request go (the backend's plan). */
@@ -79,7 +106,8 @@ typedef enum RankFail
 	RF_ARENA_FULL,
 	RF_TOO_LARGE,
 	RF_TIMEOUT,
-	RF_FAILED
+	RF_FAILED,
+	RF_MISS						/* named statistics no longer held */
 } RankFail;
 
 /* ------------------------------------------------------------ both -- */
@@ -111,9 +139,59 @@ rank_candidates(const gpx_rank_batch *b)
 
 /* ---------------------------------------------------------- backend -- */
 
-/* The chunk's layout for b. */
+/* The scope of this session's statistics (as for the keys of lists). */
+static inline uint64
+rank_scope(void)
+{
+	return ((uint64) MyDatabaseId << 32) | (uint64) GetUserId();
+}
+
+/*
+ * The directory entry holding statistics dl of scope, or -1 (lock held).
+ * Equal scope, length and header (its checksum covering every length)
+ * make equal statistics.
+ */
+static int
+rank_dl_find(uint64 scope, uint64 len, const uint8 *head)
+{
+	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
+
+	for (int e = 0; e < GPX_EXEC_RANK_DLS; e++)
+	{
+		const GpxExecRankDl *r = &ctl->rank_dl[e];
+
+		if (r->id != 0 && r->scope == scope && r->len == len &&
+			memcmp(r->head, head, GPX_DOCLEN_HEADER) == 0)
+			return e;
+	}
+	return -1;
+}
+
+/* Release slot's reference to held statistics (lock held). */
+void
+gpuidx_exec_rank_dl_unref(int slot)
+{
+	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
+	GpxExecSlot *sl = &gpuidx_exec_shm->slots[slot];
+	int			e = sl->rank_dl;
+
+	if (e >= 0 && e < GPX_EXEC_RANK_DLS && ctl->rank_dl[e].id == sl->rank_dl_id &&
+		ctl->rank_dl[e].refs > 0)
+		ctl->rank_dl[e].refs--;
+	sl->rank_dl = -1;
+	sl->rank_dl_id = 0;
+}
+
+/* Forget every held statistics value (an executor starts or ends; lock held). */
+void
+gpuidx_exec_rank_dl_clear(void)
+{
+	memset(gpuidx_exec_shm->ctl->rank_dl, 0, sizeof(gpuidx_exec_shm->ctl->rank_dl));
+}
+
+/* The chunk's layout for b, with the statistics inline unless held. */
 static void
-rank_geometry(const gpx_rank_batch *b, RankGeom *g)
+rank_geometry(const gpx_rank_batch *b, bool held, RankGeom *g)
 {
 	uint64		o;
 
@@ -125,7 +203,7 @@ rank_geometry(const gpx_rank_batch *b, RankGeom *g)
 	for (uint32 l = 0; l < b->nlists; l++)
 		o += TYPEALIGN(8, b->lists[l].len);
 	g->doclen_off = o;
-	g->docs_off = TYPEALIGN(8, o + b->doclen->len);
+	g->docs_off = TYPEALIGN(8, o + (held ? 0 : b->doclen->len));
 	g->scores_off = TYPEALIGN(8, g->docs_off + b->out_slots * sizeof(uint32));
 	g->total = g->scores_off + b->out_slots * sizeof(double);
 }
@@ -153,6 +231,7 @@ rank_count_fail(RankFail f, uint64 n)
 			gpuidx_exec_count(&s->fb_timeout, n);
 			break;
 		case RF_FAILED:
+		case RF_MISS:
 			gpuidx_exec_count(&s->fb_failed, n);
 			break;
 	}
@@ -175,6 +254,7 @@ rank_fail_text(RankFail f)
 		case RF_TIMEOUT:
 			return "The executor did not answer within gpuidx.executor_timeout.";
 		case RF_FAILED:
+		case RF_MISS:
 			return "The executor could not compute the request.";
 	}
 	return "";
@@ -193,15 +273,17 @@ rank_route(const gpx_rank_batch *b, uint64 candidates, uint64 bytes)
 
 /*
  * Take a slot and a chunk for the request (lock taken here): the slot is
- * FILLING and ours, tracked for cleanup.
+ * FILLING and ours, tracked for cleanup.  The statistics are named when
+ * the executor holds them (unless inline_dl), and the layout *g follows.
  */
 static RankFail
-rank_reserve(const gpx_rank_batch *b, const RankGeom *g, uint64 candidates,
-			 int *slot, uint64 *gen)
+rank_reserve(const gpx_rank_batch *b, uint64 candidates, bool inline_dl,
+			 RankGeom *g, bool *held, int *slot, uint64 *gen)
 {
 	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
 	GpxExecSlot *sl;
-	int			i;
+	int			i,
+				e = -1;
 
 	LWLockAcquire(ctl->lock, LW_EXCLUSIVE);
 	if (ctl->exec_state != GPX_EXEC_RUNNING)
@@ -209,6 +291,10 @@ rank_reserve(const gpx_rank_batch *b, const RankGeom *g, uint64 candidates,
 		LWLockRelease(ctl->lock);
 		return RF_DOWN;
 	}
+	if (!inline_dl && b->doclen->len >= GPX_DOCLEN_HEADER)
+		e = rank_dl_find(rank_scope(), b->doclen->len, b->doclen->base);
+	*held = e >= 0;
+	rank_geometry(b, *held, g);
 	if (g->total > ctl->arena_size)
 	{
 		LWLockRelease(ctl->lock);
@@ -238,6 +324,14 @@ rank_reserve(const gpx_rank_batch *b, const RankGeom *g, uint64 candidates,
 	sl->nlists = b->nlists;
 	sl->work = candidates;
 	sl->cache_epoch = ctl->cache_epoch;
+	if (e >= 0)
+	{
+		/* the entry stays until this slot is freed */
+		ctl->rank_dl[e].refs++;
+		ctl->rank_dl[e].used = GetCurrentTimestamp();
+		sl->rank_dl = e;
+		sl->rank_dl_id = ctl->rank_dl[e].id;
+	}
 	*slot = i;
 	*gen = sl->generation;
 	gpuidx_exec_client_track(i, *gen);
@@ -247,7 +341,7 @@ rank_reserve(const gpx_rank_batch *b, const RankGeom *g, uint64 candidates,
 
 /* Write the request into its chunk (FILLING: ours alone, no lock). */
 static void
-rank_fill(const gpx_rank_batch *b, const RankGeom *g, int slot)
+rank_fill(const gpx_rank_batch *b, const RankGeom *g, bool held, int slot)
 {
 	char	   *chunk = gpuidx_exec_chunk(slot);
 	GpxRankReqHead *h = (GpxRankReqHead *) chunk;
@@ -263,8 +357,12 @@ rank_fill(const gpx_rank_batch *b, const RankGeom *g, int slot)
 	h->b = b->b;
 	h->queries_off = g->queries_off;
 	h->terms_off = g->terms_off;
+	h->flags = held ? RANK_REQ_DL_HELD : 0;
 	h->doclen_off = g->doclen_off;
-	h->doclen_len = b->doclen->len;
+	h->doclen_len = held ? 0 : b->doclen->len;
+	h->scope = rank_scope();
+	h->dl_len = b->doclen->len;
+	memcpy(h->dl_head, b->doclen->base, Min(b->doclen->len, GPX_DOCLEN_HEADER));
 	h->docs_off = g->docs_off;
 	h->scores_off = g->scores_off;
 	h->out_slots = b->out_slots;
@@ -289,11 +387,12 @@ rank_fill(const gpx_rank_batch *b, const RankGeom *g, int slot)
 		memcpy(chunk + o, gl->base, gl->len);
 		o += TYPEALIGN(8, gl->len);
 	}
-	memcpy(chunk + g->doclen_off, b->doclen->base, b->doclen->len);
+	if (!held)
+		memcpy(chunk + g->doclen_off, b->doclen->base, b->doclen->len);
 	/* only what the executor writes for this request may be read back */
 	memset(chunk + g->docs_off, 0, g->total - g->docs_off);
 	gpuidx_exec_count(&gpuidx_exec_shm->ctl->stats.bytes_copied,
-					  g->doclen_off + b->doclen->len - g->blobs_off);
+					  g->doclen_off + (held ? 0 : b->doclen->len) - g->blobs_off);
 }
 
 /* Queue the filled request and wake the executor when it should look. */
@@ -322,8 +421,8 @@ rank_queue(int slot, uint64 gen)
 	return RF_NONE;
 }
 
-/* Copy a DONE request's answers into b; false if any query failed. */
-static bool
+/* Copy a DONE request's answers into b: RF_NONE, RF_FAILED or RF_MISS. */
+static RankFail
 rank_collect(gpx_rank_batch *b, int slot)
 {
 	GpxExecSlot *sl = &gpuidx_exec_shm->slots[slot];
@@ -334,8 +433,10 @@ rank_collect(gpx_rank_batch *b, int slot)
 	const double *scores;
 
 	/* the head is ours (written by us, never by the executor) */
+	if (sl->status == GPX_REQ_CACHE_MISS)
+		return RF_MISS;
 	if (sl->status != GPX_REQ_OK)
-		return false;
+		return RF_FAILED;
 	bq = (const gpx_rank_bquery *) (chunk + h->queries_off);
 	docs = (const uint32 *) (chunk + h->docs_off);
 	scores = (const double *) (chunk + h->scores_off);
@@ -344,7 +445,7 @@ rank_collect(gpx_rank_batch *b, int slot)
 		gpx_rank_bquery *d = &b->queries[q];
 
 		if (bq[q].status != GPX_OK || bq[q].out_count > d->k)
-			return false;
+			return RF_FAILED;
 		memcpy(b->out_docs + d->out_offset, docs + d->out_offset,
 			   sizeof(uint32) * bq[q].out_count);
 		memcpy(b->out_scores + d->out_offset, scores + d->out_offset,
@@ -352,7 +453,7 @@ rank_collect(gpx_rank_batch *b, int slot)
 		d->out_count = bq[q].out_count;
 		d->status = GPX_OK;
 	}
-	return true;
+	return RF_NONE;
 }
 
 /*
@@ -402,18 +503,18 @@ rank_wait(gpx_rank_batch *b, int slot, uint64 gen)
 
 		if (done)
 		{
-			bool		ok;
+			RankFail	f;
 
 			/* results were written before DONE was set under the lock */
 			pg_read_barrier();
-			ok = rank_collect(b, slot);
+			f = rank_collect(b, slot);
 			LWLockAcquire(ctl->lock, LW_EXCLUSIVE);
 			gpuidx_exec_client_release_locked(slot, gen);
 			LWLockRelease(ctl->lock);
 			INSTR_TIME_SET_CURRENT(now);
 			INSTR_TIME_SUBTRACT(now, start);
 			gpuidx_exec_count(&ctl->stats.roundtrip_us, INSTR_TIME_GET_MICROSEC(now));
-			return ok ? RF_NONE : RF_FAILED;
+			return f;
 		}
 
 		/* the last client to block tells the executor: nothing more comes */
@@ -430,16 +531,18 @@ rank_wait(gpx_rank_batch *b, int slot, uint64 gen)
 
 /* Send b as one request and wait for it (no cleanup on error: caller's). */
 static RankFail
-rank_send(gpx_rank_batch *b, const RankGeom *g, uint64 candidates)
+rank_send(gpx_rank_batch *b, uint64 candidates, bool inline_dl)
 {
+	RankGeom	g;
+	bool		held;
 	int			slot;
 	uint64		gen;
 	RankFail	f;
 
-	f = rank_reserve(b, g, candidates, &slot, &gen);
+	f = rank_reserve(b, candidates, inline_dl, &g, &held, &slot, &gen);
 	if (f != RF_NONE)
 		return f;
-	rank_fill(b, g, slot);
+	rank_fill(b, &g, held, slot);
 	f = rank_queue(slot, gen);
 	if (f != RF_NONE)
 		return f;
@@ -448,14 +551,14 @@ rank_send(gpx_rank_batch *b, const RankGeom *g, uint64 candidates)
 
 /* rank_send, giving the request up on error or cancel. */
 static RankFail
-rank_send_guarded(gpx_rank_batch *b, const RankGeom *g, uint64 candidates)
+rank_send_guarded(gpx_rank_batch *b, uint64 candidates, bool inline_dl)
 {
 	RankFail	f = RF_NONE;
 
 	gpuidx_exec_client_begin();
 	PG_TRY();
 	{
-		f = rank_send(b, g, candidates);
+		f = rank_send(b, candidates, inline_dl);
 	}
 	PG_CATCH();
 	{
@@ -485,14 +588,19 @@ gpuidx_exec_rank(gpx_rank_batch *b)
 	candidates = rank_candidates(b);
 	if (candidates == 0)
 		return false;			/* every answer is empty: nothing to send */
-	rank_geometry(b, &g);
+	rank_geometry(b, false, &g);
 	if (!rank_route(b, candidates, g.total))
 	{
 		gpuidx_exec_count(&gpuidx_exec_shm->ctl->stats.backend_queries, b->nqueries);
 		return false;
 	}
 	gpuidx_exec_client_check_gpu((int) b->nqueries);
-	f = rank_send_guarded(b, &g, candidates);
+	f = rank_send_guarded(b, candidates, false);
+	if (f == RF_MISS)
+	{
+		/* the executor no longer holds the statistics named: send them */
+		f = rank_send_guarded(b, candidates, true);
+	}
 	if (f == RF_NONE)
 		return true;
 	rank_count_fail(f, b->nqueries);
@@ -506,6 +614,18 @@ gpuidx_exec_rank(gpx_rank_batch *b)
 }
 
 /* --------------------------------------------------------- executor -- */
+
+/*
+ * The executor's copies of the statistics listed in ctl->rank_dl (entry e
+ * holds rank_held[e] while their ids agree), in TopMemoryContext.
+ */
+static struct
+{
+	uint64		id;
+	uint8	   *buf;
+	uint64		len;
+	uint64		cap;
+}			rank_held[GPX_EXEC_RANK_DLS];
 
 /* Whether [off, off + len) lies inside [lo, hi) (no overflow). */
 static inline bool
@@ -527,6 +647,7 @@ gpuidx_exec_rank_build(int slot, GpxRankRun *rr)
 	gpx_rank_batch *b = &rr->b;
 
 	memset(rr, 0, sizeof(*rr));
+	rr->slot = slot;
 	if (sl->chunk_off + sl->chunk_len > gpuidx_exec_shm->ctl->arena_size ||
 		sl->chunk_len < sizeof(GpxRankReqHead))
 		return GPX_REQ_BAD;
@@ -576,10 +697,34 @@ gpuidx_exec_rank_build(int slot, GpxRankRun *rr)
 			return GPX_REQ_BAD;
 	}
 	b->lists = gl;
-	if (gpx_doclen_open(&rr->dl, (const uint8 *) chunk + h.doclen_off,
-						h.doclen_len) != GPX_OK)
+	if (h.flags & ~RANK_REQ_DL_HELD || h.dl_len < GPX_DOCLEN_HEADER)
 		return GPX_REQ_BAD;
+	if (h.flags & RANK_REQ_DL_HELD)
+	{
+		/* statistics named: ours, unless this executor never kept them */
+		int			e = sl->rank_dl;
+
+		if (h.doclen_len != 0)
+			return GPX_REQ_BAD;
+		if (e < 0 || e >= GPX_EXEC_RANK_DLS || sl->rank_dl_id == 0 ||
+			rank_held[e].id != sl->rank_dl_id)
+			return GPX_REQ_CACHE_MISS;
+		if (rank_held[e].len != h.dl_len ||
+			memcmp(rank_held[e].buf, h.dl_head, GPX_DOCLEN_HEADER) != 0 ||
+			gpx_doclen_open(&rr->dl, rank_held[e].buf, rank_held[e].len) != GPX_OK)
+			return GPX_REQ_BAD;
+		rr->dl_id = rank_held[e].id;
+	}
+	else if (h.doclen_len != h.dl_len ||
+			 memcmp(chunk + h.doclen_off, h.dl_head, GPX_DOCLEN_HEADER) != 0 ||
+			 gpx_doclen_open(&rr->dl, (const uint8 *) chunk + h.doclen_off,
+							 h.doclen_len) != GPX_OK)
+		return GPX_REQ_BAD;
+	rr->scope = h.scope;
+	rr->dl_len = h.dl_len;
+	memcpy(rr->dl_head, h.dl_head, GPX_DOCLEN_HEADER);
 	b->doclen = &rr->dl;
+	b->doclen_id = rr->dl_id;
 	b->k1 = h.k1;
 	b->b = h.b;
 	b->or_algo = GPX_RANK_AUTO;
@@ -598,20 +743,156 @@ gpuidx_exec_rank_build(int slot, GpxRankRun *rr)
 	return GPX_REQ_OK;
 }
 
-/* Run rr on this thread; a failure shows in the queries' statuses. */
-void
-gpuidx_exec_rank_cpu(GpxRankRun *rr)
+/* Whether requests a and b may run as one batch: the same statistics and (k1, b). */
+bool
+gpuidx_exec_rank_compatible(const GpxRankRun *a, const GpxRankRun *b)
 {
-	size_t		ws = gpx_rank_batch_work_size(&rr->b, 0, rr->b.nqueries);
-	void	   *work = MemoryContextAllocHuge(CurrentMemoryContext, Max(ws, 1));
+	return a->scope == b->scope && a->dl_len == b->dl_len &&
+		memcmp(a->dl_head, b->dl_head, GPX_DOCLEN_HEADER) == 0 &&
+		a->b.k1 == b->b.k1 && a->b.b == b->b.b;
+}
+
+/*
+ * Merge the compatible requests rrs[0..n) into one batch m (in the current
+ * memory context, with its own result arrays): their queries, terms and
+ * lists one after the other, the statistics of a request that names held
+ * ones (so that a GPU keeps them by id) or else of the first.  False when
+ * the merged batch is refused (the requests then run one by one).
+ */
+bool
+gpuidx_exec_rank_merge(GpxRankRun *const *rrs, int n, gpx_rank_batch *m)
+{
+	const GpxRankRun *src = rrs[0];
+	uint32		nq = 0,
+				nt = 0,
+				nl = 0,
+				qb = 0,
+				tb = 0,
+				lb = 0;
+	uint64		slots = 0,
+				ob = 0;
+	gpx_list   *lists;
+
+	for (int i = 0; i < n; i++)
+	{
+		nq += rrs[i]->b.nqueries;
+		nt += rrs[i]->b.nterms;
+		nl += rrs[i]->b.nlists;
+		slots += rrs[i]->b.out_slots;
+	}
+	for (int i = 0; i < n; i++)
+		if (rrs[i]->dl_id != 0)
+		{
+			src = rrs[i];
+			break;
+		}
+	memset(m, 0, sizeof(*m));
+	m->queries = palloc(sizeof(gpx_rank_bquery) * nq);
+	m->terms = palloc(sizeof(gpx_rank_bterm) * Max(nt, 1));
+	lists = palloc(sizeof(gpx_list) * Max(nl, 1));
+	m->out_docs = MemoryContextAllocHuge(CurrentMemoryContext, Max(slots, 1) * sizeof(uint32));
+	m->out_scores = MemoryContextAllocHuge(CurrentMemoryContext, Max(slots, 1) * sizeof(double));
+	for (int i = 0; i < n; i++)
+	{
+		const gpx_rank_batch *b = &rrs[i]->b;
+
+		for (uint32 q = 0; q < b->nqueries; q++)
+		{
+			gpx_rank_bquery bq = b->queries[q];
+
+			bq.first_term += tb;
+			bq.out_offset += ob;
+			bq.out_count = 0;
+			bq.status = -1;
+			m->queries[qb + q] = bq;
+		}
+		for (uint32 t = 0; t < b->nterms; t++)
+		{
+			gpx_rank_bterm bt = b->terms[t];
+
+			if (bt.list >= 0)
+				bt.list += (int32) lb;
+			m->terms[tb + t] = bt;
+		}
+		memcpy(lists + lb, b->lists, sizeof(gpx_list) * b->nlists);
+		qb += b->nqueries;
+		tb += b->nterms;
+		lb += b->nlists;
+		ob += b->out_slots;
+	}
+	m->nqueries = nq;
+	m->nterms = nt;
+	m->nlists = nl;
+	m->lists = lists;
+	m->doclen = &src->dl;
+	m->doclen_id = src->dl_id;
+	m->k1 = rrs[0]->b.k1;
+	m->b = rrs[0]->b.b;
+	m->or_algo = GPX_RANK_AUTO;
+	m->out_slots = slots;
+	return gpx_rank_batch_prepare(m) == GPX_OK;
+}
+
+/* Copy merged batch m's answers into the requests rrs[0..n) it was made of. */
+void
+gpuidx_exec_rank_scatter(const gpx_rank_batch *m, GpxRankRun *const *rrs, int n)
+{
+	uint32		qb = 0;
+
+	for (int i = 0; i < n; i++)
+	{
+		gpx_rank_batch *b = &rrs[i]->b;
+
+		for (uint32 q = 0; q < b->nqueries; q++)
+		{
+			const gpx_rank_bquery *mq = &m->queries[qb + q];
+			gpx_rank_bquery *bq = &b->queries[q];
+			uint32		cnt = mq->status == GPX_OK ? Min(mq->out_count, bq->k) : 0;
+
+			memcpy(b->out_docs + bq->out_offset, m->out_docs + mq->out_offset,
+				   sizeof(uint32) * cnt);
+			memcpy(b->out_scores + bq->out_offset, m->out_scores + mq->out_offset,
+				   sizeof(double) * cnt);
+			bq->out_count = cnt;
+			bq->status = mq->status;
+		}
+		qb += b->nqueries;
+	}
+}
+
+/* Run query q of batch arg on this thread (a pool thread: no palloc). */
+static void
+rank_cpu_one(void *arg, uint32 q)
+{
+	gpx_rank_batch *b = (gpx_rank_batch *) arg;
+	size_t		ws = gpx_rank_batch_work_size(b, q, 1);
+	void	   *work = malloc(Max(ws, 8));
 	gpx_status	st;
 
-	st = gpx_rank_batch_run(&rr->b, 0, rr->b.nqueries, work, ws, NULL);
-	if (st != GPX_OK)
-		for (uint32 q = 0; q < rr->b.nqueries; q++)
-			if (rr->b.queries[q].status == GPX_OK)
-				rr->b.queries[q].status = st;
-	pfree(work);
+	if (work == NULL)
+	{
+		b->queries[q].status = GPX_E_TOOBIG;
+		return;
+	}
+	st = gpx_rank_batch_run(b, q, 1, work, ws, NULL);
+	if (st != GPX_OK && b->queries[q].status == GPX_OK)
+		b->queries[q].status = st;
+	free(work);
+}
+
+/*
+ * Run batch b on the CPU: its queries spread over pool's threads (this
+ * one too), or on this thread alone (pool NULL, or one query); a failure
+ * shows in the queries' statuses.
+ */
+void
+gpuidx_exec_rank_cpu(gpx_rank_batch *b, gpx_batch_pool *pool)
+{
+	if (pool != NULL && b->nqueries > 1 && gpx_batch_pool_threads(pool) > 1 &&
+		gpx_batch_pool_for(pool, b->nqueries, rank_cpu_one, b) == GPX_OK)
+		return;
+	for (uint32 q = 0; q < b->nqueries; q++)
+		rank_cpu_one(b, q);
 }
 
 /* Copy each query's out_count and status back into slot's request. */
@@ -627,4 +908,75 @@ gpuidx_exec_rank_finish(int slot, const GpxRankRun *rr)
 		bq[q].out_count = rr->b.queries[q].out_count;
 		bq[q].status = rr->b.queries[q].status;
 	}
+}
+
+/*
+ * Keep a copy of the statistics rr brought inline (its slot is still
+ * RUNNING: the bytes are in its chunk) and list them, so that later
+ * requests name them.  An entry no request names is replaced: an empty
+ * one, else the one named longest ago; none when every entry is named, or
+ * when there is no memory for the copy.
+ */
+void
+gpuidx_exec_rank_keep(const GpxRankRun *rr)
+{
+	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
+	int			v = -1;
+	uint8	   *buf;
+
+	if (rr->dl_id != 0 || rr->dl.base == NULL || rr->dl_len != rr->dl.len)
+		return;
+	LWLockAcquire(ctl->lock, LW_EXCLUSIVE);
+	if (rank_dl_find(rr->scope, rr->dl_len, rr->dl_head) >= 0)
+	{
+		LWLockRelease(ctl->lock);
+		return;					/* kept already */
+	}
+	for (int e = 0; e < GPX_EXEC_RANK_DLS; e++)
+	{
+		GpxExecRankDl *r = &ctl->rank_dl[e];
+
+		if (r->refs > 0)
+			continue;
+		if (r->id == 0)
+		{
+			v = e;
+			break;
+		}
+		if (v < 0 || r->used < ctl->rank_dl[v].used)
+			v = e;
+	}
+	if (v >= 0)
+		ctl->rank_dl[v].id = 0;	/* nobody can name it from now on */
+	LWLockRelease(ctl->lock);
+	if (v < 0)
+		return;
+
+	/* entry v is named by no request: its copy is ours to replace */
+	rank_held[v].id = 0;
+	if (rank_held[v].cap < rr->dl_len)
+	{
+		if (rank_held[v].buf != NULL)
+			pfree(rank_held[v].buf);
+		rank_held[v].buf = NULL;
+		rank_held[v].cap = 0;
+		buf = MemoryContextAllocExtended(TopMemoryContext, rr->dl_len,
+										 MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
+		if (buf == NULL)
+			return;
+		rank_held[v].buf = buf;
+		rank_held[v].cap = rr->dl_len;
+	}
+	memcpy(rank_held[v].buf, rr->dl.base, rr->dl_len);
+	rank_held[v].len = rr->dl_len;
+
+	LWLockAcquire(ctl->lock, LW_EXCLUSIVE);
+	ctl->rank_dl[v].id = ++ctl->rank_dl_ids;
+	ctl->rank_dl[v].scope = rr->scope;
+	ctl->rank_dl[v].len = rr->dl_len;
+	memcpy(ctl->rank_dl[v].head, rr->dl_head, GPX_DOCLEN_HEADER);
+	ctl->rank_dl[v].refs = 0;
+	ctl->rank_dl[v].used = GetCurrentTimestamp();
+	rank_held[v].id = ctl->rank_dl[v].id;
+	LWLockRelease(ctl->lock);
 }

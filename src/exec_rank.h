@@ -6,19 +6,23 @@
  * posting_rank.c.
  *
  * A ranked request is one slot of kind GPX_REQ_KIND_RANK holding a whole
- * prepared batch; the executor takes it into a batch of its own (never
- * mixed with intersections) and answers it with gpx_cuda_rank_run when it
- * has a GPU, else with gpx_rank_batch_run, on its main thread.  A GPU
- * failure reruns it on the CPU.  Every way the executor cannot answer
- * (down, arena full or too small, timeout, failure, killed) leaves the
- * backend to compute the batch itself, unless gpuidx.executor_fallback is
- * off, as for intersections (docs/EXECUTOR.md).
+ * prepared batch.  The executor takes ranked requests into batches of
+ * their own (never mixed with intersections), merges those that share
+ * statistics and (k1, b) into one gpx_rank_batch, and answers it with
+ * gpx_cuda_rank_run when it has a GPU, else with gpx_rank_batch_run on
+ * its CPU threads.  A GPU failure reruns it on the CPU.  Statistics the
+ * executor ran once are kept by it and named by later requests instead of
+ * copied (exec_rank.c).  Every way the executor cannot answer (down,
+ * arena full or too small, timeout, failure, killed) leaves the backend
+ * to compute the batch itself, unless gpuidx.executor_fallback is off, as
+ * for intersections (docs/EXECUTOR.md).
  */
 #ifndef EXEC_RANK_H
 #define EXEC_RANK_H
 
 #include "postgres.h"
 
+#include "gpx_batch.h"
 #include "gpx_rank_batch.h"
 
 /*
@@ -35,18 +39,45 @@ typedef struct GpxRankRun
 {
 	gpx_rank_batch b;			/* queries, terms, lists: private copies;
 								 * results: straight into the chunk */
-	gpx_doclen	dl;
+	gpx_doclen	dl;				/* in the chunk, or the executor's copy */
+	int			slot;
 	uint64		candidates;		/* AND: shortest lists; OR: all postings */
 	uint64		queries_off;	/* the queries in the chunk (checked) */
+	uint64		scope;			/* the statistics' identity: scope, */
+	uint64		dl_len;			/* length and header */
+	uint8		dl_head[40];
+	uint64		dl_id;			/* the held copy's id, or 0 (inline) */
 } GpxRankRun;
 
-/* Read slot's request into rr (current memory context); a GpxReqStatus. */
+/*
+ * Read slot's request into rr (current memory context); a GpxReqStatus
+ * (GPX_REQ_CACHE_MISS: it names statistics this executor does not hold).
+ */
 extern int	gpuidx_exec_rank_build(int slot, GpxRankRun *rr);
 
-/* Run rr on this thread with gpx_rank_batch_run (each query's status set). */
-extern void gpuidx_exec_rank_cpu(GpxRankRun *rr);
+/* Whether two built requests may run as one batch. */
+extern bool gpuidx_exec_rank_compatible(const GpxRankRun *a, const GpxRankRun *b);
+
+/* Merge compatible requests into one batch m; false if it is refused. */
+extern bool gpuidx_exec_rank_merge(GpxRankRun *const *rrs, int n, gpx_rank_batch *m);
+
+/* Copy merged batch m's answers into the requests it was made of. */
+extern void gpuidx_exec_rank_scatter(const gpx_rank_batch *m, GpxRankRun *const *rrs,
+									 int n);
+
+/* Run b on the CPU, over pool's threads (NULL: this thread alone). */
+extern void gpuidx_exec_rank_cpu(gpx_rank_batch *b, gpx_batch_pool *pool);
 
 /* Copy each query's out_count and status back into slot's request. */
 extern void gpuidx_exec_rank_finish(int slot, const GpxRankRun *rr);
+
+/* Keep the statistics rr brought inline, for later requests to name. */
+extern void gpuidx_exec_rank_keep(const GpxRankRun *rr);
+
+/* Release a slot's reference to held statistics (lock held). */
+extern void gpuidx_exec_rank_dl_unref(int slot);
+
+/* Forget every held statistics value (executor start and exit; lock held). */
+extern void gpuidx_exec_rank_dl_clear(void);
 
 #endif							/* EXEC_RANK_H */

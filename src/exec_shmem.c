@@ -15,6 +15,7 @@
 
 #include "exec_cache.h"
 #include "exec_cost.h"
+#include "exec_rank.h"
 #include "exec_shmem.h"
 #include "gpuidx.h"
 
@@ -100,6 +101,7 @@ exec_shmem_init_region(GpxExecShared *ctl)
 		memset(sl, 0, sizeof(*sl));
 		sl->state = GPX_SLOT_FREE;
 		sl->owner_procno = -1;
+		sl->rank_dl = -1;
 		sl->prev = -1;
 		sl->next = i + 1 < nslots ? i + 1 : -1;
 	}
@@ -357,6 +359,8 @@ gpuidx_exec_slot_take(void)
 	sl->batch_backends = 0;
 	sl->queued_at = 0;
 	sl->wait_us = sl->run_us = 0;
+	sl->rank_dl = -1;
+	sl->rank_dl_id = 0;
 	ctl->nused++;
 	return i;
 }
@@ -371,6 +375,7 @@ gpuidx_exec_slot_free(int i)
 	if (sl->state == GPX_SLOT_QUEUED)
 		gpuidx_exec_queue_remove(i);
 	gpuidx_exec_cache_unpin(i);
+	gpuidx_exec_rank_dl_unref(i);
 	if (sl->chunk_len > 0)
 		gpuidx_exec_arena_free(sl->chunk_off, sl->chunk_len);
 	sl->chunk_off = sl->chunk_len = 0;

@@ -136,7 +136,8 @@ typedef enum GpxFault
 
 /* GpxExecSlot.kind: what a request asks for (a batch holds one kind) */
 #define GPX_REQ_KIND_ISECT 0	/* intersections (the layout above) */
-#define GPX_REQ_KIND_RANK 1		/* a ranked batch, alone in its batch
+#define GPX_REQ_KIND_RANK 1		/* a ranked batch; batches of the executor
+								 * hold ranked requests only, or none
 								 * (layout in exec_rank.c) */
 #define GPX_REQ_KIND_UNION 2	/* unions (the layout above), with the
 								 * union requests of other backends */
@@ -191,7 +192,33 @@ typedef struct GpxExecSlot
 	TimestampTz queued_at;
 	int64		wait_us;		/* queued -> taken into a batch */
 	int64		run_us;			/* run time of that batch */
+	int32		rank_dl;		/* RANK: the held statistics it names
+								 * (ctl->rank_dl index), or -1 */
+	uint64		rank_dl_id;		/* ... and their id then */
 } GpxExecSlot;
+
+/*
+ * Collection statistics (posting_doclen blobs) the executor holds for
+ * ranked requests, so that a request names them instead of carrying a
+ * copy (exec_rank.c).  The bytes are the executor's own (its memory, and
+ * its GPU's); this directory says which it holds.  Identity: the scope
+ * (database and current role, as for the keys of lists), the length and
+ * the 40-byte header, whose checksum covers every length.
+ */
+#define GPX_EXEC_RANK_DLS 4
+
+/* Most ranked requests one batch of the executor takes. */
+#define GPX_EXEC_RANK_TAKE 64
+
+typedef struct GpxExecRankDl
+{
+	uint64		id;				/* 0: empty, or being replaced */
+	uint64		scope;
+	uint64		len;
+	uint8		head[40];		/* GPX_DOCLEN_HEADER */
+	int32		refs;			/* requests naming it, not yet freed */
+	TimestampTz used;			/* last named or kept */
+} GpxExecRankDl;
 
 /* A free range of the arena. */
 typedef struct GpxArenaExtent
@@ -391,6 +418,10 @@ typedef struct GpxExecShared
 	 */
 	pg_atomic_uint32 clients_inflight;
 	pg_atomic_uint32 clients_waiting;
+
+	/* statistics the executor holds for ranked requests (under lock) */
+	GpxExecRankDl rank_dl[GPX_EXEC_RANK_DLS];
+	uint64		rank_dl_ids;	/* the last id given */
 
 	GpxExecStats stats;
 

@@ -94,7 +94,7 @@ typedef struct ExecFlight
 	ExecWhere	where;
 	bool		rerun;			/* on the CPU threads after the GPU failed */
 	uint32		kind;			/* its requests' GPX_REQ_KIND_* */
-	bool		rank;			/* one ranked request (exec_rank.c) */
+	bool		rank;			/* ranked requests (exec_rank.c) */
 	instr_time	t0;				/* handed to the device */
 	MemoryContext cxt;			/* its descriptors */
 	gpx_batch	b;
@@ -507,6 +507,7 @@ exec_on_exit(int code, Datum arg)
 		strlcpy(ctl->device_desc, "none", sizeof(ctl->device_desc));
 	}
 	gpuidx_exec_cache_clear();
+	gpuidx_exec_rank_dl_clear();
 	/* queued requests are now the backends' to compute */
 	for (int i = ctl->queue_head; i >= 0; i = gpuidx_exec_shm->slots[i].next)
 		gpuidx_exec_wake_proc(gpuidx_exec_shm->slots[i].owner_procno);
@@ -524,6 +525,7 @@ exec_startup(void)
 	ex.gen = ++ctl->exec_gen;
 	exec_recover_slots(ex.gen, false);
 	gpuidx_exec_cache_clear();
+	gpuidx_exec_rank_dl_clear();
 	ctl->exec_pid = MyProcPid;
 	ctl->exec_procno = MyProc->pgprocno;
 	ctl->exec_state = GPX_EXEC_STARTING;
@@ -613,6 +615,7 @@ exec_take_batch(ExecFlight *fl, int64 *sleep_us, int *fault, int *fault_ms)
 	int64		waited;
 	int			ntaken = 0;
 	int32		tail = -1;
+	bool		rank;
 
 	*sleep_us = -1;
 	LWLockAcquire(ctl->lock, LW_EXCLUSIVE);
@@ -639,7 +642,11 @@ exec_take_batch(ExecFlight *fl, int64 *sleep_us, int *fault, int *fault_ms)
 	fl->head = -1;
 	fl->wait_us = 0;
 	fl->kind = gpuidx_exec_shm->slots[ctl->queue_head].kind;
-	for (int i = ctl->queue_head, next; i >= 0 && (ntaken == 0 || work < threshold); i = next)
+	rank = fl->kind == GPX_REQ_KIND_RANK;
+	/* ranked requests: every one queued, up to a bound */
+	for (int i = ctl->queue_head, next;
+		 i >= 0 && (ntaken == 0 || (rank ? ntaken < GPX_EXEC_RANK_TAKE : work < threshold));
+		 i = next)
 	{
 		GpxExecSlot *sl = &gpuidx_exec_shm->slots[i];
 		ExecTaken  *t = &ex.tk[i];
@@ -666,9 +673,6 @@ exec_take_batch(ExecFlight *fl, int64 *sleep_us, int *fault, int *fault_ms)
 		tail = i;
 		ntaken++;
 		work += sl->work;
-		/* a ranked request is a batch of its own */
-		if (sl->kind == GPX_REQ_KIND_RANK)
-			break;
 	}
 	if (ctl->fault == GPX_FAULT_ERROR || ctl->fault == GPX_FAULT_STALL)
 	{
@@ -1203,56 +1207,103 @@ exec_gpu_rank_fn(gpx_cuda_ctx *ctx, void *arg)
 }
 
 /*
- * Run fl, one ranked request, here and now (exec_rank.c): on the GPU when
- * one is open (gpx_cuda_rank_run, synchronous; the other batches were
- * drained), else, or when the GPU fails (logged, counted in gpu_failures,
- * as for intersections; fault gpu_oom included), with gpx_rank_batch_run
- * on this thread.  Then the batch ends as any other (exec_flight_done),
- * except that ranking times do not feed the intersections' cost model.
+ * Run one ranked batch (a request, or several merged) here and now: on
+ * the GPU when one is open (gpx_cuda_rank_run, synchronous; the other
+ * batches were drained), else, or when the GPU fails (logged, counted in
+ * gpu_failures, as for intersections; fault gpu_oom included), on the CPU
+ * threads.  True when it ran on the GPU.
+ */
+static bool
+exec_rank_run_one(ExecFlight *fl, gpx_rank_batch *b)
+{
+	if (ex.cuda != NULL || ex.device == GPX_DEVICE_GPU)
+	{
+		if (exec_gpu_oom_injected())
+		{
+			exec_gpu_failed(GPX_CUDA_OOM, "injected fault gpu_oom: out of gpu or pinned memory");
+			fl->rerun = true;
+		}
+		else if (ex.cuda != NULL)
+		{
+			char		err[256];
+			gpx_cuda_status rc = exec_gpu_call(exec_gpu_rank_fn, b, err, sizeof(err));
+
+			if (rc == GPX_CUDA_OK)
+				return true;
+			exec_gpu_failed(rc, err);
+			fl->rerun = true;
+		}
+	}
+	gpuidx_exec_rank_cpu(b, ex.pool);
+	return false;
+}
+
+/*
+ * Run fl, ranked requests, here and now (exec_rank.c): each read and
+ * checked, those sharing statistics and (k1, b) merged into one batch and
+ * run (exec_rank_run_one), the answers copied back into each request;
+ * then the statistics that came inline are kept for later requests, and
+ * the batch ends as any other (exec_flight_done), except that ranking
+ * times do not feed the intersections' cost model.
  */
 static void
 exec_run_rank(ExecFlight *fl)
 {
-	GpxRankRun	rr;
 	MemoryContext old = MemoryContextSwitchTo(fl->cxt);
-	ExecTaken  *t = &ex.tk[fl->head];
-	bool		on_gpu = false;
+	int			n = fl->ntaken,
+				j = 0;
+	GpxRankRun *rr = palloc0(sizeof(GpxRankRun) * Max(n, 1));
+	GpxRankRun **grp = palloc(sizeof(GpxRankRun *) * Max(n, 1));
+	bool	   *todo = palloc0(sizeof(bool) * Max(n, 1));
+	bool		any_gpu = false;
 
 	INSTR_TIME_SET_CURRENT(fl->t0);
-	t->status = gpuidx_exec_rank_build(fl->head, &rr);
-	t->nqueries = t->status == GPX_REQ_OK ? rr.b.nqueries : 0;
-	fl->nqueries = t->nqueries;
-	fl->work = fl->postings = t->status == GPX_REQ_OK ? rr.candidates : 0;
-	if (t->status == GPX_REQ_OK)
+	fl->nqueries = fl->work = fl->postings = 0;
+	for (int i = fl->head; i >= 0 && j < n; i = ex.tk[i].next, j++)
 	{
-		if (ex.cuda != NULL || ex.device == GPX_DEVICE_GPU)
-		{
-			if (exec_gpu_oom_injected())
-			{
-				exec_gpu_failed(GPX_CUDA_OOM, "injected fault gpu_oom: out of gpu or pinned memory");
-				fl->rerun = true;
-			}
-			else if (ex.cuda != NULL)
-			{
-				char		err[256];
-				gpx_cuda_status rc = exec_gpu_call(exec_gpu_rank_fn, &rr.b,
-												   err, sizeof(err));
+		ExecTaken  *t = &ex.tk[i];
 
-				if (rc == GPX_CUDA_OK)
-					on_gpu = true;
-				else
-				{
-					exec_gpu_failed(rc, err);
-					fl->rerun = true;
-				}
-			}
+		t->status = gpuidx_exec_rank_build(i, &rr[j]);
+		t->nqueries = t->status == GPX_REQ_OK ? rr[j].b.nqueries : 0;
+		todo[j] = t->status == GPX_REQ_OK;
+		if (todo[j])
+		{
+			fl->nqueries += rr[j].b.nqueries;
+			fl->work += rr[j].candidates;
 		}
-		if (!on_gpu)
-			gpuidx_exec_rank_cpu(&rr);
-		gpuidx_exec_rank_finish(fl->head, &rr);
 	}
+	fl->postings = fl->work;
+	for (j = 0; j < n; j++)
+	{
+		gpx_rank_batch m;
+		int			g = 0;
+
+		if (!todo[j])
+			continue;
+		for (int k = j; k < n; k++)
+			if (todo[k] && (k == j || gpuidx_exec_rank_compatible(&rr[j], &rr[k])))
+			{
+				grp[g++] = &rr[k];
+				todo[k] = false;
+			}
+		if (g > 1 && gpuidx_exec_rank_merge(grp, g, &m))
+		{
+			any_gpu |= exec_rank_run_one(fl, &m);
+			gpuidx_exec_rank_scatter(&m, grp, g);
+		}
+		else
+			for (int k = 0; k < g; k++)
+				any_gpu |= exec_rank_run_one(fl, &grp[k]->b);
+		for (int k = 0; k < g; k++)
+			gpuidx_exec_rank_finish(grp[k]->slot, grp[k]);
+	}
+	/* the statistics that came inline: kept for the next requests */
+	j = 0;
+	for (int i = fl->head; i >= 0 && j < n; i = ex.tk[i].next, j++)
+		if (ex.tk[i].status == GPX_REQ_OK)
+			gpuidx_exec_rank_keep(&rr[j]);
 	MemoryContextSwitchTo(old);
-	fl->where = on_gpu ? EXEC_ON_GPU : EXEC_ON_CPU;
+	fl->where = any_gpu ? EXEC_ON_GPU : EXEC_ON_CPU;
 	fl->gpu_job.status = GPX_CUDA_OK;
 	exec_flight_done(fl);
 }

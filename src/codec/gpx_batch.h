@@ -224,6 +224,8 @@ typedef struct gpx_batch_job
 {
 	gpx_batch  *b;				/* the batch (set by gpx_batch_pool_submit) */
 	gpx_batch_stats stats;		/* valid once done */
+	void		(*fn) (void *arg, uint32_t i);	/* gpx_batch_pool_for's work */
+	void	   *arg;
 	/* private to the pool */
 	uint32_t   *order;			/* query order, longest first, or NULL */
 	uint32_t	next;			/* next position to hand out */
@@ -264,6 +266,15 @@ gpx_status	gpx_batch_pool_submit(gpx_batch_pool *pool, gpx_batch *b,
  */
 gpx_status	gpx_batch_pool_submit_wait(gpx_batch_pool *pool, gpx_batch *b,
 									   gpx_batch_job *job);
+
+/*
+ * Run fn(arg, i) for every i in [0, n) on the pool's threads, the calling
+ * thread working too; returns when every call has returned.  The calls
+ * run in any order, several at once: fn must be safe for that, and may
+ * not block on the pool.  GPX_E_ARG for a NULL pool or fn.
+ */
+gpx_status	gpx_batch_pool_for(gpx_batch_pool *pool, uint32_t n,
+							   void (*fn) (void *arg, uint32_t i), void *arg);
 
 /* Whether job has finished (every query has its status); never blocks. */
 bool		gpx_batch_pool_done(const gpx_batch_job *job);

@@ -262,7 +262,10 @@ pool_run_claimed(gpx_batch_pool *p, gpx_batch_job *job, uint32_t qi)
 				bytes = 0;
 
 	pthread_mutex_unlock(&p->mu);
-	pool_run_query(job->b, &job->b->queries[qi], &cand, &res, &bytes);
+	if (job->fn != NULL)
+		job->fn(job->arg, qi);
+	else
+		pool_run_query(job->b, &job->b->queries[qi], &cand, &res, &bytes);
 	pthread_mutex_lock(&p->mu);
 	pool_finished(p, job, cand, res, bytes);
 }
@@ -461,6 +464,41 @@ pool_submit(gpx_batch_pool *p, gpx_batch *b, gpx_batch_job *job, uint32_t wake)
 				pthread_cond_signal(&p->work_cv);
 	}
 	pthread_mutex_unlock(&p->mu);
+	return GPX_OK;
+}
+
+/* Run fn(arg, i) for i in [0, n) on the pool and this thread (gpx_batch.h). */
+gpx_status
+gpx_batch_pool_for(gpx_batch_pool *p, uint32_t n, void (*fn) (void *arg, uint32_t i),
+				   void *arg)
+{
+	gpx_batch_job job;
+	uint32_t	wake;
+
+	if (p == NULL || fn == NULL)
+		return GPX_E_ARG;
+	if (n == 0)
+		return GPX_OK;
+	memset(&job, 0, sizeof(job));
+	job.fn = fn;
+	job.arg = arg;
+	job.limit = n;
+	job.t0 = pool_now_ms();
+	/* the caller runs one call: helpers for the others */
+	wake = n - 1 < (uint32_t) p->nthreads ? n - 1 : (uint32_t) p->nthreads;
+	pthread_mutex_lock(&p->mu);
+	if (p->tail != NULL)
+		p->tail->link = &job;
+	else
+		p->head = &job;
+	p->tail = &job;
+	if (wake == (uint32_t) p->nthreads)
+		pthread_cond_broadcast(&p->work_cv);
+	else
+		for (uint32_t i = 0; i < wake; i++)
+			pthread_cond_signal(&p->work_cv);
+	pthread_mutex_unlock(&p->mu);
+	gpx_batch_pool_wait(p, &job);
 	return GPX_OK;
 }
 

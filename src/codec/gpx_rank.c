@@ -653,8 +653,13 @@ gpx_rank_and(const gpx_rank_query *q, void *work, size_t worklen,
 	st->candidates = nc;
 
 	gpx_bm25_init(&bm, q->k1, q->b, q->doclen->ndocs, q->doclen->total);
+	/* the candidates' lengths: scattered loads, so fetched ahead */
+	for (uint32_t i = 0; i < nc && i < RANK_PREFETCH; i++)
+		gpx_doclen_prefetch(q->doclen, cand[i]);
 	for (uint32_t i = 0; i < nc; i++)
 	{
+		if (i + RANK_PREFETCH < nc)
+			gpx_doclen_prefetch(q->doclen, cand[i + RANK_PREFETCH]);
 		norm[i] = rank_norm(q, &bm, cand[i]);
 		score[i] = 0.0;
 	}

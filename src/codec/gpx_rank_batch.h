@@ -64,6 +64,9 @@ typedef struct gpx_rank_batch
 	gpx_rank_bterm *terms;
 	const gpx_list *lists;		/* opened, valid blobs */
 	const gpx_doclen *doclen;	/* ndocs >= 1, total >= 1 */
+	uint64_t	doclen_id;		/* identity of doclen's content that a
+								 * device may keep it by between calls
+								 * (the same id: the same bytes), or 0 */
 	double		k1;
 	double		b;
 	gpx_rank_algo or_algo;		/* GPX_RANK_AUTO unless testing */

@@ -11,6 +11,9 @@
 #   make bench-scaleout   1 server vs coordinator + 1 / 2 postgres_fdw shards
 #   make bench-tf         Simple-8b frequency coding: greedy vs optimal packing
 #                         (test/bench/bench_tf.sh -> test/bench/out/tf.md)
+#   make bench-rank       ranked retrieval against GIN and RUM, backend and
+#                         executor, 1 and 16 clients (test/bench/rank_bench.sh
+#                         -> docs/bench/rank.md)
 #   make bench-key        CPU cost of list identity per MB (keyed hash, memcmp)
 #   make bench-setops     set algebra and appends: library and SQL against
 #                         int4[] + intarray (docs/bench/setops.md)
@@ -86,6 +89,10 @@ test/bench/bin/bench_tf: test/bench/bench_tf.c test/bench/bench_util.h test/gen/
 .PHONY: bench-tf
 bench-tf: test/bench/bin/bench_tf test/bench/bin/gpx_corpus test/gen/bin/gpx_gen
 	test/bench/bench_tf.sh
+
+.PHONY: bench-rank
+bench-rank: test/bench/bin/bench_query test/bench/bin/gpx_corpus test/gen/bin/gpx_gen
+	test/bench/rank_bench.sh
 
 test/gen/bin/%: test/gen/%.c test/gen/gen_common.h test/gen/gen_tf.h $(BENCH_REF_DEPS)
 	@mkdir -p test/gen/bin

@@ -8,14 +8,19 @@
  * less disturbed by other processes on a shared machine).
  *
  *   bench_rank --dir GENDIR [--min-shortest N] [--k K] [--min-time S]
- *              [--codec pfor|lrc|qs|arrays] [--queries Q]
+ *              [--codec pfor|lrc|qs|arrays] [--queries Q] [--only NAME]
+ *              [--dump FILE]
+ *
+ * --only NAME runs one algorithm (its name as printed: "AND", "OR bmm"...);
+ * --dump FILE writes every answer (algorithm, query, rank, docID, score
+ * bits) of the first round, to compare two builds bit for bit.
  *
  * GENDIR holds gpx_gen's terms.copy, postings.copy, tfs.copy,
  * doclens.copy and queries.copy.  Only the queries whose shortest list has
  * >= N docIDs are run (and only their lists loaded).  --codec: the lists
- * as blobs of that codec (frequencies as stored when the format carries
- * them, else tf 1 for all) or as decoded arrays in blocks of 128 with
- * their frequencies (the default).  Prints one line per algorithm:
+ * as blobs of that codec with their frequencies (gpx_encode_tf, as the
+ * SQL types store them) or as decoded arrays in blocks of 128 with their
+ * frequencies (the default).  Prints one line per algorithm:
  * queries/s, mean ms, and mean work per query.
  */
 #define _GNU_SOURCE
@@ -80,7 +85,9 @@ int
 main(int argc, char **argv)
 {
 	const char *dir = NULL,
-			   *codec = "arrays";
+			   *codec = "arrays",
+			   *only = NULL;
+	FILE	   *dump = NULL;
 	uint32_t	min_shortest = 10000,
 				k = 10,
 				maxq = 0;
@@ -118,8 +125,15 @@ main(int argc, char **argv)
 			codec = argv[++i];
 		else if (!strcmp(argv[i], "--queries") && i + 1 < argc)
 			maxq = (uint32_t) atol(argv[++i]);
+		else if (!strcmp(argv[i], "--only") && i + 1 < argc)
+			only = argv[++i];
+		else if (!strcmp(argv[i], "--dump") && i + 1 < argc)
+		{
+			if ((dump = fopen(argv[++i], "w")) == NULL)
+				die("cannot write", argv[i]);
+		}
 		else
-			die("usage: bench_rank --dir GENDIR [--min-shortest N] [--k K] [--min-time S] [--codec pfor|lrc|qs|arrays] [--queries Q]", NULL);
+			die("usage: bench_rank --dir GENDIR [--min-shortest N] [--k K] [--min-time S] [--codec pfor|lrc|qs|arrays] [--queries Q] [--only NAME] [--dump FILE]", NULL);
 	}
 	if (dir == NULL)
 		die("--dir is required", NULL);
@@ -273,11 +287,11 @@ main(int argc, char **argv)
 			gpx_plist_arrays(&b->pl, b->docs, b->tfs, b->n, 128);
 		else
 		{
-			size_t		bound = gpx_encode_bound(cid, b->n, b->n ? b->docs[b->n - 1] : 0),
+			size_t		bound = gpx_encode_bound_tf(cid, b->n, b->n ? b->docs[b->n - 1] : 0),
 						len;
 
 			b->blob = malloc(bound);
-			if (gpx_encode(cid, b->docs, b->n, b->blob, bound, &len) != GPX_OK ||
+			if (gpx_encode_tf(cid, b->docs, b->tfs, b->n, b->blob, bound, &len) != GPX_OK ||
 				gpx_open(&b->l, b->blob, len) != GPX_OK ||
 				gpx_plist_blob(&b->pl, &b->l) != GPX_OK)
 				die("cannot encode a list", NULL);
@@ -285,7 +299,7 @@ main(int argc, char **argv)
 	}
 	printf("bench_rank: %u queries with shortest list >= %u, %u lists, %u documents, k %u, lists: %s%s\n",
 		   nq, min_shortest, nlists, (unsigned) dl.ndocs, k, codec,
-		   cid ? " (docIDs only: tf 1)" : "");
+		   cid ? " blobs with frequencies (as SQL stores them)" : "");
 
 	{
 		static const struct
@@ -307,6 +321,8 @@ main(int argc, char **argv)
 
 		for (size_t r = 0; r < sizeof(runs) / sizeof(runs[0]); r++)
 		{
+			if (only != NULL && strcmp(only, runs[r].name) != 0)
+				continue;
 			double		t0 = now(),
 						c0 = cpu_now(),
 						el,
@@ -359,6 +375,15 @@ main(int argc, char **argv)
 								  memcmp(docs, ref_docs + (size_t) q * k, outn * sizeof(uint32_t)) ||
 								  memcmp(scores, ref_sc + (size_t) q * k, outn * sizeof(double))))
 							bad++;
+						if (dump != NULL)
+							for (uint32_t j = 0; j < outn; j++)
+							{
+								uint64_t	bits;
+
+								memcpy(&bits, &scores[j], sizeof(bits));
+								fprintf(dump, "%s\t%u\t%u\t%u\t%016llx\n", runs[r].name, q, j,
+										docs[j], (unsigned long long) bits);
+							}
 						scored += st.scored;
 						postings += st.postings;
 						blocks += st.lists.blocks_decoded;
@@ -374,5 +399,7 @@ main(int argc, char **argv)
 				   bad ? "MISMATCH" : "ok");
 		}
 	}
+	if (dump != NULL)
+		fclose(dump);
 	return 0;
 }

@@ -128,7 +128,8 @@ bl_load_corpus() {
 	local db=$1 kind=$2 cfg=$3 maxdocs=$4 nq=$5 list="$BL_WORK/files.$1" html="" prefix ext codecs n
 	case "$kind" in
 		pgdocs)
-			prefix=/usr/share/doc/postgresql-doc-15/html/
+			# BL_PGDOCS: the same pages from elsewhere (a postgresql-doc-15 .deb unpacked)
+			prefix=${BL_PGDOCS:-/usr/share/doc/postgresql-doc-15/html}/
 			[ -d "$prefix" ] || { echo "postgresql-doc-15 is not installed" >&2; return 1; }
 			find "$prefix" -name '*.html' -type f | LC_ALL=C sort >"$list"
 			html=--html ;;

@@ -14,7 +14,9 @@
  * matches too), several queries sharing lists; every third collection
  * with device rounds of 3,000 candidate slots (gpx_cuda_rank_chunk_slots),
  * so its batch takes several rounds.  The CPU side runs the default OR algorithm (block-max
- * MaxScore) and the exhaustive one, which agree with each other.
+ * MaxScore) and the exhaustive one, which agree with each other.  Statistics
+ * kept on the device between batches by id (doclen_id): kept, replaced,
+ * left alone by a batch without an id, every answer the CPU's.
  *
  *   test_gpu_rank [--quick] [--seed N]
  *
@@ -164,7 +166,7 @@ make_batch(tbatch &B, rng &r, uint32_t nl, uint32_t nq, uint32_t kmax)
 /* Run B over C on the CPU (algo) and on ctx; compare everything. */
 static void
 run_case(gpx_cuda_ctx *ctx, const tcoll &C, const tbatch &B, gpx_rank_algo algo,
-		 gpx_cuda_rank_stats *gst)
+		 gpx_cuda_rank_stats *gst, uint64_t dl_id = 0)
 {
 	std::vector<gpx_rank_bquery> qc = B.q, qg = B.q;
 	std::vector<gpx_rank_bterm> tc = B.t, tg = B.t;
@@ -191,6 +193,7 @@ run_case(gpx_cuda_ctx *ctx, const tcoll &C, const tbatch &B, gpx_rank_algo algo,
 	bc.out_scores = sc.data();
 	bc.out_slots = B.slots;
 	bg = bc;
+	bg.doclen_id = dl_id;
 	bg.queries = qg.data();
 	bg.terms = tg.data();
 	bg.out_docs = dg.data();
@@ -233,6 +236,68 @@ run_case(gpx_cuda_ctx *ctx, const tcoll &C, const tbatch &B, gpx_rank_algo algo,
 			   bad == UINT32_MAX ? 0 : dc[a->out_offset + bad],
 			   bad == UINT32_MAX ? 0.0 : sc[a->out_offset + bad]);
 	}
+}
+
+/*
+ * The lists of C with other document lengths (the same documents, so the
+ * same length of the statistics' blob): into D, whose lists point into C.
+ */
+static void
+relen_coll(tcoll &D, const tcoll &C, rng &r)
+{
+	std::vector<uint32_t> docs, lens;
+	size_t		len = 0;
+
+	for (uint32_t d = 0; d < C.doclen.span; d++)
+		if (gpx_doclen_get(&C.doclen, d) != 0)
+		{
+			docs.push_back(d);
+			lens.push_back(1 + (uint32_t) r.below(C.doclen.max_len > 2 ? C.doclen.max_len - 1 : 2));
+		}
+	/* the same width: the longest length unchanged */
+	lens[0] = C.doclen.max_len;
+	D.dl.resize(gpx_doclen_pairs_size(docs.data(), lens.data(), (uint32_t) docs.size()));
+	CHECK(gpx_doclen_encode_pairs(docs.data(), lens.data(), (uint32_t) docs.size(), D.dl.data(),
+								  D.dl.size(), &len) == GPX_OK);
+	D.dl.resize(len);
+	CHECK(gpx_doclen_open(&D.doclen, D.dl.data(), D.dl.size()) == GPX_OK);
+	D.lists = C.lists;
+}
+
+/*
+ * Statistics kept on the device by id (gpx_rank_batch.doclen_id): a batch
+ * with the id of the kept statistics does not upload them again, one with
+ * another id replaces them, one without an id leaves them; every answer
+ * equals the CPU's with the batch's own statistics.
+ */
+static void
+test_kept_statistics(gpx_cuda_ctx *ctx, rng &r)
+{
+	tcoll		C1,
+				C2;
+	tbatch		B;
+	gpx_cuda_rank_stats g1,
+				g2;
+	uint64_t	dl_bytes;
+
+	make_coll(C1, r, 20000, 12, false);
+	relen_coll(C2, C1, r);
+	CHECK(C2.dl.size() == C1.dl.size() && C2.dl != C1.dl);
+	dl_bytes = (uint64_t) C1.doclen.span * C1.doclen.width;
+	make_batch(B, r, 12, 40, 1000);
+	gpx_cuda_rank_chunk_slots(0);
+	run_case(ctx, C1, B, GPX_RANK_AUTO, &g1, 101);	/* uploaded, kept */
+	run_case(ctx, C1, B, GPX_RANK_AUTO, &g2, 101);	/* kept */
+	CHECKF(g1.bytes_in == g2.bytes_in + dl_bytes, "kept statistics: %llu bytes in, then %llu",
+		   (unsigned long long) g1.bytes_in, (unsigned long long) g2.bytes_in);
+	run_case(ctx, C2, B, GPX_RANK_AUTO, &g2, 102);	/* replaced */
+	CHECK(g2.bytes_in == g1.bytes_in);
+	run_case(ctx, C1, B, GPX_RANK_AUTO, &g2, 101);	/* replaced back */
+	CHECK(g2.bytes_in == g1.bytes_in);
+	run_case(ctx, C2, B, GPX_RANK_AUTO, &g2, 0);	/* no id: C1 stays kept */
+	CHECK(g2.bytes_in == g1.bytes_in);
+	run_case(ctx, C1, B, GPX_RANK_AUTO, &g2, 101);
+	CHECK(g2.bytes_in + dl_bytes == g1.bytes_in);
 }
 
 /* Entry point. */
@@ -300,6 +365,8 @@ main(int argc, char **argv)
 			if (c % 4 == 1)
 				run_case(ctx, C, B, GPX_RANK_EXHAUSTIVE, &gs);
 		}
+		unit_case_begin("statistics kept on the device by id");
+		test_kept_statistics(ctx, r);
 		unit_case_begin("empty batch");
 		{
 			tcoll		C;

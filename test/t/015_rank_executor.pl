@@ -29,7 +29,8 @@ extra_float_digits = 3
 });
 
 # 4000 documents of lengths 1..4 (so that scores tie often); 40 terms of
-# 1 .. 2000 random docIDs; term 0 has an empty list; per type a table.
+# 1 .. 2000 random docIDs, the even ones with frequencies; term 0 has an
+# empty list; per type a table.
 # 60 queries of 1 .. 5 terms (repeats allowed), some with term 0 or -1
 # (no list: NULL) among them.
 $node->safe_psql('postgres', q{
@@ -43,9 +44,14 @@ CREATE TABLE terms AS
                           ORDER BY 1) AS arr
   FROM generate_series(1, 40) t;
 INSERT INTO terms VALUES (0, '{}');
-CREATE TABLE l_pfor AS SELECT term, posting_pfor(arr) AS l FROM terms;
-CREATE TABLE l_lrc AS SELECT term, posting_lrc(arr) AS l FROM terms;
-CREATE TABLE l_qs AS SELECT term, posting_qs(arr) AS l FROM terms;
+-- frequencies: mostly 1 (ties stay common), some up to 6; the even terms
+-- carry them, the odd ones do not (tf = 1), so a query mixes both kinds
+ALTER TABLE terms ADD COLUMN tfs int4[];
+UPDATE terms SET tfs = ARRAY(SELECT CASE WHEN random() < 0.25 THEN 2 + (random() * 4)::int ELSE 1 END
+                             FROM generate_series(1, cardinality(arr) + 0 * term));
+CREATE TABLE l_pfor AS SELECT term, CASE WHEN term % 2 = 0 THEN posting_pfor(arr, tfs) ELSE posting_pfor(arr) END AS l FROM terms;
+CREATE TABLE l_lrc AS SELECT term, CASE WHEN term % 2 = 0 THEN posting_lrc(arr, tfs) ELSE posting_lrc(arr) END AS l FROM terms;
+CREATE TABLE l_qs AS SELECT term, CASE WHEN term % 2 = 0 THEN posting_qs(arr, tfs) ELSE posting_qs(arr) END AS l FROM terms;
 CREATE TABLE queries AS
   SELECT q::bigint AS qid, ARRAY(SELECT CASE WHEN random() < 0.05 THEN 0
                                              WHEN random() < 0.05 THEN -1
@@ -135,6 +141,9 @@ for my $t (@types)
 		'a query of no list, and AND with the empty list, have no rows');
 	same_rows($ref{'pfor/or/10000'}, $ref{'qs/or/10000'}, 'the types agree (backend)');
 	same_rows($ref{'pfor/and/7'}, $ref{'lrc/and/7'}, 'the types agree (backend, AND)');
+	is($node->safe_psql('postgres', q{
+		SELECT count(*) FILTER (WHERE has_tfs(l) AND (SELECT max(t) FROM unnest(tfs(l)) t) > 1)
+		FROM l_pfor WHERE term > 0}), '20', 'half the lists carry frequencies');
 }
 
 # the executor, on its CPU threads (and the GPU when there is one)
@@ -172,6 +181,95 @@ for my $dev (@devs)
 		ok($st->{gpu_batches} >= $calls, "gpu: the batches ran on the gpu ($st->{gpu_batches})");
 		is($st->{gpu_failures}, 0, 'gpu: no gpu failure');
 	}
+}
+
+# several backends at once, each with a few ranked statements (one query a
+# call, or a batch a call): every answer right, nothing falls back
+{
+	$node->safe_psql('postgres', 'SELECT gpuidx_stats_reset()');
+	my $dev1 = $gpu ? 'gpu' : 'cpu';
+	my @jobs;
+	for my $i (0 .. 7)
+	{
+		my ($t, $m) = ($types[$i % 3], $modes[$i % 2]);
+		my $one = $i % 4 < 2;
+		my $q = $one ? single_sql($t, $m, 7) : batch_sql($t, $m, 7);
+		my $want = $one ? $sref{"$t/$m"} : $ref{"$t/$m/7"};
+		my $n = $one ? 4 : 2;
+		push @jobs, [ gpx_bg($node, "SET gpuidx.device = $dev1; SET gpuidx.executor_fallback = off;"
+						. join('', map { "$q;\n" } 1 .. $n)),
+					  join('', map { "$want\n" } 1 .. $n), "$t ranked $m" . ($one ? '' : ' batch') ];
+	}
+	for my $j (@jobs)
+	{
+		my ($rc, $out, $err) = gpx_bg_finish($j->[0]);
+		is($rc, 0, "concurrent: $j->[2] ran") or diag($err);
+		same_rows($out, $j->[1], "concurrent: $j->[2] equals the backend");
+	}
+	is(stats()->{fallbacks}, 0, 'concurrent: no fallback');
+	ok(gpx_wait_slots_free($node), 'concurrent: nothing leaked');
+}
+
+# ranked requests of several backends queued at once run as one batch
+# (the executor held while they queue), each answer right
+{
+	my $dev1 = $gpu ? 'gpu' : 'cpu';
+	$node->safe_psql('postgres', 'SELECT gpuidx_stats_reset()');
+	hold(1);
+	my @jobs;
+	for my $i (0 .. 3)
+	{
+		my ($t, $m) = ($types[$i % 3], $modes[$i % 2]);
+		push @jobs, [ gpx_bg($node, "SET gpuidx.device = $dev1; SET gpuidx.executor_fallback = off;"
+						. single_sql($t, $m, 7) . ";\n"), $sref{"$t/$m"} . "\n", "$t ranked $m" ];
+	}
+	ok(wait_waiting(4), 'four ranked requests of four backends wait in the queue');
+	hold(0);
+	for my $j (@jobs)
+	{
+		my ($rc, $out, $err) = gpx_bg_finish($j->[0]);
+		is($rc, 0, "held, then together: $j->[2] ran") or diag($err);
+		same_rows($out, $j->[1], "held, then together: $j->[2] equals the backend");
+	}
+	my $st = stats();
+	ok($st->{multi_backend_batches} >= 1 && $st->{max_batch_backends} >= 2,
+		"held, then together: one batch held several backends' ranked requests "
+		  . "($st->{multi_backend_batches} batches, at most $st->{max_batch_backends} backends)");
+	is($st->{fallbacks}, 0, 'held, then together: no fallback');
+	ok(gpx_wait_slots_free($node), 'held, then together: nothing leaked');
+}
+
+# the collection statistics travel once: later requests of the same
+# statistics name the executor's copy instead of copying them again; a
+# changed value is copied afresh, once, and answers with its lengths
+{
+	my $dev1 = $gpu ? 'gpu' : 'cpu';
+	my $one = "SET gpuidx.device = $dev1; SET gpuidx.executor_fallback = off;" . single_sql('pfor', 'or', 7);
+	$node->safe_psql('postgres', q{
+		CREATE TABLE coll2 AS SELECT posting_doclen_set(stats, ARRAY(SELECT d FROM generate_series(0, 3999, 3) d),
+		                                                ARRAY(SELECT 7 FROM generate_series(0, 3999, 3) d)) AS stats FROM coll});
+	(my $two = $one) =~ s/\bcoll c\b/coll2 c/g;
+	my $size = $node->safe_psql('postgres', 'SELECT size_bytes(stats) FROM coll');
+	is($node->safe_psql('postgres', 'SELECT size_bytes(stats) FROM coll2'), $size, 'other statistics of the same size');
+	my $want2 = $node->safe_psql('postgres', "SET gpuidx.use_executor = off;" . $two);
+	isnt($want2, $sref{'pfor/or'}, 'other statistics: other answers');
+
+	# the same lists twice: with statistics held, then with new ones
+	$node->safe_psql('postgres', $one);
+	$node->safe_psql('postgres', 'SELECT gpuidx_stats_reset()');
+	same_rows($node->safe_psql('postgres', $one), $sref{'pfor/or'}, 'statistics held: right answers');
+	my $st1 = stats();
+	$node->safe_psql('postgres', 'SELECT gpuidx_stats_reset()');
+	same_rows($node->safe_psql('postgres', $two), $want2, 'new statistics through the executor: right answers');
+	my $st2 = stats();
+	ok($st1->{requests} >= 10 && $st2->{requests} == $st1->{requests},
+		"the queries went to the executor ($st1->{requests}, $st2->{requests} requests)");
+	my $d = $st2->{bytes_copied} - $st1->{bytes_copied};
+	ok($d >= $size && $d < 2 * $size,
+		"new statistics copied once ($d more bytes than with statistics held, statistics of $size bytes, $st2->{requests} requests)");
+	same_rows($node->safe_psql('postgres', $one), $sref{'pfor/or'}, 'and back: right answers');
+	same_rows($node->safe_psql('postgres', $two), $want2, 'and again: right answers');
+	is(stats()->{fallbacks}, 0, 'statistics held or not: no fallback');
 }
 
 # auto: an executor without a GPU ranks on one thread, as the backend

@@ -10,9 +10,11 @@
  * against a naive union (decode, sort, deduplicate); too little room,
  * bad descriptors, and unions and intersections as jobs side by side.
  */
+#include <pthread.h>
 #include <poll.h>
 #include <stdbool.h>
 #include <string.h>
+#include <unistd.h>
 #include "gpx_batch.h"
 #include "gpx_intersect.h"
 #include "gpx_setops.h"
@@ -554,6 +556,102 @@ test_union_bad_and_mixed(gpx_batch_pool *pool)
 	free(b2);
 }
 
+/* gpx_batch_pool_for's work in the tests: count the calls of each index. */
+typedef struct for_state
+{
+	uint32_t   *calls;			/* per index */
+	uint32_t	n;
+	int			threads_seen;	/* distinct threads that ran calls */
+	bool		wait_other;		/* call 0 waits (up to 5 s) for a second thread */
+	pthread_t	tid[16];
+	pthread_mutex_t mu;
+} for_state;
+
+/* One call: count it (atomically) and note the thread, spinning a little. */
+static void
+for_fn(void *arg, uint32_t i)
+{
+	for_state  *fs = arg;
+	pthread_t	me = pthread_self();
+	bool		seen = false;
+	volatile uint64_t x = 0;
+
+	__atomic_add_fetch(&fs->calls[i], 1, __ATOMIC_RELAXED);
+	pthread_mutex_lock(&fs->mu);
+	for (int t = 0; t < fs->threads_seen; t++)
+		seen |= pthread_equal(fs->tid[t], me) != 0;
+	if (!seen && fs->threads_seen < 16)
+		fs->tid[fs->threads_seen++] = me;
+	pthread_mutex_unlock(&fs->mu);
+	for (int k = 0; k < 20000; k++)
+		x += (uint64_t) k * i;
+	if (i == 0 && fs->wait_other)
+	{
+		/* whoever runs call 0 waits here: the others need another thread */
+		for (int w = 0; w < 5000 && __atomic_load_n(&fs->threads_seen, __ATOMIC_ACQUIRE) < 2; w++)
+			usleep(1000);
+	}
+}
+
+/*
+ * gpx_batch_pool_for: every index run exactly once, also with a batch job
+ * queued beside it (both finish), on nt threads; the pool keeps working.
+ */
+static void
+test_pool_for(unit_rng *r, int nt)
+{
+	gpx_batch_pool *p = NULL;
+	for_state	fs;
+	tbatch		t;
+	gpx_batch_job job;
+	uint32_t   *docs = malloc(sizeof(uint32_t) * 200000);
+
+	memset(&fs, 0, sizeof(fs));
+	pthread_mutex_init(&fs.mu, NULL);
+	CHECK(gpx_batch_pool_create(nt, &p) == GPX_OK);
+	CHECK(gpx_batch_pool_for(NULL, 3, for_fn, &fs) == GPX_E_ARG);
+	CHECK(gpx_batch_pool_for(p, 3, NULL, &fs) == GPX_E_ARG);
+	CHECK(gpx_batch_pool_for(p, 0, for_fn, &fs) == GPX_OK);
+	for (uint32_t n = 1; n <= 200; n = n * 3 + 1)
+	{
+		fs.calls = calloc(n, sizeof(uint32_t));
+		fs.n = n;
+		CHECK(gpx_batch_pool_for(p, n, for_fn, &fs) == GPX_OK);
+		for (uint32_t i = 0; i < n; i++)
+			CHECKF(fs.calls[i] == 1, "pool_for: %d threads, n %u: index %u ran %u times", nt, n, i, fs.calls[i]);
+		free(fs.calls);
+	}
+	CHECK(fs.threads_seen >= 1);
+	if (nt > 1)
+	{
+		/* the helpers take part: call 0 waits until another thread ran one */
+		fs.calls = calloc(8, sizeof(uint32_t));
+		fs.threads_seen = 0;
+		fs.wait_other = true;
+		CHECK(gpx_batch_pool_for(p, 8, for_fn, &fs) == GPX_OK);
+		CHECKF(fs.threads_seen > 1, "pool_for: %d threads, only %d ran calls", nt, fs.threads_seen);
+		for (uint32_t i = 0; i < 8; i++)
+			CHECK(fs.calls[i] == 1);
+		fs.wait_other = false;
+		free(fs.calls);
+	}
+	/* beside a batch job in flight */
+	tbatch_make(r, &t, 24, docs);
+	CHECK(gpx_batch_pool_submit(p, &t.b, &job) == GPX_OK);
+	fs.calls = calloc(50, sizeof(uint32_t));
+	CHECK(gpx_batch_pool_for(p, 50, for_fn, &fs) == GPX_OK);
+	for (uint32_t i = 0; i < 50; i++)
+		CHECK(fs.calls[i] == 1);
+	free(fs.calls);
+	gpx_batch_pool_wait(p, &job);
+	for (uint32_t i = 0; i < 24; i++)
+		CHECK(tbatch_right(&t, i, docs));
+	tbatch_free(&t);
+	gpx_batch_pool_destroy(p);
+	pthread_mutex_destroy(&fs.mu);
+	free(docs);
+}
+
 int
 main(void)
 {
@@ -584,6 +682,8 @@ main(void)
 		test_async_jobs(&r, nt);
 		unit_case_begin("cancel with jobs in flight on a pool of %d threads", nt);
 		test_async_cancel(&r, nt);
+		unit_case_begin("gpx_batch_pool_for on a pool of %d threads", nt);
+		test_pool_for(&r, nt);
 	}
 	return unit_finish();
 }
