@@ -42,6 +42,7 @@
 #define GPX_DEC_EF		1		/* Elias-Fano (v1 qs, v2 EF) and bitmap blocks */
 #define GPX_DEC_PF		2		/* PFor blocks */
 #define GPX_DEC_LR		4		/* LRC segments */
+#define GPX_DEC_P2		8		/* decode kernel: two full PFor blocks per warp */
 #ifndef GPX_DEC_FAST
 #define GPX_DEC_FAST	0
 #endif
@@ -687,6 +688,150 @@ gpx_d_pfor4(const gpx_dl *L, uint32_t blk, uint32_t cnt, uint32_t lane,
 	v[1] = s + inc[1];
 	v[2] = s + inc[2];
 	v[3] = s + inc[3];
+}
+
+/*
+ * Decode two full PFor blocks b0 and b0 + 1 (128 elements each) with one
+ * warp, a half-warp each (GPX_DEC_P2): lane l of half h = l / 16 gets
+ * elements 8 (l % 16) .. + 7 of block b0 + h in v, so that the warp's
+ * registers hold the pair's 256 docIDs in order.  The per-block work
+ * (directory, header, scan) is done once for both.  xs: GPX_D_SCRATCH
+ * shared words (the blocks' words, 160 each); xp: 256 more (the
+ * exceptions' patches, 128 per block).  All lanes must call.
+ */
+GPX_DEV void
+gpx_d_pfor8p(const gpx_dl *L, uint32_t b0, uint32_t lane, uint32_t *xs,
+			 uint32_t *xp, uint32_t v[8])
+{
+	uint32_t	h = lane >> 4,
+				hl = lane & 15;
+	uint32_t   *st = xs + GPX_D_STAGE * h;
+	uint32_t   *pt = xp + 128 * h;
+	uint32_t	w0,
+				sb,
+				nbits,
+				first,
+				nw,
+				hd,
+				b,
+				e,
+				hb,
+				emax,
+				o,
+				g[8],
+				tot,
+				s;
+
+	gpx_d_span(L, b0 + h, &w0, &sb, &nbits, &first);
+	nw = nbits >> 5;
+	if (nw > GPX_D_STAGE - 1)
+		nw = GPX_D_STAGE - 1;
+	if (w0 + nw > L->payload_words)
+		nw = w0 < L->payload_words ? L->payload_words - w0 : 0;
+	{
+		/* each half stages its block: 16 lanes, 10 words each at most */
+		const uint8_t *src = L->payload + 4 * (size_t) w0;
+
+#pragma unroll
+		for (uint32_t k = 0; k < GPX_D_STAGE; k += 64)
+		{
+			uint32_t	a = 0,
+						c = 0,
+						d = 0,
+						f = 0;
+
+			if (k + hl < nw)
+				a = gpx_load32(src + 4 * (k + hl));
+			if (k + 16 + hl < nw)
+				c = gpx_load32(src + 4 * (k + 16 + hl));
+			if (k + 32 + hl < nw)
+				d = gpx_load32(src + 4 * (k + 32 + hl));
+			if (k + 48 + hl < nw)
+				f = gpx_load32(src + 4 * (k + 48 + hl));
+			if (k + hl < nw)
+				st[k + hl] = a;
+			if (k + 16 + hl < nw)
+				st[k + 16 + hl] = c;
+			if (k + 32 + hl < nw)
+				st[k + 32 + hl] = d;
+			if (k + 48 + hl < nw)
+				st[k + 48 + hl] = f;
+			if (__all_sync(GPX_D_FULL, k + 64 >= nw))
+				break;
+		}
+	}
+	__syncwarp();
+	hd = st[0];
+	b = hd & 0x3Fu;
+	e = (hd >> 6) & 0x7Fu;
+	hb = (hd >> 13) & 0x3Fu;
+	/* gaps 8 hl - 1 .. 8 hl + 6 (hl 0: gaps 0..6, after element 0) */
+	o = 19 + (hl != 0 ? (8 * hl - 1) * b : 0);
+	gpx_d_fields8(st, o, b, g);
+	if (hl == 0)
+	{
+#pragma unroll
+		for (int t = 7; t > 0; t--)
+			g[t] = g[t - 1];
+	}
+	emax = __shfl_xor_sync(GPX_D_FULL, e, 16);	/* the other half's */
+	if (e > emax)
+		emax = e;
+	if (emax != 0)
+	{
+		/* exceptions: lane x of each half patches POS[x], HIGH[x] */
+		uint32_t	posbit = 19 + 127 * b;
+		uint32_t	hibit = posbit + e * 7;
+		uint32_t	hmask = gpx_mask(hb);
+
+		*(uint4 *) (pt + 8 * hl) = make_uint4(0, 0, 0, 0);
+		*(uint4 *) (pt + 8 * hl + 4) = make_uint4(0, 0, 0, 0);
+		__syncwarp();
+		for (uint32_t x = hl; x < emax; x += 16)
+		{
+			if (x < e)
+			{
+				uint32_t	pos = gpx_d_win(st, posbit + 7 * x) & 0x7Fu;
+				uint32_t	hi = gpx_d_win(st, hibit + x * hb) & hmask;
+
+				if (pos < 127)
+					pt[pos + 1] = hi << (b & 31);
+			}
+		}
+		__syncwarp();
+		{
+			uint4		q0 = *(const uint4 *) (pt + 8 * hl);
+			uint4		q1 = *(const uint4 *) (pt + 8 * hl + 4);
+
+			g[0] |= q0.x;
+			g[1] |= q0.y;
+			g[2] |= q0.z;
+			g[3] |= q0.w;
+			g[4] |= q1.x;
+			g[5] |= q1.y;
+			g[6] |= q1.z;
+			g[7] |= q1.w;
+		}
+	}
+	/* localized prefix sums, the scan within each half */
+	v[0] = hl != 0 ? g[0] + 1 : 0;
+#pragma unroll
+	for (int t = 1; t < 8; t++)
+		v[t] = v[t - 1] + g[t] + 1;
+	tot = v[7];
+	s = tot;
+#pragma unroll
+	for (uint32_t d = 1; d < 16; d <<= 1)
+	{
+		uint32_t	y = __shfl_up_sync(GPX_D_FULL, s, d);
+
+		if (hl >= d)
+			s += y;
+	}
+	s = s - tot + first;
+#pragma unroll
+	for (int t = 0; t < 8; t++)
+		v[t] += s;
 }
 
 /*

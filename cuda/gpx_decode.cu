@@ -95,11 +95,27 @@ gpx_d_dec_gen(const gpx_dl *L, uint32_t blk, uint32_t lane, uint32_t *xs, uint32
 }
 #endif
 
+/* Block blk of L into o: the fast decoder of its form, else the general loops. */
+GPX_DEV void
+gpx_d_dec_one(const gpx_dl *L, uint32_t blk, uint32_t lane, uint32_t *xs, uint32_t *o)
+{
+#if GPX_DEC_FAST
+	if (gpx_d_dec_fast(L, blk, lane, xs, o))
+		return;
+#endif
+#if (GPX_DEC_FAST & 7) != 7		/* else every form has its fast decoder */
+	gpx_d_dec_gen(L, blk, lane, xs, o);
+#endif
+}
+
 /*
  * Decode every block of L (codec CODEC) into out (16-byte aligned).  VER:
  * the lists' format version when the launch knows it (the fast decoders'
  * builds), so that the version and codec tests fold away; 0: read from L.
  */
+/* Whether the PFor kernel takes its blocks two at a time (GPX_DEC_P2). */
+#define GPX_DEC_PAIRS(CODEC) (CODEC == GPX_CODEC_PFOR && (GPX_DEC_FAST & GPX_DEC_P2))
+
 template <int CODEC, int VER>
 __global__ void GPX_DEC_BOUNDS
 gpx_k_decode_list(gpx_dl L, uint32_t *out)
@@ -114,19 +130,38 @@ gpx_k_decode_list(gpx_dl L, uint32_t *out)
 		L.version = VER;
 		L.codec = CODEC;
 	}
-	for (uint32_t blk = blockIdx.x * GPX_D_WARPS + wid; blk < L.nblocks;
-		 blk += gridDim.x * GPX_D_WARPS)
-	{
-		uint32_t   *o = out + ((size_t) blk << L.log2_block);
-
 #if GPX_DEC_FAST
-		if (gpx_d_dec_fast(&L, blk, lane, xs, o))
-			continue;
-#endif
-#if (GPX_DEC_FAST & 7) != 7		/* else every form has its fast decoder */
-		gpx_d_dec_gen(&L, blk, lane, xs, o);
-#endif
+	if (GPX_DEC_PAIRS(CODEC))
+	{
+		/* warp w: blocks 2w and 2w + 1, together when both are full PFor blocks */
+		__shared__ __align__(16) uint32_t xp_all[GPX_D_WARPS][256];
+
+		for (uint32_t b0 = 2 * (blockIdx.x * GPX_D_WARPS + wid); b0 < L.nblocks;
+			 b0 += 2 * gridDim.x * GPX_D_WARPS)
+		{
+			uint32_t   *o = out + ((size_t) b0 << L.log2_block);
+
+			if (b0 + 1 < L.nblocks && gpx_d_count(&L, b0 + 1) == 128 &&
+				gpx_d_form(&L, b0) == GPX_FORM_PFOR && gpx_d_form(&L, b0 + 1) == GPX_FORM_PFOR)
+			{
+				uint32_t	v[8];
+
+				gpx_d_pfor8p(&L, b0, lane, xs, xp_all[wid], v);
+				gpx_d_fast_order(xs, v, 8, lane);
+				*(uint4 *) (o + 4 * lane) = *(const uint4 *) (xs + 4 * lane);
+				*(uint4 *) (o + 128 + 4 * lane) = *(const uint4 *) (xs + 128 + 4 * lane);
+				__syncwarp();
+				continue;
+			}
+			for (uint32_t blk = b0; blk < b0 + 2 && blk < L.nblocks; blk++)
+				gpx_d_dec_one(&L, blk, lane, xs, out + ((size_t) blk << L.log2_block));
+		}
 	}
+	else
+#endif
+		for (uint32_t blk = blockIdx.x * GPX_D_WARPS + wid; blk < L.nblocks;
+			 blk += gridDim.x * GPX_D_WARPS)
+			gpx_d_dec_one(&L, blk, lane, xs, out + ((size_t) blk << L.log2_block));
 }
 
 /* Launch the decoder of L's codec over the whole list. */
@@ -138,6 +173,8 @@ gpx_cuda_k_decode_list(const gpx_dl *L, uint32_t *out, cudaStream_t st)
 	if (L->nblocks == 0)
 		return cudaSuccess;
 	grid = (L->nblocks + GPX_D_WARPS - 1) / GPX_D_WARPS;
+	if ((GPX_DEC_FAST & GPX_DEC_P2) && L->codec == GPX_CODEC_PFOR)
+		grid = ((L->nblocks + 1) / 2 + GPX_D_WARPS - 1) / GPX_D_WARPS;
 #if GPX_DEC_FAST
 #define GPX_DEC_LAUNCH(C) \
 	do { \
