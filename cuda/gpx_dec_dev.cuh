@@ -225,25 +225,29 @@ gpx_d_span(const gpx_dl *L, uint32_t blk, uint32_t *w0, uint32_t *sb,
 GPX_DEV void
 gpx_d_stage3(const uint8_t *P, uint32_t w0, uint32_t nw, uint32_t lane, uint32_t *s)
 {
-	const uint8_t *src = P + 4 * (size_t) w0;
+	const uint8_t *g = P + 4 * ((size_t) w0 + lane);
+	uint32_t   *d = s + lane;
+	bool		p0 = lane < nw,
+				p1 = lane + 32 < nw,
+				p2 = lane + 64 < nw;
 	uint32_t	a = 0,
 				b = 0,
 				c = 0;
 
-	if (lane < nw)
-		a = gpx_load32(src + 4 * lane);
-	if (lane + 32 < nw)
-		b = gpx_load32(src + 4 * (lane + 32));
-	if (lane + 64 < nw)
-		c = gpx_load32(src + 4 * (lane + 64));
-	if (lane < nw)
-		s[lane] = a;
-	if (lane + 32 < nw)
-		s[lane + 32] = b;
-	if (lane + 64 < nw)
-		s[lane + 64] = c;
-	for (uint32_t k = lane + 96; k < nw; k += 32)
-		s[k] = gpx_load32(src + 4 * k);
+	if (p0)
+		a = gpx_load32(g);
+	if (p1)
+		b = gpx_load32(g + 128);
+	if (p2)
+		c = gpx_load32(g + 256);
+	if (p0)
+		d[0] = a;
+	if (p1)
+		d[32] = b;
+	if (p2)
+		d[64] = c;
+	for (uint32_t k = 96; k + lane < nw; k += 32)
+		d[k] = gpx_load32(g + 4 * k);
 }
 
 /*
@@ -604,6 +608,85 @@ gpx_d_ef8(const gpx_dl *L, uint32_t blk, uint32_t form, uint32_t cnt,
 }
 
 /*
+ * Decode a v2 bitmap block blk of cnt elements whose bits span at most 64
+ * words, word-parallel: lane l holds words l and l + 32 of the block (the
+ * bits before its first and from its end masked off), one warp scan of
+ * their popcounts (two 16-bit counts in one word) ranks their ones, and
+ * each lane writes its ones' values (first + 1 + offset) into xs in
+ * element order, finding each with one FLO; xs[0] is the first docID.
+ * False (warp-uniform, nothing written) when the block does not fit.  On
+ * return (true) xs[0 .. cnt) holds the block, every lane done; the caller
+ * __syncwarp()s before reusing xs.
+ */
+GPX_DEV bool
+gpx_d_bm_words(const gpx_dl *L, uint32_t blk, uint32_t cnt, uint32_t lane, uint32_t *xs)
+{
+	uint32_t	w0,
+				sb,
+				nbits,
+				first,
+				nw,
+				lastw,
+				emask,
+				a = 0,
+				c = 0,
+				pa,
+				pc,
+				inc,
+				tot,
+				base;
+
+	gpx_d_span(L, blk, &w0, &sb, &nbits, &first);
+	nw = (nbits + 31) >> 5;
+	if (nbits <= sb || nw > 64 || w0 > L->payload_words || nw > L->payload_words - w0)
+		return false;
+	{
+		const uint8_t *g = L->payload + 4 * ((size_t) w0 + lane);
+
+		if (lane < nw)
+			a = gpx_load32(g);
+		if (lane + 32 < nw)
+			c = gpx_load32(g + 128);
+	}
+	/* only the block's bits: from sb in word 0, below nbits in the last */
+	lastw = (nbits - 1) >> 5;
+	emask = gpx_mask(((nbits - 1) & 31) + 1);
+	if (lane == 0)
+		a &= ~0u << sb;
+	if (lane == lastw)
+		a &= emask;
+	if (lane + 32 == lastw)
+		c &= emask;
+	pa = __popc(a);
+	pc = __popc(c);
+	inc = gpx_d_warp_incl(pa | (pc << 16), lane);
+	tot = __shfl_sync(GPX_D_FULL, inc, 31);
+	base = first + 1 - sb;		/* the value of word 0's bit p: base + p */
+	if (lane == 0)
+		xs[0] = first;
+#pragma unroll
+	for (int h = 0; h < 2; h++)
+	{
+		/* word l: after words 0..l-1; word l + 32: after words 0..31 and 32..l+31 */
+		uint32_t	r = h == 0 ? (inc & 0xFFFFu) - pa : (tot & 0xFFFFu) + (inc >> 16) - pc;
+		uint32_t	x = __brev(h == 0 ? a : c);
+		uint32_t	v = base + 32 * lane + 1024 * h;
+
+		while (x != 0)
+		{
+			uint32_t	z = gpx_d_lz(x);
+
+			if (r < cnt - 1)
+				xs[1 + r] = v + z;
+			r++;
+			x ^= 0x80000000u >> z;
+		}
+	}
+	__syncwarp();
+	return true;
+}
+
+/*
  * Decode PFor block blk (cnt elements): v[t] = element 4 lane + t (values
  * past cnt unspecified), from its words staged in xs (exceptions patched
  * through xs + GPX_D_STAGE, as gpx_d_pfor_warp).  All lanes must call.
@@ -873,8 +956,9 @@ gpx_d_lrc8(const gpx_dl *L, uint32_t blk, uint32_t lane, uint32_t *xs, uint32_t 
 /*
  * Decode block blk with the fast decoder of its form, if GPX_DEC_FAST
  * has one for it: values in v (per: 8 or 4 consecutive elements per
- * lane, as the decoders above).  False (warp-uniform): no fast decoder
- * took it, the caller runs the general loop.
+ * lane, as the decoders above) or, per 0, in xs[0 .. cnt) (bitmaps).
+ * False (warp-uniform): no fast decoder took it, the caller runs the
+ * general loop.
  */
 GPX_DEV bool
 gpx_d_fast(const gpx_dl *L, uint32_t blk, uint32_t form, uint32_t cnt,
@@ -892,6 +976,12 @@ gpx_d_fast(const gpx_dl *L, uint32_t blk, uint32_t form, uint32_t cnt,
 		gpx_d_lrc8(L, blk, lane, xs, v);
 		return true;
 	}
+	if ((GPX_DEC_FAST & GPX_DEC_EF) && form == GPX_FORM_BITMAP &&
+		gpx_d_bm_words(L, blk, cnt, lane, xs))
+	{
+		*per = 0;				/* the values are in xs already */
+		return true;
+	}
 	if ((GPX_DEC_FAST & GPX_DEC_EF) &&
 		(form == GPX_FORM_QS1 || form == GPX_FORM_EF || form == GPX_FORM_BITMAP))
 	{
@@ -903,13 +993,16 @@ gpx_d_fast(const gpx_dl *L, uint32_t blk, uint32_t form, uint32_t cnt,
 
 /*
  * Put a fast decoder's values in xs in element order: xs[j] = element j
- * for j < 32 per.  Waits for every lane to be done with the stage first;
- * the caller __syncwarp()s before xs is reused again.
+ * for j < 32 per (per 0: they are there already).  Waits for every lane
+ * to be done with the stage first; the caller __syncwarp()s before xs is
+ * reused again.
  */
 GPX_DEV void
 gpx_d_fast_order(uint32_t *xs, const uint32_t v[8], uint32_t per, uint32_t lane)
 {
 	__syncwarp();
+	if (per == 0)
+		return;
 	if (per == 4)
 		*(uint4 *) (xs + 4 * lane) = make_uint4(v[0], v[1], v[2], v[3]);
 	else

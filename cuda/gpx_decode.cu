@@ -44,20 +44,23 @@ gpx_d_dec_fast(const gpx_dl *L, uint32_t blk, uint32_t lane, uint32_t *xs, uint3
 	}
 	if (per == 4 && cnt == 128)
 		*(uint4 *) (o + 4 * lane) = make_uint4(v[0], v[1], v[2], v[3]);
-	else if (cnt == 128 || cnt == 256)
+	else
 	{
 		/* through shared memory, in element order */
 		gpx_d_fast_order(xs, v, per, lane);
-		*(uint4 *) (o + 4 * lane) = *(const uint4 *) (xs + 4 * lane);
-		if (cnt == 256)
-			*(uint4 *) (o + 128 + 4 * lane) = *(const uint4 *) (xs + 128 + 4 * lane);
-	}
-	else
-	{
+		if (cnt == 128 || cnt == 256)
+		{
+			*(uint4 *) (o + 4 * lane) = *(const uint4 *) (xs + 4 * lane);
+			if (cnt == 256)
+				*(uint4 *) (o + 128 + 4 * lane) = *(const uint4 *) (xs + 128 + 4 * lane);
+		}
+		else
+		{
 #pragma unroll
-		for (uint32_t t = 0; t < 8; t++)
-			if (t < per && per * lane + t < cnt)
-				o[per * lane + t] = v[t];
+			for (uint32_t t = 0; t < 8; t++)
+				if (lane + 32 * t < cnt)
+					o[lane + 32 * t] = xs[lane + 32 * t];
+		}
 	}
 	__syncwarp();				/* the next block's stage reuses xs */
 	return true;
