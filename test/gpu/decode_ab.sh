@@ -12,15 +12,17 @@
 # summary.log (the G docIDs/s of every run side by side and the variant's
 # ratio to the baseline, mean of the rounds); the summary also on stdout.
 #
-# Environment: VARIANTS ("name:defs ...", default "fast:-DGPX_DEC_FAST=7"),
-# CHOSEN (the variant the tests run with: default the first), ROUNDS (2),
+# Environment: VARIANTS ("name:defs ...", default "fast:-DGPX_DEC_FAST=7
+# pair:-DGPX_DEC_FAST=15": every fast decoder, then also two PFor blocks
+# per warp), CHOSEN (the variant the tests run with, default pair: it has
+# every fast path), ROUNDS (2),
 # SIZES (1000000,100000000), BUDGET (seconds for everything, default 330;
 # a step that would start with less than 20 s left is skipped).
 # Run from the repository root after `source .gpubundle/device-env.sh`.
 set -u
 O=${1:-${OUT:-$(cd "$(dirname "$0")/../.." && pwd)/test/gpu/out/decode-ab-$(date -u +%Y%m%d-%H%M%S)}}
-VARIANTS=${VARIANTS:-fast:-DGPX_DEC_FAST=7}
-CHOSEN=${CHOSEN:-${VARIANTS%%:*}}
+VARIANTS=${VARIANTS:-fast:-DGPX_DEC_FAST=7 pair:-DGPX_DEC_FAST=15}
+CHOSEN=${CHOSEN:-pair}
 ROUNDS=${ROUNDS:-2}
 SIZES=${SIZES:-1000000,100000000}
 BUDGET=${BUDGET:-330}
