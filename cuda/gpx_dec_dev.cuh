@@ -43,6 +43,7 @@
 #define GPX_DEC_PF		2		/* PFor blocks */
 #define GPX_DEC_LR		4		/* LRC segments */
 #define GPX_DEC_P2		8		/* decode kernel: two full PFor blocks per warp */
+#define GPX_DEC_E2		16		/* decode kernel, v2 qs: two full Elias-Fano blocks per warp */
 #ifndef GPX_DEC_FAST
 #define GPX_DEC_FAST	0
 #endif
@@ -605,6 +606,253 @@ gpx_d_ef8(const gpx_dl *L, uint32_t blk, uint32_t form, uint32_t cnt,
 				v[s] = rv[s];
 		}
 	}
+}
+
+/*
+ * The 8 values of ranks t .. t + 7 of an Elias-Fano block staged at su
+ * (window bit usb of su[0]; the ones before it in su[0], c0, already
+ * added to tq = t + c0 by the caller), from the one at su bit p of rank t:
+ * a 32-bit window, unchecked when it holds the need (<= 8) ones asked
+ * for; *pl gets the position of the last one taken (rank t + need - 1).
+ */
+GPX_DEV void
+gpx_d_ef_run(const uint32_t *su, uint32_t p, uint32_t t, uint32_t kk, uint32_t b,
+			 uint32_t add, const uint32_t low[8], uint32_t lim, uint32_t need,
+			 uint32_t rv[8], uint32_t *pl)
+{
+	uint32_t	W = __brev(gpx_d_win(su, p));
+	uint32_t	h = p + kk - t;
+	uint32_t	P = p;
+
+	rv[0] = (h << b) + low[0] + add;
+	if ((uint32_t) __popc(W) >= need)
+	{
+#pragma unroll
+		for (int i = 1; i < 8; i++)
+		{
+			uint32_t	x = W << 1;
+			uint32_t	c = gpx_d_lz(x);
+
+			h += c;
+			if ((uint32_t) i < need)
+				P += c + 1;
+			W = gpx_d_shl(x, c);
+			rv[i] = (h << b) + low[i] + add;
+		}
+	}
+	else
+	{
+		uint32_t	E = P + 32;
+
+#pragma unroll
+		for (int i = 1; i < 8; i++)
+		{
+			uint32_t	x = W << 1;
+			uint32_t	q = P + 1;
+			uint32_t	c;
+
+			while (x == 0 && E < lim && (uint32_t) i < need)
+			{
+				q = E;
+				x = __brev(gpx_d_win(su, q));
+				E = q + 32;
+			}
+			c = gpx_d_lz(x);
+			if ((uint32_t) i < need)
+			{
+				h += (q + c) - P - 1;
+				P = q + c;
+			}
+			W = gpx_d_shl(x, c);
+			rv[i] = (h << b) + low[i] + add;
+		}
+	}
+	*pl = P;
+}
+
+/*
+ * Decode two full v2 Elias-Fano blocks b0 and b0 + 1 (256 elements each)
+ * with one warp, a half-warp each (GPX_DEC_E2): lane l of half h = l / 16
+ * gets elements 16 (l % 16) .. + 15 of block b0 + h, written to ob[256 h +
+ * ...] (the warp's 512 shared output words) in element order; the per-block
+ * work (directory, stage, scan, rank search, select) is done once for both
+ * blocks and 16 elements.  Each half stages its block at xs + 160 h; lane
+ * hl holds upper words 4 hl .. 4 hl + 3, a 16-lane scan and a 4-step
+ * binary search find its first rank, two 8-one runs of gpx_d_ef_run its
+ * values.  False (warp-uniform, ob untouched) when a block does not fit
+ * (more than 158 words, or upper bits over more than 64 words): the caller
+ * decodes the two blocks one by one.  All lanes must call; on true, ob
+ * holds the pair after a __syncwarp.
+ */
+GPX_DEV bool
+gpx_d_ef16p(const gpx_dl *L, uint32_t b0, uint32_t lane, uint32_t *xs, uint32_t *ob)
+{
+	uint32_t	h = lane >> 4,
+				hl = lane & 15;
+	uint32_t   *st = xs + GPX_D_STAGE * h;
+	const uint32_t *su;
+	uint32_t	w0,
+				sb,
+				nbits,
+				first,
+				nw,
+				b,
+				urel,
+				u0,
+				usb,
+				nwu,
+				kk,
+				add,
+				T,
+				nr,
+				need,
+				c0,
+				tq,
+				q[4],
+				pq,
+				incl,
+				k = 0,
+				r,
+				wd,
+				wi,
+				p,
+				pl,
+				low[8],
+				rv[8],
+				rv2[8];
+	const uint32_t m = 255;
+
+	gpx_d_span(L, b0 + h, &w0, &sb, &nbits, &first);
+	nw = (nbits + 31) >> 5;
+	if (!__all_sync(GPX_D_FULL, nw <= GPX_D_STAGE - 2 && w0 <= L->payload_words &&
+					nw <= L->payload_words - w0 && nbits > sb))
+		return false;
+	{
+		/* each half stages its block: 16 lanes, 4 words each per round */
+		const uint8_t *src = L->payload + 4 * (size_t) w0;
+
+#pragma unroll
+		for (uint32_t k0 = 0; k0 < GPX_D_STAGE; k0 += 64)
+		{
+			uint32_t	a0 = 0,
+						a1 = 0,
+						a2 = 0,
+						a3 = 0;
+
+			if (k0 + hl < nw)
+				a0 = gpx_load32(src + 4 * (k0 + hl));
+			if (k0 + 16 + hl < nw)
+				a1 = gpx_load32(src + 4 * (k0 + 16 + hl));
+			if (k0 + 32 + hl < nw)
+				a2 = gpx_load32(src + 4 * (k0 + 32 + hl));
+			if (k0 + 48 + hl < nw)
+				a3 = gpx_load32(src + 4 * (k0 + 48 + hl));
+			if (k0 + hl < nw)
+				st[k0 + hl] = a0;
+			if (k0 + 16 + hl < nw)
+				st[k0 + 16 + hl] = a1;
+			if (k0 + 32 + hl < nw)
+				st[k0 + 32 + hl] = a2;
+			if (k0 + 48 + hl < nw)
+				st[k0 + 48 + hl] = a3;
+			if (__all_sync(GPX_D_FULL, k0 + 64 >= nw))
+				break;
+		}
+	}
+	__syncwarp();
+	b = gpx_d_win(st, sb) & 31u;
+	urel = sb + 5 + m * b;
+	u0 = urel >> 5;
+	usb = urel & 31;
+	nwu = nw - u0;
+	if (!__all_sync(GPX_D_FULL, urel < nbits && nwu <= 64))
+		return false;
+	su = st + u0;
+	kk = (uint32_t) -(int32_t) usb;
+	add = first + 1;
+	T = 16 * hl - (hl != 0 ? 1 : 0);
+	nr = 16 - (hl == 0 ? 1 : 0);
+	need = m - T < nr ? m - T : nr;
+	c0 = __popc(su[0] & gpx_mask(usb));
+	tq = T + c0;
+#pragma unroll
+	for (int j = 0; j < 4; j++)
+		q[j] = 4 * hl + j < nwu ? su[4 * hl + j] : 0;
+	pq = __popc(q[0]) + __popc(q[1]) + __popc(q[2]) + __popc(q[3]);
+	incl = pq;
+#pragma unroll
+	for (uint32_t d = 1; d < 16; d <<= 1)
+	{
+		uint32_t	y = __shfl_up_sync(GPX_D_FULL, incl, d);
+
+		if (hl >= d)
+			incl += y;
+	}
+	/* k: the quads of this half whose ones all rank below tq */
+#pragma unroll
+	for (uint32_t s2 = 8; s2 >= 1; s2 >>= 1)
+		if (__shfl_sync(GPX_D_FULL, incl, 16 * h + k + s2 - 1) <= tq)
+			k += s2;
+	r = tq - __shfl_sync(GPX_D_FULL, incl - pq, 16 * h + k);
+#pragma unroll
+	for (int j = 0; j < 4; j++)
+		q[j] = __shfl_sync(GPX_D_FULL, q[j], 16 * h + k);
+	wi = 4 * k;
+	wd = q[0];
+#pragma unroll
+	for (int j = 1; j < 4; j++)
+	{
+		uint32_t	pc = __popc(wd);
+
+		if (r >= pc)
+		{
+			r -= pc;
+			wd = q[j];
+			wi++;
+		}
+	}
+	p = 32 * wi + gpx_select32(wd, r);
+	gpx_d_fields8(st, sb + 5 + T * b, b, low);
+	gpx_d_ef_run(su, p, T, kk, b, add, low, 32 * nwu, need < 8 ? need : 8, rv, &pl);
+	{
+		/* the second run starts at the one after pl (rank T + 8) */
+		uint32_t	qq = pl + 1;
+		uint32_t	x = __brev(gpx_d_win(su, qq));
+
+		while (x == 0 && qq + 32 < 32 * nwu)
+		{
+			qq += 32;
+			x = __brev(gpx_d_win(su, qq));
+		}
+		p = qq + gpx_d_lz(x);
+		gpx_d_fields8(st, sb + 5 + (T + 8) * b, b, low);
+		gpx_d_ef_run(su, p, T + 8, kk, b, add, low, 32 * nwu, need - 8, rv2, &pl);
+	}
+	__syncwarp();				/* every lane done with the stage: ob may be xs */
+	{
+		uint32_t   *d = ob + 256 * h + 16 * hl;
+
+		if (hl != 0)
+		{
+			*(uint4 *) d = make_uint4(rv[0], rv[1], rv[2], rv[3]);
+			*(uint4 *) (d + 4) = make_uint4(rv[4], rv[5], rv[6], rv[7]);
+			*(uint4 *) (d + 8) = make_uint4(rv2[0], rv2[1], rv2[2], rv2[3]);
+			*(uint4 *) (d + 12) = make_uint4(rv2[4], rv2[5], rv2[6], rv2[7]);
+		}
+		else
+		{
+			/* element 0 is the block's first docID, ranks 0..14 follow */
+			d[0] = first;
+#pragma unroll
+			for (int i = 0; i < 8; i++)
+				d[1 + i] = rv[i];
+#pragma unroll
+			for (int i = 0; i < 7; i++)
+				d[9 + i] = rv2[i];
+		}
+	}
+	__syncwarp();
+	return true;
 }
 
 /*

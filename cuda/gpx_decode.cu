@@ -118,6 +118,8 @@ gpx_d_dec_one(const gpx_dl *L, uint32_t blk, uint32_t lane, uint32_t *xs, uint32
  */
 /* Whether the PFor kernel takes its blocks two at a time (GPX_DEC_P2). */
 #define GPX_DEC_PAIRS(CODEC) (CODEC == GPX_CODEC_PFOR && (GPX_DEC_FAST & GPX_DEC_P2))
+/* Whether the v2 qs kernel takes its blocks two at a time (GPX_DEC_E2). */
+#define GPX_DEC_EPAIRS(CODEC, VER) (CODEC == GPX_CODEC_QS && VER == 2 && (GPX_DEC_FAST & GPX_DEC_E2))
 
 template <int CODEC, int VER>
 __global__ void GPX_DEC_BOUNDS
@@ -160,6 +162,32 @@ gpx_k_decode_list(gpx_dl L, uint32_t *out)
 				gpx_d_dec_one(&L, blk, lane, xs, out + ((size_t) blk << L.log2_block));
 		}
 	}
+	else if (GPX_DEC_EPAIRS(CODEC, VER))
+	{
+		/* warp w: blocks 2w and 2w + 1, together when both are full EF blocks */
+		__shared__ __align__(16) uint32_t ob_all[GPX_D_WARPS][512];
+
+		for (uint32_t b0 = 2 * (blockIdx.x * GPX_D_WARPS + wid); b0 < L.nblocks;
+			 b0 += 2 * gridDim.x * GPX_D_WARPS)
+		{
+			uint32_t   *o = out + ((size_t) b0 << L.log2_block);
+			uint32_t   *ob = ob_all[wid];
+
+			if (b0 + 1 < L.nblocks && gpx_d_count(&L, b0 + 1) == 256 &&
+				gpx_d_form(&L, b0) == GPX_FORM_EF && gpx_d_form(&L, b0 + 1) == GPX_FORM_EF &&
+				gpx_d_ef16p(&L, b0, lane, xs, ob))
+			{
+#pragma unroll
+				for (uint32_t j = 0; j < 4; j++)
+					*(uint4 *) (o + 128 * j + 4 * lane) = *(const uint4 *) (ob + 128 * j + 4 * lane);
+				__syncwarp();
+				continue;
+			}
+			__syncwarp();
+			for (uint32_t blk = b0; blk < b0 + 2 && blk < L.nblocks; blk++)
+				gpx_d_dec_one(&L, blk, lane, xs, out + ((size_t) blk << L.log2_block));
+		}
+	}
 	else
 #endif
 		for (uint32_t blk = blockIdx.x * GPX_D_WARPS + wid; blk < L.nblocks;
@@ -176,7 +204,8 @@ gpx_cuda_k_decode_list(const gpx_dl *L, uint32_t *out, cudaStream_t st)
 	if (L->nblocks == 0)
 		return cudaSuccess;
 	grid = (L->nblocks + GPX_D_WARPS - 1) / GPX_D_WARPS;
-	if ((GPX_DEC_FAST & GPX_DEC_P2) && L->codec == GPX_CODEC_PFOR)
+	if (((GPX_DEC_FAST & GPX_DEC_P2) && L->codec == GPX_CODEC_PFOR) ||
+		((GPX_DEC_FAST & GPX_DEC_E2) && L->codec == GPX_CODEC_QS && L->version != GPX_FORMAT_V1))
 		grid = ((L->nblocks + 1) / 2 + GPX_D_WARPS - 1) / GPX_D_WARPS;
 #if GPX_DEC_FAST
 #define GPX_DEC_LAUNCH(C) \

@@ -13,16 +13,16 @@
 # ratio to the baseline, mean of the rounds); the summary also on stdout.
 #
 # Environment: VARIANTS ("name:defs ...", default "fast:-DGPX_DEC_FAST=7
-# pair:-DGPX_DEC_FAST=15": every fast decoder, then also two PFor blocks
-# per warp), CHOSEN (the variant the tests run with, default pair: it has
-# every fast path), ROUNDS (2),
+# pairs:-DGPX_DEC_FAST=31": every fast decoder, then also two PFor or two
+# v2 Elias-Fano blocks per warp), CHOSEN (the variant the tests run with,
+# default pairs: it has every fast path), ROUNDS (2),
 # SIZES (1000000,100000000), BUDGET (seconds for everything, default 330;
 # a step that would start with less than 20 s left is skipped).
 # Run from the repository root after `source .gpubundle/device-env.sh`.
 set -u
 O=${1:-${OUT:-$(cd "$(dirname "$0")/../.." && pwd)/test/gpu/out/decode-ab-$(date -u +%Y%m%d-%H%M%S)}}
-VARIANTS=${VARIANTS:-fast:-DGPX_DEC_FAST=7 pair:-DGPX_DEC_FAST=15}
-CHOSEN=${CHOSEN:-pair}
+VARIANTS=${VARIANTS:-fast:-DGPX_DEC_FAST=7 pairs:-DGPX_DEC_FAST=31}
+CHOSEN=${CHOSEN:-pairs}
 ROUNDS=${ROUNDS:-2}
 SIZES=${SIZES:-1000000,100000000}
 BUDGET=${BUDGET:-330}
