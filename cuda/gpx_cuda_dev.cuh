@@ -23,7 +23,10 @@
  * qs: the low bits are gathered lane-strided; the upper bits are read 32
  * words at a time from the block's sample, the warp ballots the non-zero
  * words and walks them one by one: every lane tests one bit, its rank is
- * the popcount of the lower bits plus the ones before that word.
+ * the popcount of the lower bits plus the ones before that word.  A build
+ * with GPX_DEC_FAST (a compile-time variant, off by default) decodes the
+ * forms it names with the faster decoders of gpx_dec_dev.cuh instead
+ * (consecutive elements per lane, ranks by a warp scan and a search).
  *
  * Both blob format versions are read (gpx_codec.h).  Every block has a
  * form: PFOR and LRC blocks (the codecs' own, word-aligned in the payload),
