@@ -2,39 +2,45 @@
  * gpx_dec_dev.cuh - the faster warp decoders of whole blocks, chosen at
  * compile time by GPX_DEC_FAST (a mask: GPX_DEC_EF for Elias-Fano and
  * bitmap blocks, GPX_DEC_PF for PFor blocks, GPX_DEC_LR for LRC
- * segments; 0, the default until measured, keeps gpx_d_block_warp's
- * general loops for every form).  Included by gpx_cuda_dev.cuh.
+ * segments; GPX_DEC_P2 / GPX_DEC_E2: the decode kernel takes two full PFor
+ * / v2 Elias-Fano blocks per warp; 0, the default until measured, keeps
+ * gpx_d_block_warp's general loops for every form).  Included by
+ * gpx_cuda_dev.cuh.
  *
  * Each lane decodes consecutive elements: 8 lane .. 8 lane + 7 of an
- * Elias-Fano, bitmap or LRC block (up to 256), 4 lane .. 4 lane + 3 of a
- * PFor block (128), into registers, so that a full block is written with
+ * Elias-Fano or LRC block (up to 256), 4 lane .. 4 lane + 3 of a PFor
+ * block (128), into registers, so that a full block is written with
  * 16-byte stores, and every field a lane reads lies in one short stretch
  * of bits.  The block's words are first staged in shared memory with
  * coalesced loads; positions inside the stage are 32-bit.
  *
- * Elias-Fano and bitmap blocks (the upper bits of one, the bits of the
- * other: a run of ones, the r-th at position p_r):
- *   1. lane l holds upper words 2l and 2l + 1 (the block's bits only:
- *      before the window's first bit and from its end masked off); a warp
- *      scan of their popcounts ranks the first one of every pair;
+ * Elias-Fano blocks (their upper bits: a run of ones, the r-th at
+ * position p_r, element r's high part p_r - r):
+ *   1. lane l holds upper words 2l and 2l + 1; a warp scan of their
+ *      popcounts ranks the first one of every pair (the stage's ones
+ *      before the window are counted once and added to every rank; ones
+ *      after its end rank after every one asked for, so no masking);
  *   2. each lane finds the pair holding the one of its first rank T with
  *      a five-step binary search over the scan (shuffles), and the one's
  *      position with gpx_select32 in that word;
  *   3. a 32-bit window of the bits from there on, bit-reversed, gives the
  *      next ones by counting leading zeros (one FLO each): the high part
- *      p_r - r grows by the zeros skipped, a bitmap's value by the bits
- *      skipped; a lane whose window holds fewer ones than it needs (and
- *      every lane of a bitmap) checks for an empty window and reloads it;
+ *      grows by the zeros skipped; a lane whose window holds fewer ones
+ *      than it needs checks for an empty window and loads the next bits;
  *   4. the low bits of its ranks are consecutive fields, read 4 (width
  *      <= 8), 2 (<= 16) or 1 at a time from 32-bit windows of the stage.
  * A block whose upper bits span more than 64 words (v1 qs: 63), or whose
- * words do not fit the stage, is left to the general loop (the caller's),
- * as is every block when its form's bit is off.
+ * words do not fit the stage, runs the same steps from global memory with
+ * 64-bit positions (gpx_d_ef8_far), so every block has a fast path.
+ * Bitmap blocks of up to 64 words are decoded word-parallel (each lane
+ * writes the ones of its words into shared memory in element order), the
+ * others as Elias-Fano windows without low bits.
  *
  * CPU = GPU bit for bit: the same integer arithmetic as gpx_ef.c,
  * gpx_qs.c, gpx_bitmap.c, gpx_pfor.c and gpx_lrc.c (the specifications in
  * their comments); the emulation (test/gpu/gpx_emu.h) runs these functions
- * in the emucheck suites.
+ * in the emucheck suites.  docs/bench/gpu-decode-fast.md: design, SASS
+ * counts, the A/B.
  */
 #ifndef GPX_DEC_DEV_CUH
 #define GPX_DEC_DEV_CUH
