@@ -111,16 +111,18 @@ gpx_d_dec_one(const gpx_dl *L, uint32_t blk, uint32_t lane, uint32_t *xs, uint32
 #endif
 }
 
-/*
- * Decode every block of L (codec CODEC) into out (16-byte aligned).  VER:
- * the lists' format version when the launch knows it (the fast decoders'
- * builds), so that the version and codec tests fold away; 0: read from L.
- */
 /* Whether the PFor kernel takes its blocks two at a time (GPX_DEC_P2). */
 #define GPX_DEC_PAIRS(CODEC) (CODEC == GPX_CODEC_PFOR && (GPX_DEC_FAST & GPX_DEC_P2))
 /* Whether the v2 qs kernel takes its blocks two at a time (GPX_DEC_E2). */
 #define GPX_DEC_EPAIRS(CODEC, VER) (CODEC == GPX_CODEC_QS && VER == 2 && (GPX_DEC_FAST & GPX_DEC_E2))
 
+/*
+ * Decode every block of L (codec CODEC) into out (16-byte aligned).  VER:
+ * the lists' format version when the launch knows it (the fast decoders'
+ * builds), so that the version and codec tests fold away; 0: read from L.
+ * With GPX_DEC_P2 / GPX_DEC_E2 warp w takes blocks 2w and 2w + 1 (the
+ * launch's grid is halved to match).
+ */
 template <int CODEC, int VER>
 __global__ void GPX_DEC_BOUNDS
 gpx_k_decode_list(gpx_dl L, uint32_t *out)
