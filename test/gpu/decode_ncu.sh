@@ -6,8 +6,8 @@
 # launch, occupancy, instruction statistics) and the executed warp
 # instructions (smsp__inst_executed.sum: divided by 10^8, instructions
 # per docID), one profiled launch each (after 3 warm-up launches).  Builds
-# bench_gpu_base / bench_gpu_<variant> as test/gpu/decode_ab.sh does, unless
-# they are there.  Logs in OUTDIR (default $OUT, else
+# bench_gpu_base / bench_gpu_<variant> as test/gpu/decode_ab.sh does (make:
+# nothing to do when decode_ab.sh built them).  Logs in OUTDIR (default $OUT, else
 # test/gpu/out/decode-ncu-UTCSTAMP): build.log, ncu.log (every report,
 # concatenated), summary.log (duration, throughputs, instructions per
 # docID per case).
@@ -33,7 +33,6 @@ pids=""
 for v in "base:" "$VARIANT"; do
 	n=${v%%:*}
 	d=${v#*:}
-	[ -x test/gpu/bin/bench_gpu_$n ] && continue
 	( make -j16 -f cuda/cuda.mk CUDA_ARCH=sm_90 GPU_NVCC="$NVCC" GPU_VARIANT="_$n" GPU_DEFS="$d" \
 		test/gpu/bin/bench_gpu_$n > "$O/build_$n.tmp" 2>&1; echo "rc=$?" >> "$O/build_$n.tmp" ) &
 	pids="$pids $!"
