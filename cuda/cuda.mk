@@ -11,7 +11,9 @@
 #
 # Knobs: CUDA_ARCH, GPU_NVCC, GPU_TEST_ARGS (e.g. --quick), GPU_CC; for a
 # variant build of the kernels (tuning), GPU_DEFS=-DNAME=VALUE together with
-# GPU_VARIANT=_suffix puts objects and programs under their own names.
+# GPU_VARIANT=_suffix puts objects and programs under their own names (the
+# emulation's too: emucheck with the same two checks that variant), e.g.
+# GPU_DEFS=-DGPX_DEC_FAST=7 GPU_VARIANT=_fast (cuda/gpx_dec_dev.cuh).
 
 # The GPU architectures of every nvcc build, the extension's (Makefile) and
 # these programs': sm_XY is machine code for compute capability X.Y (it
@@ -29,7 +31,7 @@ GPU_NVCCFLAGS ?= -O3 -std=c++17 $(CUDA_GENCODE) -Xcompiler -Wall $(GPU_DEFS) -Is
 GPU_CC ?= gcc
 GPU_CXX ?= g++
 GPU_CFLAGS ?= -O2 -g -std=gnu11 -ffp-contract=off -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare -Isrc/codec -Icuda
-GPU_EMUFLAGS ?= -O1 -g -std=c++17 -Wall -Wno-unknown-pragmas -DGPX_EMU -DGPX_DIRECT_MIN_BYTES=4096 -Itest/gpu -Isrc/codec -Icuda
+GPU_EMUFLAGS ?= -O1 -g -std=c++17 -Wall -Wno-unknown-pragmas -DGPX_EMU -DGPX_DIRECT_MIN_BYTES=4096 $(GPU_DEFS) -Itest/gpu -Isrc/codec -Icuda
 GPU_TEST_ARGS ?=
 
 GPU_CODEC_SRCS := $(sort $(wildcard src/codec/gpx_*.c))
@@ -48,13 +50,13 @@ GPU_UNIT_INC := -Itest/unit -Itest/ref
 
 GPU_TEST_BIN := test/gpu/bin/test_gpu$(GPU_VARIANT)
 GPU_BENCH_BIN := test/gpu/bin/bench_gpu$(GPU_VARIANT)
-GPU_EMU_BIN := test/gpu/bin/test_gpu_emu
+GPU_EMU_BIN := test/gpu/bin/test_gpu_emu$(GPU_VARIANT)
 # Simple-8b frequency blocks: device decode (cuda/gpx_s8b_dev.cuh) = CPU decode
 GPU_S8B_BIN := test/gpu/bin/test_s8b$(GPU_VARIANT)
-GPU_S8B_EMU_BIN := test/gpu/bin/test_s8b_emu
+GPU_S8B_EMU_BIN := test/gpu/bin/test_s8b_emu$(GPU_VARIANT)
 # ranked retrieval: GPU top-k (cuda/gpx_rank*.cu) = CPU (gpx_rank_batch_run)
 GPU_RANK_BIN := test/gpu/bin/test_gpu_rank$(GPU_VARIANT)
-GPU_RANK_EMU_BIN := test/gpu/bin/test_gpu_rank_emu
+GPU_RANK_EMU_BIN := test/gpu/bin/test_gpu_rank_emu$(GPU_VARIANT)
 GPU_RANK_BENCH_BIN := test/gpu/bin/bench_gpu_rank$(GPU_VARIANT)
 # batched union: GPU (cuda/gpx_union*.cu) = CPU pool (gpx_union_many) = naive
 GPU_UNION_BIN := test/gpu/bin/test_gpu_union$(GPU_VARIANT)

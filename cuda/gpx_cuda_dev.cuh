@@ -23,7 +23,10 @@
  * qs: the low bits are gathered lane-strided; the upper bits are read 32
  * words at a time from the block's sample, the warp ballots the non-zero
  * words and walks them one by one: every lane tests one bit, its rank is
- * the popcount of the lower bits plus the ones before that word.
+ * the popcount of the lower bits plus the ones before that word.  A build
+ * with GPX_DEC_FAST (a compile-time variant, off by default) decodes the
+ * forms it names with the faster decoders of gpx_dec_dev.cuh instead
+ * (consecutive elements per lane, ranks by a warp scan and a search).
  *
  * Both blob format versions are read (gpx_codec.h).  Every block has a
  * form: PFOR and LRC blocks (the codecs' own, word-aligned in the payload),
@@ -774,6 +777,8 @@ gpx_d_end(const gpx_dl *L, uint32_t blk)
 	return (uint32_t) ((gpx_d_endbit(L, blk) + 31) >> 5);
 }
 
+#include "gpx_dec_dev.cuh"
+
 /*
  * Decode block blk of L with the whole warp, handing element j (block-
  * local index) to sink(j, value).  xs: the warp's GPX_D_SCRATCH shared
@@ -785,8 +790,8 @@ gpx_d_end(const gpx_dl *L, uint32_t blk)
  */
 template <typename Sink>
 GPX_DEV void
-gpx_d_block_warp(const gpx_dl *L, uint32_t blk, uint32_t lane, uint32_t *xs,
-				 Sink sink)
+gpx_d_block_warp_gen(const gpx_dl *L, uint32_t blk, uint32_t lane, uint32_t *xs,
+					 Sink sink)
 {
 	uint32_t	cnt = gpx_d_count(L, blk);
 	uint32_t	form = gpx_d_form(L, blk);	/* warp-uniform */
@@ -923,6 +928,43 @@ gpx_d_block_warp(const gpx_dl *L, uint32_t blk, uint32_t lane, uint32_t *xs,
 		}
 		__syncwarp();
 	}
+}
+
+/*
+ * Decode block blk of L with the whole warp, handing element j (block-
+ * local index) to sink(j, value), lanes taking j = lane + 32 t: with the
+ * fast decoder of the block's form where GPX_DEC_FAST has one that takes
+ * it (its values put in element order through xs), else the general
+ * loops (gpx_d_block_warp_gen).  Same contract as gpx_d_block_warp_gen.
+ */
+template <typename Sink>
+GPX_DEV void
+gpx_d_block_warp(const gpx_dl *L, uint32_t blk, uint32_t lane, uint32_t *xs,
+				 Sink sink)
+{
+#if GPX_DEC_FAST
+	uint32_t	cnt = gpx_d_count(L, blk);
+	uint32_t	form = gpx_d_form(L, blk);	/* warp-uniform */
+	uint32_t	fv[8],
+				per;
+
+	if (gpx_d_fast(L, blk, form, cnt, lane, xs, fv, &per))
+	{
+		gpx_d_fast_order(xs, fv, per, lane);
+#pragma unroll
+		for (uint32_t t = 0; t < 8; t++)
+		{
+			uint32_t	j = lane + 32 * t;
+
+			if (j < cnt)
+				sink(j, xs[j]);
+		}
+		__syncwarp();
+		return;
+	}
+	__syncwarp();				/* a refused block may have used the stage */
+#endif
+	gpx_d_block_warp_gen(L, blk, lane, xs, sink);
 }
 
 /* ------------------------------------------------- host-side wrappers -- */

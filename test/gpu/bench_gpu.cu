@@ -4,7 +4,7 @@
  *
  *   bench_gpu [--quick] [--no-decode] [--no-isect] [--threads N]
  *             [--queries N] [--codecs pfor,lrc,qs] [--devices a,b,...]
- *             [--decode-size N] [--density sparse|dense] [--format 1|2]
+ *             [--decode-size N[,N...]] [--density sparse|dense] [--format 1|2]
  *             [--union] [--union-queries N] [--union-k K]
  *
  * --format: the blob format version of every list (default 2, what the
@@ -342,8 +342,8 @@ bench_write_only(uint32_t *out, uint32_t n, uint32_t log2_block)
 			*(uint4 *) (o + j) = make_uint4(blk, j, lane, n);
 }
 
-/* Decode: only lists of this size (0: the default sizes). */
-static uint64_t g_dec_size = 0;
+/* Decode: only lists of these sizes (empty: the default sizes). */
+static std::vector<uint64_t> g_dec_sizes;
 
 /* Decode: only sparse (0) or dense (1) lists; -1: both. */
 static int	g_density = -1;
@@ -358,8 +358,8 @@ bench_decode(bool quick, const std::vector<int> &codecs, double copy_gbs)
 	std::vector<uint64_t> sizes = quick ? std::vector<uint64_t> {1000000, 10000000} :
 		std::vector<uint64_t> {1000000, 10000000, 100000000};
 
-	if (g_dec_size != 0)
-		sizes = {g_dec_size};
+	if (!g_dec_sizes.empty())
+		sizes = g_dec_sizes;
 
 	printf("\n## Decode (whole list, data resident on the GPU)\n\n");
 	printf("kernel: events around a launch queued behind a 50 us spin kernel (the GPU's\n"
@@ -1367,7 +1367,20 @@ main(int argc, char **argv)
 			}
 		}
 		else if (strcmp(argv[i], "--decode-size") == 0 && i + 1 < argc)
-			g_dec_size = strtoull(argv[++i], NULL, 10);
+		{
+			char	   *q = argv[++i];
+
+			while (*q)
+			{
+				uint64_t	sz = strtoull(q, &q, 10);
+
+				if (sz != 0)
+					g_dec_sizes.push_back(sz);
+				if (*q != ',')
+					break;
+				q++;
+			}
+		}
 		else if (strcmp(argv[i], "--density") == 0 && i + 1 < argc &&
 				 (strcmp(argv[i + 1], "sparse") == 0 || strcmp(argv[i + 1], "dense") == 0))
 			g_density = strcmp(argv[++i], "dense") == 0;
@@ -1392,7 +1405,7 @@ main(int argc, char **argv)
 		{
 			fprintf(stderr, "usage: %s [--quick] [--no-decode] [--no-isect] [--pipeline] [--threads N] "
 					"[--queries N] [--codecs pfor,lrc,qs] [--devices a,b] "
-					"[--decode-size N] [--density sparse|dense] [--format 1|2] "
+					"[--decode-size N[,N...]] [--density sparse|dense] [--format 1|2] "
 					"[--union] [--union-queries N] [--union-k K]\n", argv[0]);
 			return 2;
 		}
@@ -1411,9 +1424,10 @@ main(int argc, char **argv)
 		return 77;
 	}
 	gethostname(host, sizeof(host) - 1);
-	printf("# bench_gpu: %s, %s (%d SMs, %.1f GiB, L2 %d MiB), %d CPU threads, format %d, %s",
+	printf("# bench_gpu: %s, %s (%d SMs, %.1f GiB, L2 %d MiB), %d CPU threads, format %d, "
+		   "decode kernels GPX_DEC_FAST=%d, %s",
 		   host, p.name, p.multiProcessorCount, p.totalGlobalMem / (double) (1 << 30),
-		   p.l2CacheSize >> 20, g_threads, g_fmt.version, ctime(&tnow));
+		   p.l2CacheSize >> 20, g_threads, g_fmt.version, GPX_DEC_FAST, ctime(&tnow));
 	bw = copy_bandwidth();
 	printf("\ndevice-to-device copy: %.0f GB/s (bytes read + written, 1 GiB, median of 20)\n", bw);
 	if (dec)

@@ -509,6 +509,28 @@ static inline int __clz(unsigned v) { return v ? __builtin_clz(v) : 32; }
 /* Emulated __umulhi (host builtin). */
 static inline unsigned __umulhi(unsigned a, unsigned b) { return (unsigned) (((uint64_t) a * b) >> 32); }
 template <typename T> static inline T __ldg(const T *p) { return *p; }
+/* Emulated __funnelshift_r: bits [s & 31, +32) of hi:lo. */
+static inline unsigned
+__funnelshift_r(unsigned lo, unsigned hi, unsigned s)
+{
+	return (unsigned) ((((uint64_t) hi << 32) | lo) >> (s & 31));
+}
+/* Emulated __funnelshift_lc: the high word of (hi:lo) << min(s, 32). */
+static inline unsigned
+__funnelshift_lc(unsigned lo, unsigned hi, unsigned s)
+{
+	return (unsigned) (((((uint64_t) hi << 32) | lo) << (s < 32 ? s : 32)) >> 32);
+}
+/* Emulated __brev: bit order reversed. */
+static inline unsigned
+__brev(unsigned v)
+{
+	unsigned	r = 0;
+
+	for (int i = 0; i < 32; i++)
+		r |= ((v >> i) & 1u) << (31 - i);
+	return r;
+}
 
 /* ------------------------------------------------------------ launch -- */
 
