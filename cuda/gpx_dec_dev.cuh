@@ -51,7 +51,7 @@
 #define GPX_DEC_P2		8		/* decode kernel: two full PFor blocks per warp */
 #define GPX_DEC_E2		16		/* decode kernel, v2 qs: two full Elias-Fano blocks per warp */
 #ifndef GPX_DEC_FAST
-#define GPX_DEC_FAST	0
+#define GPX_DEC_FAST	31
 #endif
 
 /* Upper-bit words a fast Elias-Fano / bitmap block may span. */
