@@ -303,4 +303,46 @@ gpx_cuda_status gpx_setup_open(gpx_cuda_ctx *ctx, const gpx_cuda_options *opt);
 /* Release every device of ctx (waits for their work first). */
 void		gpx_setup_close(gpx_cuda_ctx *ctx);
 
+/*
+ * N CUDA events of one synchronous call (its phase times: ranked
+ * retrieval, unions), destroyed when it returns.
+ */
+template <int N>
+struct gpx_call_events
+{
+	cudaEvent_t ev[N] = {};
+	bool		on = false;
+
+	/* Create them; false (timing off) when that fails. */
+	bool		create()
+	{
+		for (cudaEvent_t &e : ev)
+			if (cudaEventCreate(&e) != cudaSuccess)
+				return false;
+		on = true;
+		return true;
+	}
+	/* Record event i on st when timing. */
+	cudaError_t record(int i, cudaStream_t st)
+	{
+		return on ? cudaEventRecord(ev[i], st) : cudaSuccess;
+	}
+	/* Milliseconds from event a to event b (0 when not timing). */
+	double		ms(int a, int b)
+	{
+		float		x = 0;
+
+		if (on && cudaEventElapsedTime(&x, ev[a], ev[b]) == cudaSuccess)
+			return x;
+		return 0;
+	}
+	/* Destroy them. */
+	~gpx_call_events()
+	{
+		for (cudaEvent_t e : ev)
+			if (e != nullptr)
+				(void) cudaEventDestroy(e);
+	}
+};
+
 #endif							/* GPX_CUDA_HOST_CUH */

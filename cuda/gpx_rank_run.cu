@@ -53,43 +53,6 @@ struct gpx_rk_mem
 	}
 };
 
-/* CUDA events of one call (for the phase times), destroyed when it returns. */
-struct gpx_rk_events
-{
-	cudaEvent_t ev[5] = {nullptr, nullptr, nullptr, nullptr, nullptr};
-	bool		on = false;
-
-	/* Create them; false (and timing off) when that fails. */
-	bool		create()
-	{
-		for (cudaEvent_t &e : ev)
-			if (cudaEventCreate(&e) != cudaSuccess)
-				return false;
-		on = true;
-		return true;
-	}
-	/* Record event i on st when timing. */
-	cudaError_t record(int i, cudaStream_t st)
-	{
-		return on ? cudaEventRecord(ev[i], st) : cudaSuccess;
-	}
-	/* Milliseconds from event a to event b (0 when not timing). */
-	double		ms(int a, int b)
-	{
-		float		x = 0;
-
-		if (on && cudaEventElapsedTime(&x, ev[a], ev[b]) == cudaSuccess)
-			return x;
-		return 0;
-	}
-	/* Destroy them. */
-	~gpx_rk_events()
-	{
-		for (cudaEvent_t e : ev)
-			if (e != nullptr)
-				(void) cudaEventDestroy(e);
-	}
-};
 
 /* Candidate slots of query bq, and (AND) the position of its shortest list. */
 static uint64_t
@@ -131,7 +94,7 @@ gpx_rk_run(gpx_cuda_ctx *ctx, gpx_rank_batch *b, gpx_cuda_rank_stats *stats)
 	std::vector<gpx_rk_query> qs(b->nqueries);
 	std::vector<uint32_t> chunk_end;
 	gpx_rk_mem	mem;
-	gpx_rk_events evs;
+	gpx_call_events<5> evs;
 	uint8_t    *d_blobs,
 			   *d_dl;
 	gpx_dl	   *d_dls;

@@ -88,43 +88,6 @@ struct gpx_un_geom
 	size_t		tmp_bytes;
 };
 
-/* CUDA events of one call (phase times), destroyed when it returns. */
-struct gpx_un_events
-{
-	cudaEvent_t ev[3] = {nullptr, nullptr, nullptr};
-	bool		on = false;
-
-	/* Create them; false (timing off) when that fails. */
-	bool		create()
-	{
-		for (cudaEvent_t &e : ev)
-			if (cudaEventCreate(&e) != cudaSuccess)
-				return false;
-		on = true;
-		return true;
-	}
-	/* Record event i on st when timing. */
-	cudaError_t record(int i, cudaStream_t st)
-	{
-		return on ? cudaEventRecord(ev[i], st) : cudaSuccess;
-	}
-	/* Milliseconds from event a to event b (0 when not timing). */
-	double		ms(int a, int b)
-	{
-		float		x = 0;
-
-		if (on && cudaEventElapsedTime(&x, ev[a], ev[b]) == cudaSuccess)
-			return x;
-		return 0;
-	}
-	/* Destroy them. */
-	~gpx_un_events()
-	{
-		for (cudaEvent_t e : ev)
-			if (e != nullptr)
-				(void) cudaEventDestroy(e);
-	}
-};
 
 /* The call's state: the batch, its device, scratch reused by every chunk. */
 struct gpx_un_call
@@ -133,7 +96,7 @@ struct gpx_un_call
 	gpx_batch  *b;
 	gpx_dev    *d;
 	gpx_cuda_union_stats *stats;
-	gpx_un_events evs;
+	gpx_call_events<3> evs;
 	std::vector<uint32_t> stamp;	/* per batch list: the chunk that placed it + 1 */
 	std::vector<uint32_t> slot_of;	/* per batch list: its chunk list */
 	/* the chunk being built */

@@ -1029,6 +1029,37 @@ static void exec_drain(void);
 static void exec_run_rank(ExecFlight *fl);
 static void exec_flight_done(ExecFlight *fl);
 
+/*
+ * Run fn(ex.cuda, arg), a batch that runs synchronously on the GPU (ranked,
+ * union), when the executor has one or is asked for one; true when it ran
+ * there.  False: the caller runs it on the CPU -- no GPU, or the GPU
+ * failed (logged and counted as every GPU failure, fl marked as a rerun;
+ * the fault gpu_oom fails it without calling the GPU).
+ */
+static bool
+exec_gpu_sync_run(ExecFlight *fl, int (*fn) (gpx_cuda_ctx *ctx, void *arg), void *arg)
+{
+	char		err[256];
+	gpx_cuda_status rc;
+
+	if (ex.cuda == NULL && ex.device != GPX_DEVICE_GPU)
+		return false;
+	if (exec_gpu_oom_injected())
+	{
+		exec_gpu_failed(GPX_CUDA_OOM, "injected fault gpu_oom: out of gpu or pinned memory");
+		fl->rerun = true;
+		return false;
+	}
+	if (ex.cuda == NULL)
+		return false;
+	rc = exec_gpu_call(fn, arg, err, sizeof(err));
+	if (rc == GPX_CUDA_OK)
+		return true;
+	exec_gpu_failed(rc, err);
+	fl->rerun = true;
+	return false;
+}
+
 /* gpx_cuda_union_run as an ExecGpuCall function. */
 static int
 exec_gpu_union_fn(gpx_cuda_ctx *ctx, void *arg)
@@ -1046,29 +1077,12 @@ static void
 exec_submit_union(ExecFlight *fl)
 {
 	INSTR_TIME_SET_CURRENT(fl->t0);
-	if (ex.cuda != NULL || ex.device == GPX_DEVICE_GPU)
+	if (exec_gpu_sync_run(fl, exec_gpu_union_fn, &fl->b))
 	{
-		if (exec_gpu_oom_injected())
-		{
-			exec_gpu_failed(GPX_CUDA_OOM, "injected fault gpu_oom: out of gpu or pinned memory");
-			fl->rerun = true;
-		}
-		else if (ex.cuda != NULL)
-		{
-			char		err[256];
-			gpx_cuda_status rc = exec_gpu_call(exec_gpu_union_fn, &fl->b,
-											   err, sizeof(err));
-
-			if (rc == GPX_CUDA_OK)
-			{
-				fl->where = EXEC_ON_GPU;
-				fl->gpu_job.status = GPX_CUDA_OK;
-				exec_flight_done(fl);
-				return;
-			}
-			exec_gpu_failed(rc, err);
-			fl->rerun = true;
-		}
+		fl->where = EXEC_ON_GPU;
+		fl->gpu_job.status = GPX_CUDA_OK;
+		exec_flight_done(fl);
+		return;
 	}
 	exec_submit_cpu(fl);
 }
@@ -1216,24 +1230,8 @@ exec_gpu_rank_fn(gpx_cuda_ctx *ctx, void *arg)
 static bool
 exec_rank_run_one(ExecFlight *fl, gpx_rank_batch *b)
 {
-	if (ex.cuda != NULL || ex.device == GPX_DEVICE_GPU)
-	{
-		if (exec_gpu_oom_injected())
-		{
-			exec_gpu_failed(GPX_CUDA_OOM, "injected fault gpu_oom: out of gpu or pinned memory");
-			fl->rerun = true;
-		}
-		else if (ex.cuda != NULL)
-		{
-			char		err[256];
-			gpx_cuda_status rc = exec_gpu_call(exec_gpu_rank_fn, b, err, sizeof(err));
-
-			if (rc == GPX_CUDA_OK)
-				return true;
-			exec_gpu_failed(rc, err);
-			fl->rerun = true;
-		}
-	}
+	if (exec_gpu_sync_run(fl, exec_gpu_rank_fn, b))
+		return true;
 	gpuidx_exec_rank_cpu(b, ex.pool);
 	return false;
 }
