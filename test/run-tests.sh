@@ -289,13 +289,13 @@ tap() {
 # batch in seconds on a loaded 2-CPU machine, so their executor times out
 # or their fault windows pass with no batch (test/gpu/run_device.sh runs
 # them on the GPU machine).
-GPU_EXEC_TAP="test/t/015_rank_executor.pl"
+GPU_EXEC_TAP="test/t/015_rank_executor.pl test/t/016_union_executor.pl"
 
 # gpu-exec: the executor's GPU path without a GPU: the extension rebuilt
 # with its CUDA back end on the host emulation (make GPX_EMU=1,
 # test/gpu/gpx_emu.h), then the pg_regress suite through the "GPU"
 # executor (test/gpu/sqlcheck.sh: every batch on the GPU, answers = the
-# CPU's expected outputs; posting_rank left out) and the TAP files of GPU_EXEC_TAP with
+# CPU's expected outputs; posting_rank and posting_shard left out) and the TAP files of GPU_EXEC_TAP with
 # GPX_TEST_DEVICE=gpu.  Last, since it replaces the installed library.
 gpu_exec() {
 	local copt=$1
@@ -307,10 +307,15 @@ gpu_exec() {
 		return
 	fi
 	stage_end "gpu-exec build" 1 0
-	# (ranked batches through the emulated GPU: 015 below)
-	GPUIDX_GPU_PORT=$(pgc_free_port) SQLCHECK_SKIP=posting_rank \
+	# the emulation answers a batch in up to seconds: a long executor
+	# timeout, so that what is checked is the GPU path's answers, not its
+	# speed (ranked batches through the emulated GPU: 015 below; the
+	# sharding test's thousands of small statements take too long)
+	GPUIDX_GPU_PORT=$(pgc_free_port) SQLCHECK_SKIP="posting_rank posting_shard" \
+		SQLCHECK_OPTS="-c gpuidx.executor_timeout=300s" \
 		counted "gpu-exec sqlcheck" test/gpu/sqlcheck.sh
-	GPX_TEST_DEVICE=gpu PROVE_TESTS="$GPU_EXEC_TAP" tap "gpu-exec TAP"
+	GPX_TEST_DEVICE=gpu GPX_TEST_EXTRA_CONF="gpuidx.executor_timeout = 300s" \
+		PROVE_TESTS="$GPU_EXEC_TAP" tap "gpu-exec TAP"
 }
 
 # The throwaway cluster of pg_regress and the suites.

@@ -11,6 +11,7 @@
 # GPU results equal CPU results through SQL.
 #
 #   test/gpu/sqlcheck.sh            (as root: runs PostgreSQL as user pgrun)
+#   SQLCHECK_OPTS="-c gpuidx.executor_timeout=300s"   more session settings
 #   SQLCHECK_SKIP="posting_rank" test/gpu/sqlcheck.sh   leave tests out
 #                                   (the emulated GPU of run-tests.sh's
 #                                   gpu-exec stage is slow)
@@ -78,7 +79,7 @@ $PSQL -c 'DROP EXTENSION gpuidx' >/dev/null
 # counters are read
 regress() {
 	local reg rp rf
-	reg=$(cd "$WORK/src" && $SUDO env PGOPTIONS="-c gpuidx.device=gpu" \
+	reg=$(cd "$WORK/src" && $SUDO env PGOPTIONS="-c gpuidx.device=gpu ${SQLCHECK_OPTS:-}" \
 		make -s installcheck PG_CONFIG="$PG_CONFIG" PGHOST="$WORK" PGPORT="$PORT" PGUSER=postgres \
 		REGRESS="$1" 2>&1)
 	echo "$reg" | grep -E '^(test |ok |not ok )|tests? (passed|failed)'

@@ -30,7 +30,9 @@ sub gpx_node
 		($preload ? "shared_preload_libraries = 'gpuidx'\n" : '')
 		  . "max_worker_processes = 16\n"
 		  . "restart_after_crash = on\n"
-		  . ($opt{conf} // ''));
+		  . ($opt{conf} // '') . "\n"
+		  # run-tests.sh's gpu-exec stage: the emulated GPU is slow
+		  . ($ENV{GPX_TEST_EXTRA_CONF} // ''));
 	$node->start;
 	$node->safe_psql('postgres', 'CREATE EXTENSION gpuidx');
 	gpx_wait_executor($node) if $preload;
