@@ -249,13 +249,19 @@ gpx_enc_v2_dir_header(uint8_t *out, int codec, uint32_t n, uint32_t first,
 	return pos;
 }
 
+/* Bytes the payload is zeroed ahead of the block being written, at least. */
+#define ENC_ZERO_AHEAD	4096
+
 /*
  * Blocks k0, k0 + 1, ... of a directory list: docs[0..n) are the docIDs
- * from block k0's first on (block k0 starts at byte *off of the payload,
- * zeroed from there on); each block's form chosen by size among kinds,
- * its entry's first 8 bytes written at dir (entry 0 of the list, entries
- * of stride bytes).  room: payload bytes
- * writable.  On success *off is the payload's end, padded to a word.
+ * from block k0's first on (block k0 starts at byte *off of the payload);
+ * each block's form chosen by size among kinds, its entry's first 8 bytes
+ * written at dir (entry 0 of the list, entries of stride bytes).  room:
+ * payload bytes writable.  The payload is zeroed from *off on as the
+ * blocks reach it (a few kB ahead, never past room), so that only the
+ * memory the blob takes is touched, not the whole bound.  On success *off
+ * is the payload's end, padded to a word, with ENC_SLACK zero bytes after
+ * the last block.
  */
 static gpx_status
 enc_v2_blocks(int codec, const uint32_t *docs, uint32_t n, uint32_t k0,
@@ -270,6 +276,8 @@ enc_v2_blocks(int codec, const uint32_t *docs, uint32_t n, uint32_t k0,
 				ef_b = 0;
 	gpx_lrc_plan lrc;
 	uint64_t	o = *off;
+
+	uint64_t	z = o;			/* payload zeroed over [*off, z) */
 
 	memset(&lrc, 0, sizeof(lrc));
 	for (uint32_t k = 0; k < nb; k++)
@@ -291,6 +299,15 @@ enc_v2_blocks(int codec, const uint32_t *docs, uint32_t n, uint32_t k0,
 			return GPX_E_TOOBIG;
 		if (o + bytes + ENC_SLACK > room)
 			return GPX_E_NOSPACE;
+		if (o + bytes + ENC_SLACK > z)
+		{
+			uint64_t	nz = o + bytes + ENC_SLACK;
+
+			nz = nz < z + ENC_ZERO_AHEAD ? z + ENC_ZERO_AHEAD : nz;
+			nz = nz > room ? room : nz;
+			memset(payload + z, 0, (size_t) (nz - z));
+			z = nz;
+		}
 		gpx_store32(e, d[0]);
 		gpx_store32(e + 4, (uint32_t) (o << 2) | kind);
 		enc_write(codec, payload, o, d, cnt, kind, pfor_hdr, &lrc, ef_b);
@@ -300,7 +317,7 @@ enc_v2_blocks(int codec, const uint32_t *docs, uint32_t n, uint32_t k0,
 	return GPX_OK;
 }
 
-/* Encode docs[0..n) (checked, n >= 1) as a v2 blob into the zeroed out. */
+/* Encode docs[0..n) (checked, n >= 1) as a v2 blob into out (any contents). */
 static gpx_status
 encode_v2(int codec, const uint32_t *docs, uint32_t n, unsigned kinds,
 		  uint8_t *out, size_t cap, size_t *outlen)
@@ -334,6 +351,7 @@ encode_v2(int codec, const uint32_t *docs, uint32_t n, unsigned kinds,
 		pos += gpx_varint_put(out + pos, docs[0]);
 		if (pos + bytes + ENC_SLACK > cap)
 			return GPX_E_NOSPACE;
+		memset(out + pos, 0, (size_t) bytes + ENC_SLACK);
 		enc_write(codec, out + pos, 0, docs, n, kind, pfor_hdr, &lrc, ef_b);
 		*outlen = pos + bytes;
 		return GPX_OK;
@@ -414,8 +432,8 @@ enc_tf_section(const uint32_t *tfs, uint32_t n, uint32_t lg, uint8_t *dir,
 
 /*
  * Encode docs[0..n) (checked, n >= 1) with their frequencies tfs (each
- * 1 .. 2^31-1, checked here) as a v2 blob with a tf section into the
- * zeroed out[0..cap): always the extended header (shape 1 or 2).
+ * 1 .. 2^31-1, checked here) as a v2 blob with a tf section into
+ * out[0..cap) (any contents): always the extended header (shape 1 or 2).
  */
 static gpx_status
 encode_v2_tf(int codec, const uint32_t *docs, const uint32_t *tfs, uint32_t n,
@@ -459,6 +477,7 @@ encode_v2_tf(int codec, const uint32_t *docs, const uint32_t *tfs, uint32_t n,
 		pos += gpx_varint_put(out + pos, tmax);
 		if (pos + bytes + ENC_SLACK > cap)
 			return GPX_E_NOSPACE;
+		memset(out + pos, 0, (size_t) bytes + ENC_SLACK);
 		enc_write(codec, out + pos, 0, docs, n, kind, pfor_hdr, &lrc, ef_b);
 		/* the slack the block writer may have dirtied is zero again */
 		pos += bytes;
@@ -601,9 +620,10 @@ encode_any(int codec, const uint32_t *docs, const uint32_t *tfs, uint32_t n,
 		gpx_encode_bound_ex(codec, n, n ? docs[n - 1] : 0, opts);
 	if (cap < bound)
 		return GPX_E_NOSPACE;
-	memset(out, 0, bound);
 	if (version == GPX_FORMAT_V1)
 	{
+		/* the v1 encoders write into zeroed memory; v2 zeroes as it goes */
+		memset(out, 0, bound);
 		if (n == 0)
 		{
 			gpx_write_header(out, codec, ops->log2_block, 0, 0, 0, 0, 0, 0);

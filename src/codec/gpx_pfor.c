@@ -290,7 +290,35 @@ gpx_pfor_blk_plan(const uint32_t *d, uint32_t cnt, uint32_t *hdr)
 	return best_words;
 }
 
-/* Write the planned block of d[0..cnt) at payload word wpos (zeroed). */
+/* A bit stream written LSB-first through a 64-bit accumulator. */
+typedef struct pfor_wr
+{
+	uint8_t    *p;				/* next word to store */
+	uint64_t	acc;
+	uint32_t	have;			/* bits in acc, < 32 between puts */
+} pfor_wr;
+
+/* Append the w bits (w <= 32) of v (< 2^w) to the stream. */
+static inline void
+pfor_put(pfor_wr *s, uint32_t v, uint32_t w)
+{
+	s->acc |= (uint64_t) v << s->have;
+	s->have += w;
+	if (s->have >= 32)
+	{
+		gpx_store32(s->p, (uint32_t) s->acc);
+		s->p += 4;
+		s->acc >>= 32;
+		s->have -= 32;
+	}
+}
+
+/*
+ * Write the planned block of d[0..cnt) at payload word wpos (zeroed): the
+ * header, LOW, POS and HIGH are one LSB-first stream from the block's
+ * first word, stored a word at a time (the block's words are its own, so
+ * whole-word stores write what OR-ing bits into zeros would).
+ */
 void
 gpx_pfor_blk_write(uint8_t *payload, uint64_t wpos, const uint32_t *d,
 				   uint32_t cnt, uint32_t hdr)
@@ -299,29 +327,29 @@ gpx_pfor_blk_write(uint8_t *payload, uint64_t wpos, const uint32_t *d,
 	uint32_t	b = PFOR_B(hdr),
 				e = PFOR_E(hdr),
 				hb = PFOR_HB(hdr);
-	uint64_t	bit = wpos * 32,
-				posbit,
-				hibit;
-	uint32_t	i;
+	uint32_t	mask = gpx_mask(b);
+	uint8_t		xpos[PFOR_BLOCK];
+	uint32_t	xhigh[PFOR_BLOCK];
+	uint32_t	x = 0;
+	pfor_wr		s = {payload + 4 * wpos, hdr, PFOR_HDR_BITS};
 
-	gpx_put_bits(payload, bit, 32, hdr);
-	bit += PFOR_HDR_BITS;
-	posbit = bit + (uint64_t) m * b;
-	hibit = posbit + (uint64_t) e * PFOR_POS_BITS;
-	for (i = 0; i < m; i++)
+	for (uint32_t i = 0; i < m; i++)
 	{
 		uint32_t	g = d[i + 1] - d[i] - 1;
 
-		gpx_put_bits(payload, bit, b, g & gpx_mask(b));
-		bit += b;
-		if (e > 0 && (g >> b) != 0) /* e > 0: b < mx <= 31 */
+		pfor_put(&s, g & mask, b);
+		if (e > 0 && (g >> b) != 0)	/* e > 0: b < mx <= 31 */
 		{
-			gpx_put_bits(payload, posbit, PFOR_POS_BITS, i);
-			gpx_put_bits(payload, hibit, hb, g >> b);
-			posbit += PFOR_POS_BITS;
-			hibit += hb;
+			xpos[x] = (uint8_t) i;
+			xhigh[x++] = g >> b;
 		}
 	}
+	for (uint32_t i = 0; i < x; i++)
+		pfor_put(&s, xpos[i], PFOR_POS_BITS);
+	for (uint32_t i = 0; i < x; i++)
+		pfor_put(&s, xhigh[i], hb);
+	if (s.have > 0)
+		gpx_store32(s.p, (uint32_t) s.acc);
 }
 
 /* Encode docs[0..n) as a v1 pfor blob into out[0..cap) (out is zeroed). */

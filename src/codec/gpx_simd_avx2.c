@@ -316,6 +316,131 @@ avx2_merge(const uint32_t *buf, uint32_t cnt, uint32_t *pp, uint32_t *c,
 	return i;
 }
 
+/* Unaligned loads and stores of 8 uint32 / int32. */
+#define AVX2_LOAD(p) _mm256_loadu_si256((const __m256i *) (p))
+#define AVX2_STORE(p, v) _mm256_storeu_si256((__m256i *) (p), (v))
+/* The smallest and largest gap of d's first gaps, 8 at a time. */
+AVX2_FN uint32_t
+avx2_gap_range(const uint32_t *d, uint32_t cnt, uint32_t *gmin,
+               uint32_t *gmax)
+{
+	__m256i		mn = _mm256_set1_epi32(-1),
+				mx = _mm256_setzero_si256();
+	uint32_t	r = 0,
+				lo[8],
+				hi[8];
+
+	for (; r + 8 < cnt; r += 8)
+	{
+		__m256i		g = _mm256_sub_epi32(AVX2_LOAD(d + r + 1), AVX2_LOAD(d + r));
+
+		mn = _mm256_min_epu32(mn, g);
+		mx = _mm256_max_epu32(mx, g);
+	}
+	if (r == 0)
+		return 0;
+	AVX2_STORE(lo, mn);
+	AVX2_STORE(hi, mx);
+	for (uint32_t i = 0; i < 8; i++)
+	{
+		*gmin = lo[i] < *gmin ? lo[i] : *gmin;
+		*gmax = hi[i] > *gmax ? hi[i] : *gmax;
+	}
+	return r;
+}
+
+/*
+ * The LRC encoder's exact ranges at k slopes, 8 docIDs at a time: r_j =
+ * 256 (d[j] - d[0]) - s j in wrapping int32 (exact by the caller's
+ * bounds), s j kept by adding 8 s per step.
+ */
+AVX2_FN uint32_t
+avx2_lrc_ext(const uint32_t *d, uint32_t cnt, uint32_t s, uint32_t k,
+             int32_t *mx, int32_t *mn)
+{
+	const __m256i d0 = _mm256_set1_epi32((int32_t) d[0]),
+				step = _mm256_set1_epi32(8),
+				sstep = _mm256_set1_epi32((int32_t) (s * 8u));
+	__m256i		jv = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
+				sj = _mm256_mullo_epi32(jv, _mm256_set1_epi32((int32_t) s)),
+				x0 = _mm256_set1_epi32(INT32_MIN),
+				x1 = x0,
+				x2 = x0,
+				n0 = _mm256_set1_epi32(INT32_MAX),
+				n1 = n0,
+				n2 = n0;
+	int32_t		t[8];
+	uint32_t	j = 0;
+
+	if (k == 2)
+		for (; j + 8 <= cnt; j += 8)
+		{
+			__m256i		r = _mm256_sub_epi32(_mm256_slli_epi32(_mm256_sub_epi32(AVX2_LOAD(d + j), d0), 8), sj);
+
+			x0 = _mm256_max_epi32(x0, r);
+			n0 = _mm256_min_epi32(n0, r);
+			r = _mm256_sub_epi32(r, jv);
+			x1 = _mm256_max_epi32(x1, r);
+			n1 = _mm256_min_epi32(n1, r);
+			jv = _mm256_add_epi32(jv, step);
+			sj = _mm256_add_epi32(sj, sstep);
+		}
+	else
+		for (; j + 8 <= cnt; j += 8)
+		{
+			__m256i		r = _mm256_sub_epi32(_mm256_slli_epi32(_mm256_sub_epi32(AVX2_LOAD(d + j), d0), 8), sj);
+
+			x0 = _mm256_max_epi32(x0, r);
+			n0 = _mm256_min_epi32(n0, r);
+			r = _mm256_sub_epi32(r, jv);
+			x1 = _mm256_max_epi32(x1, r);
+			n1 = _mm256_min_epi32(n1, r);
+			r = _mm256_sub_epi32(r, jv);
+			x2 = _mm256_max_epi32(x2, r);
+			n2 = _mm256_min_epi32(n2, r);
+			jv = _mm256_add_epi32(jv, step);
+			sj = _mm256_add_epi32(sj, sstep);
+		}
+	if (j == 0)
+		return 0;
+	for (uint32_t i = 0; i < k; i++)
+	{
+		__m256i		vx = i == 0 ? x0 : i == 1 ? x1 : x2,
+					vn = i == 0 ? n0 : i == 1 ? n1 : n2;
+
+		AVX2_STORE(t, vx);
+		mx[i] = t[0];
+		for (uint32_t l = 1; l < 8; l++)
+			mx[i] = t[l] > mx[i] ? t[l] : mx[i];
+		AVX2_STORE(t, vn);
+		mn[i] = t[0];
+		for (uint32_t l = 1; l < 8; l++)
+			mn[i] = t[l] < mn[i] ? t[l] : mn[i];
+	}
+	return j;
+}
+
+/* The sortedness flag of d's first elements, 8 at a time. */
+AVX2_FN size_t
+avx2_sorted_flag(const uint32_t *d, size_t n, uint32_t *flag)
+{
+	__m256i		f = _mm256_setzero_si256();
+	const __m256i one = _mm256_set1_epi32(1);
+	uint32_t	t[8];
+	size_t		r = 0;
+
+	for (; r + 8 < n; r += 8)
+	{
+		__m256i		a = AVX2_LOAD(d + r + 1);
+
+		f = _mm256_or_si256(f, _mm256_or_si256(a, _mm256_sub_epi32(_mm256_sub_epi32(a, AVX2_LOAD(d + r)), one)));
+	}
+	AVX2_STORE(t, f);
+	for (uint32_t i = 0; i < 8; i++)
+		*flag |= t[i];
+	return r;
+}
+
 const gpx_simd_ops gpx_simd_avx2_ops = {
 	.level = GPX_SIMD_AVX2,
 	.unpack = avx2_unpack,
@@ -325,6 +450,9 @@ const gpx_simd_ops gpx_simd_avx2_ops = {
 	.ef_merge = avx2_ef_merge,
 	.scan = avx2_scan,
 	.merge = avx2_merge,
+	.gap_range = avx2_gap_range,
+	.lrc_ext = avx2_lrc_ext,
+	.sorted_flag = avx2_sorted_flag,
 };
 
 #endif							/* GPX_SIMD_X86 */

@@ -329,6 +329,128 @@ avx512_merge(const uint32_t *buf, uint32_t cnt, uint32_t *pp, uint32_t *c,
 	return i;
 }
 
+/* The smallest and largest gap of d's first gaps, 16 at a time. */
+AVX512_FN uint32_t
+avx512_gap_range(const uint32_t *d, uint32_t cnt, uint32_t *gmin,
+                 uint32_t *gmax)
+{
+	__m512i		mn = _mm512_set1_epi32(-1),
+				mx = _mm512_setzero_si512();
+	uint32_t	r = 0,
+				lo[16],
+				hi[16];
+
+	for (; r + 16 < cnt; r += 16)
+	{
+		__m512i		g = _mm512_sub_epi32(_mm512_loadu_si512(d + r + 1), _mm512_loadu_si512(d + r));
+
+		mn = _mm512_min_epu32(mn, g);
+		mx = _mm512_max_epu32(mx, g);
+	}
+	if (r == 0)
+		return 0;
+	_mm512_storeu_si512(lo, mn);
+	_mm512_storeu_si512(hi, mx);
+	for (uint32_t i = 0; i < 16; i++)
+	{
+		*gmin = lo[i] < *gmin ? lo[i] : *gmin;
+		*gmax = hi[i] > *gmax ? hi[i] : *gmax;
+	}
+	return r;
+}
+
+/*
+ * The LRC encoder's exact ranges at k slopes, 16 docIDs at a time: r_j =
+ * 256 (d[j] - d[0]) - s j in wrapping int32 (exact by the caller's
+ * bounds), s j kept by adding 16 s per step.
+ */
+AVX512_FN uint32_t
+avx512_lrc_ext(const uint32_t *d, uint32_t cnt, uint32_t s, uint32_t k,
+               int32_t *mx, int32_t *mn)
+{
+	const __m512i d0 = _mm512_set1_epi32((int32_t) d[0]),
+				step = _mm512_set1_epi32(16),
+				sstep = _mm512_set1_epi32((int32_t) (s * 16u));
+	__m512i		jv = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+				sj = _mm512_mullo_epi32(jv, _mm512_set1_epi32((int32_t) s)),
+				x0 = _mm512_set1_epi32(INT32_MIN),
+				x1 = x0,
+				x2 = x0,
+				n0 = _mm512_set1_epi32(INT32_MAX),
+				n1 = n0,
+				n2 = n0;
+	int32_t		t[16];
+	uint32_t	j = 0;
+
+	if (k == 2)
+		for (; j + 16 <= cnt; j += 16)
+		{
+			__m512i		r = _mm512_sub_epi32(_mm512_slli_epi32(_mm512_sub_epi32(_mm512_loadu_si512(d + j), d0), 8), sj);
+
+			x0 = _mm512_max_epi32(x0, r);
+			n0 = _mm512_min_epi32(n0, r);
+			r = _mm512_sub_epi32(r, jv);
+			x1 = _mm512_max_epi32(x1, r);
+			n1 = _mm512_min_epi32(n1, r);
+			jv = _mm512_add_epi32(jv, step);
+			sj = _mm512_add_epi32(sj, sstep);
+		}
+	else
+		for (; j + 16 <= cnt; j += 16)
+		{
+			__m512i		r = _mm512_sub_epi32(_mm512_slli_epi32(_mm512_sub_epi32(_mm512_loadu_si512(d + j), d0), 8), sj);
+
+			x0 = _mm512_max_epi32(x0, r);
+			n0 = _mm512_min_epi32(n0, r);
+			r = _mm512_sub_epi32(r, jv);
+			x1 = _mm512_max_epi32(x1, r);
+			n1 = _mm512_min_epi32(n1, r);
+			r = _mm512_sub_epi32(r, jv);
+			x2 = _mm512_max_epi32(x2, r);
+			n2 = _mm512_min_epi32(n2, r);
+			jv = _mm512_add_epi32(jv, step);
+			sj = _mm512_add_epi32(sj, sstep);
+		}
+	if (j == 0)
+		return 0;
+	for (uint32_t i = 0; i < k; i++)
+	{
+		__m512i		vx = i == 0 ? x0 : i == 1 ? x1 : x2,
+					vn = i == 0 ? n0 : i == 1 ? n1 : n2;
+
+		_mm512_storeu_si512(t, vx);
+		mx[i] = t[0];
+		for (uint32_t l = 1; l < 16; l++)
+			mx[i] = t[l] > mx[i] ? t[l] : mx[i];
+		_mm512_storeu_si512(t, vn);
+		mn[i] = t[0];
+		for (uint32_t l = 1; l < 16; l++)
+			mn[i] = t[l] < mn[i] ? t[l] : mn[i];
+	}
+	return j;
+}
+
+/* The sortedness flag of d's first elements, 16 at a time. */
+AVX512_FN size_t
+avx512_sorted_flag(const uint32_t *d, size_t n, uint32_t *flag)
+{
+	__m512i		f = _mm512_setzero_si512();
+	const __m512i one = _mm512_set1_epi32(1);
+	uint32_t	t[16];
+	size_t		r = 0;
+
+	for (; r + 16 < n; r += 16)
+	{
+		__m512i		a = _mm512_loadu_si512(d + r + 1);
+
+		f = _mm512_or_si512(f, _mm512_or_si512(a, _mm512_sub_epi32(_mm512_sub_epi32(a, _mm512_loadu_si512(d + r)), one)));
+	}
+	_mm512_storeu_si512(t, f);
+	for (uint32_t i = 0; i < 16; i++)
+		*flag |= t[i];
+	return r;
+}
+
 const gpx_simd_ops gpx_simd_avx512_ops = {
 	.level = GPX_SIMD_AVX512,
 	.unpack = avx512_unpack,
@@ -338,6 +460,9 @@ const gpx_simd_ops gpx_simd_avx512_ops = {
 	.ef_merge = avx512_ef_merge,
 	.scan = avx512_scan,
 	.merge = avx512_merge,
+	.gap_range = avx512_gap_range,
+	.lrc_ext = avx512_lrc_ext,
+	.sorted_flag = avx512_sorted_flag,
 };
 
 #endif							/* GPX_SIMD_X86 */

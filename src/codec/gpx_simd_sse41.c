@@ -330,6 +330,131 @@ sse41_merge(const uint32_t *buf, uint32_t cnt, uint32_t *pp, uint32_t *c,
 	return i;
 }
 
+/* Unaligned loads and stores of 4 uint32 / int32. */
+#define SSE41_LOAD(p) _mm_loadu_si128((const __m128i *) (p))
+#define SSE41_STORE(p, v) _mm_storeu_si128((__m128i *) (p), (v))
+/* The smallest and largest gap of d's first gaps, 4 at a time. */
+SSE41_FN uint32_t
+sse41_gap_range(const uint32_t *d, uint32_t cnt, uint32_t *gmin,
+                uint32_t *gmax)
+{
+	__m128i		mn = _mm_set1_epi32(-1),
+				mx = _mm_setzero_si128();
+	uint32_t	r = 0,
+				lo[4],
+				hi[4];
+
+	for (; r + 4 < cnt; r += 4)
+	{
+		__m128i		g = _mm_sub_epi32(SSE41_LOAD(d + r + 1), SSE41_LOAD(d + r));
+
+		mn = _mm_min_epu32(mn, g);
+		mx = _mm_max_epu32(mx, g);
+	}
+	if (r == 0)
+		return 0;
+	SSE41_STORE(lo, mn);
+	SSE41_STORE(hi, mx);
+	for (uint32_t i = 0; i < 4; i++)
+	{
+		*gmin = lo[i] < *gmin ? lo[i] : *gmin;
+		*gmax = hi[i] > *gmax ? hi[i] : *gmax;
+	}
+	return r;
+}
+
+/*
+ * The LRC encoder's exact ranges at k slopes, 4 docIDs at a time: r_j =
+ * 256 (d[j] - d[0]) - s j in wrapping int32 (exact by the caller's
+ * bounds), s j kept by adding 4 s per step.
+ */
+SSE41_FN uint32_t
+sse41_lrc_ext(const uint32_t *d, uint32_t cnt, uint32_t s, uint32_t k,
+              int32_t *mx, int32_t *mn)
+{
+	const __m128i d0 = _mm_set1_epi32((int32_t) d[0]),
+				step = _mm_set1_epi32(4),
+				sstep = _mm_set1_epi32((int32_t) (s * 4u));
+	__m128i		jv = _mm_setr_epi32(0, 1, 2, 3),
+				sj = _mm_mullo_epi32(jv, _mm_set1_epi32((int32_t) s)),
+				x0 = _mm_set1_epi32(INT32_MIN),
+				x1 = x0,
+				x2 = x0,
+				n0 = _mm_set1_epi32(INT32_MAX),
+				n1 = n0,
+				n2 = n0;
+	int32_t		t[4];
+	uint32_t	j = 0;
+
+	if (k == 2)
+		for (; j + 4 <= cnt; j += 4)
+		{
+			__m128i		r = _mm_sub_epi32(_mm_slli_epi32(_mm_sub_epi32(SSE41_LOAD(d + j), d0), 8), sj);
+
+			x0 = _mm_max_epi32(x0, r);
+			n0 = _mm_min_epi32(n0, r);
+			r = _mm_sub_epi32(r, jv);
+			x1 = _mm_max_epi32(x1, r);
+			n1 = _mm_min_epi32(n1, r);
+			jv = _mm_add_epi32(jv, step);
+			sj = _mm_add_epi32(sj, sstep);
+		}
+	else
+		for (; j + 4 <= cnt; j += 4)
+		{
+			__m128i		r = _mm_sub_epi32(_mm_slli_epi32(_mm_sub_epi32(SSE41_LOAD(d + j), d0), 8), sj);
+
+			x0 = _mm_max_epi32(x0, r);
+			n0 = _mm_min_epi32(n0, r);
+			r = _mm_sub_epi32(r, jv);
+			x1 = _mm_max_epi32(x1, r);
+			n1 = _mm_min_epi32(n1, r);
+			r = _mm_sub_epi32(r, jv);
+			x2 = _mm_max_epi32(x2, r);
+			n2 = _mm_min_epi32(n2, r);
+			jv = _mm_add_epi32(jv, step);
+			sj = _mm_add_epi32(sj, sstep);
+		}
+	if (j == 0)
+		return 0;
+	for (uint32_t i = 0; i < k; i++)
+	{
+		__m128i		vx = i == 0 ? x0 : i == 1 ? x1 : x2,
+					vn = i == 0 ? n0 : i == 1 ? n1 : n2;
+
+		SSE41_STORE(t, vx);
+		mx[i] = t[0];
+		for (uint32_t l = 1; l < 4; l++)
+			mx[i] = t[l] > mx[i] ? t[l] : mx[i];
+		SSE41_STORE(t, vn);
+		mn[i] = t[0];
+		for (uint32_t l = 1; l < 4; l++)
+			mn[i] = t[l] < mn[i] ? t[l] : mn[i];
+	}
+	return j;
+}
+
+/* The sortedness flag of d's first elements, 4 at a time. */
+SSE41_FN size_t
+sse41_sorted_flag(const uint32_t *d, size_t n, uint32_t *flag)
+{
+	__m128i		f = _mm_setzero_si128();
+	const __m128i one = _mm_set1_epi32(1);
+	uint32_t	t[4];
+	size_t		r = 0;
+
+	for (; r + 4 < n; r += 4)
+	{
+		__m128i		a = SSE41_LOAD(d + r + 1);
+
+		f = _mm_or_si128(f, _mm_or_si128(a, _mm_sub_epi32(_mm_sub_epi32(a, SSE41_LOAD(d + r)), one)));
+	}
+	SSE41_STORE(t, f);
+	for (uint32_t i = 0; i < 4; i++)
+		*flag |= t[i];
+	return r;
+}
+
 const gpx_simd_ops gpx_simd_sse41_ops = {
 	.level = GPX_SIMD_SSE41,
 	.unpack = sse41_unpack,
@@ -339,6 +464,9 @@ const gpx_simd_ops gpx_simd_sse41_ops = {
 	.ef_merge = sse41_ef_merge,
 	.scan = sse41_scan,
 	.merge = sse41_merge,
+	.gap_range = sse41_gap_range,
+	.lrc_ext = sse41_lrc_ext,
+	.sorted_flag = sse41_sorted_flag,
 };
 
 #endif							/* GPX_SIMD_X86 */

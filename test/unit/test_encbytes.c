@@ -183,6 +183,8 @@ eb_encode(int codec, int f, const uint32_t *d, const uint32_t *tf, uint32_t n,
 	cap = f == EB_TF ? gpx_encode_bound_tf(codec, n, n ? d[n - 1] : 0) :
 		gpx_encode_bound_ex(codec, n, n ? d[n - 1] : 0, &o);
 	b = unit_xmalloc(cap + 1);
+	/* no byte of the output may come from what the buffer held */
+	memset(b, 0xA5, cap + 1);
 	st = f == EB_TF ? gpx_encode_tf(codec, d, tf, n, b, cap, len) :
 		gpx_encode_ex(codec, d, n, &o, b, cap, len);
 	CHECKF(st == GPX_OK, "codec %d family %s n %u: %s", codec, eb_family_name[f],
