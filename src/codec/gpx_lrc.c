@@ -371,18 +371,51 @@ lrc_choose(const uint32_t *d, uint32_t cnt, uint32_t *slope_out,
 	{
 		int64_t		mx[3],
 					mn[3];
-		uint64_t	s0;
+		int64_t		span = (int64_t) (d[cnt - 1] - d[0]) << LRC_FRAC,
+					fbest = INT64_MAX;
+		uint64_t	c1 = cnt - 1,
+					lo0 = lo,
+					hi0 = hi,
+					s0;
+		bool		first = true;
 
-		/* convex: find the first s with range(s + 1) >= range(s) */
+		/*
+		 * Convex: find the first s with range(s + 1) >= range(s).  The
+		 * range's minimiser a (the least one) keeps both ends of the
+		 * segment inside its strip: |256 (d[cnt-1] - d[0]) - a (cnt - 1)|
+		 * <= range(a) <= any range seen, fbest, so the first s sought, an
+		 * integer in (a - 1, ceil(a)], lies within [floor((span - fbest) /
+		 * (cnt - 1)), ceil((span + fbest) / (cnt - 1))] (clamped to the
+		 * search's ends): each probe narrows the interval by that too,
+		 * and the first probes the endpoints' slope, next to a.
+		 */
 		while (lo < hi)
 		{
 			uint64_t	mid = lo + (hi - lo) / 2;
+			uint64_t	alo,
+						ahi;
 
+			if (first)
+			{
+				mid = ((uint64_t) span + c1 / 2) / c1;
+				mid = mid < lo ? lo : mid > hi - 1 ? hi - 1 : mid;
+				first = false;
+			}
 			lrc_ext(d, cnt, (uint32_t) mid, 2, mx, mn);
 			if (mx[1] - mn[1] < mx[0] - mn[0])
 				lo = mid + 1;
 			else
 				hi = mid;
+			fbest = mx[0] - mn[0] < fbest ? mx[0] - mn[0] : fbest;
+			fbest = mx[1] - mn[1] < fbest ? mx[1] - mn[1] : fbest;
+			alo = span > fbest ? (uint64_t) (span - fbest) / c1 : 0;
+			ahi = ((uint64_t) (span + fbest) + c1 - 1) / c1;
+			alo = alo > hi0 ? hi0 : alo;
+			ahi = ahi < lo0 ? lo0 : ahi;
+			if (alo > lo && alo <= hi)
+				lo = alo;
+			if (ahi < hi && ahi >= lo)
+				hi = ahi;
 		}
 		/* the floors may favour a neighbour: lo - 1, lo, lo + 1 */
 		s0 = lo > 0 ? lo - 1 : lo;

@@ -316,9 +316,25 @@ avx2_merge(const uint32_t *buf, uint32_t cnt, uint32_t *pp, uint32_t *c,
 	return i;
 }
 
-/* Unaligned loads and stores of 8 uint32 / int32. */
+/* Unaligned loads of 8 uint32 / int32. */
 #define AVX2_LOAD(p) _mm256_loadu_si256((const __m256i *) (p))
-#define AVX2_STORE(p, v) _mm256_storeu_si256((__m256i *) (p), (v))
+/* Horizontal reductions of 8 lanes: halves, then pairs, then neighbours. */
+#define AVX2_HRED(name, op) \
+AVX2_FN uint32_t \
+name(__m256i v) \
+{ \
+	__m128i		h = op(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1)); \
+\
+	h = op(h, _mm_shuffle_epi32(h, 0x4E)); \
+	h = op(h, _mm_shuffle_epi32(h, 0xB1)); \
+	return (uint32_t) _mm_cvtsi128_si32(h); \
+}
+AVX2_HRED(avx2_hmin_u32, _mm_min_epu32)
+AVX2_HRED(avx2_hmax_u32, _mm_max_epu32)
+AVX2_HRED(avx2_hmin_s32, _mm_min_epi32)
+AVX2_HRED(avx2_hmax_s32, _mm_max_epi32)
+AVX2_HRED(avx2_hor_32, _mm_or_si128)
+
 /* The smallest and largest gap of d's first gaps, 8 at a time. */
 AVX2_FN uint32_t
 avx2_gap_range(const uint32_t *d, uint32_t cnt, uint32_t *gmin,
@@ -327,8 +343,8 @@ avx2_gap_range(const uint32_t *d, uint32_t cnt, uint32_t *gmin,
 	__m256i		mn = _mm256_set1_epi32(-1),
 				mx = _mm256_setzero_si256();
 	uint32_t	r = 0,
-				lo[8],
-				hi[8];
+				lo,
+				hi;
 
 	for (; r + 8 < cnt; r += 8)
 	{
@@ -339,13 +355,10 @@ avx2_gap_range(const uint32_t *d, uint32_t cnt, uint32_t *gmin,
 	}
 	if (r == 0)
 		return 0;
-	AVX2_STORE(lo, mn);
-	AVX2_STORE(hi, mx);
-	for (uint32_t i = 0; i < 8; i++)
-	{
-		*gmin = lo[i] < *gmin ? lo[i] : *gmin;
-		*gmax = hi[i] > *gmax ? hi[i] : *gmax;
-	}
+	lo = avx2_hmin_u32(mn);
+	hi = avx2_hmax_u32(mx);
+	*gmin = lo < *gmin ? lo : *gmin;
+	*gmax = hi > *gmax ? hi : *gmax;
 	return r;
 }
 
@@ -369,7 +382,6 @@ avx2_lrc_ext(const uint32_t *d, uint32_t cnt, uint32_t s, uint32_t k,
 				n0 = _mm256_set1_epi32(INT32_MAX),
 				n1 = n0,
 				n2 = n0;
-	int32_t		t[8];
 	uint32_t	j = 0;
 
 	if (k == 2)
@@ -403,19 +415,14 @@ avx2_lrc_ext(const uint32_t *d, uint32_t cnt, uint32_t s, uint32_t k,
 		}
 	if (j == 0)
 		return 0;
-	for (uint32_t i = 0; i < k; i++)
+	mx[0] = (int32_t) avx2_hmax_s32(x0);
+	mn[0] = (int32_t) avx2_hmin_s32(n0);
+	mx[1] = (int32_t) avx2_hmax_s32(x1);
+	mn[1] = (int32_t) avx2_hmin_s32(n1);
+	if (k > 2)
 	{
-		__m256i		vx = i == 0 ? x0 : i == 1 ? x1 : x2,
-					vn = i == 0 ? n0 : i == 1 ? n1 : n2;
-
-		AVX2_STORE(t, vx);
-		mx[i] = t[0];
-		for (uint32_t l = 1; l < 8; l++)
-			mx[i] = t[l] > mx[i] ? t[l] : mx[i];
-		AVX2_STORE(t, vn);
-		mn[i] = t[0];
-		for (uint32_t l = 1; l < 8; l++)
-			mn[i] = t[l] < mn[i] ? t[l] : mn[i];
+		mx[2] = (int32_t) avx2_hmax_s32(x2);
+		mn[2] = (int32_t) avx2_hmin_s32(n2);
 	}
 	return j;
 }
@@ -426,7 +433,6 @@ avx2_sorted_flag(const uint32_t *d, size_t n, uint32_t *flag)
 {
 	__m256i		f = _mm256_setzero_si256();
 	const __m256i one = _mm256_set1_epi32(1);
-	uint32_t	t[8];
 	size_t		r = 0;
 
 	for (; r + 8 < n; r += 8)
@@ -435,9 +441,7 @@ avx2_sorted_flag(const uint32_t *d, size_t n, uint32_t *flag)
 
 		f = _mm256_or_si256(f, _mm256_or_si256(a, _mm256_sub_epi32(_mm256_sub_epi32(a, AVX2_LOAD(d + r)), one)));
 	}
-	AVX2_STORE(t, f);
-	for (uint32_t i = 0; i < 8; i++)
-		*flag |= t[i];
+	*flag |= avx2_hor_32(f);
 	return r;
 }
 

@@ -337,8 +337,8 @@ avx512_gap_range(const uint32_t *d, uint32_t cnt, uint32_t *gmin,
 	__m512i		mn = _mm512_set1_epi32(-1),
 				mx = _mm512_setzero_si512();
 	uint32_t	r = 0,
-				lo[16],
-				hi[16];
+				lo,
+				hi;
 
 	for (; r + 16 < cnt; r += 16)
 	{
@@ -349,13 +349,10 @@ avx512_gap_range(const uint32_t *d, uint32_t cnt, uint32_t *gmin,
 	}
 	if (r == 0)
 		return 0;
-	_mm512_storeu_si512(lo, mn);
-	_mm512_storeu_si512(hi, mx);
-	for (uint32_t i = 0; i < 16; i++)
-	{
-		*gmin = lo[i] < *gmin ? lo[i] : *gmin;
-		*gmax = hi[i] > *gmax ? hi[i] : *gmax;
-	}
+	lo = _mm512_reduce_min_epu32(mn);
+	hi = _mm512_reduce_max_epu32(mx);
+	*gmin = lo < *gmin ? lo : *gmin;
+	*gmax = hi > *gmax ? hi : *gmax;
 	return r;
 }
 
@@ -379,7 +376,6 @@ avx512_lrc_ext(const uint32_t *d, uint32_t cnt, uint32_t s, uint32_t k,
 				n0 = _mm512_set1_epi32(INT32_MAX),
 				n1 = n0,
 				n2 = n0;
-	int32_t		t[16];
 	uint32_t	j = 0;
 
 	if (k == 2)
@@ -413,19 +409,14 @@ avx512_lrc_ext(const uint32_t *d, uint32_t cnt, uint32_t s, uint32_t k,
 		}
 	if (j == 0)
 		return 0;
-	for (uint32_t i = 0; i < k; i++)
+	mx[0] = _mm512_reduce_max_epi32(x0);
+	mn[0] = _mm512_reduce_min_epi32(n0);
+	mx[1] = _mm512_reduce_max_epi32(x1);
+	mn[1] = _mm512_reduce_min_epi32(n1);
+	if (k > 2)
 	{
-		__m512i		vx = i == 0 ? x0 : i == 1 ? x1 : x2,
-					vn = i == 0 ? n0 : i == 1 ? n1 : n2;
-
-		_mm512_storeu_si512(t, vx);
-		mx[i] = t[0];
-		for (uint32_t l = 1; l < 16; l++)
-			mx[i] = t[l] > mx[i] ? t[l] : mx[i];
-		_mm512_storeu_si512(t, vn);
-		mn[i] = t[0];
-		for (uint32_t l = 1; l < 16; l++)
-			mn[i] = t[l] < mn[i] ? t[l] : mn[i];
+		mx[2] = _mm512_reduce_max_epi32(x2);
+		mn[2] = _mm512_reduce_min_epi32(n2);
 	}
 	return j;
 }
@@ -436,7 +427,6 @@ avx512_sorted_flag(const uint32_t *d, size_t n, uint32_t *flag)
 {
 	__m512i		f = _mm512_setzero_si512();
 	const __m512i one = _mm512_set1_epi32(1);
-	uint32_t	t[16];
 	size_t		r = 0;
 
 	for (; r + 16 < n; r += 16)
@@ -445,9 +435,7 @@ avx512_sorted_flag(const uint32_t *d, size_t n, uint32_t *flag)
 
 		f = _mm512_or_si512(f, _mm512_or_si512(a, _mm512_sub_epi32(_mm512_sub_epi32(a, _mm512_loadu_si512(d + r)), one)));
 	}
-	_mm512_storeu_si512(t, f);
-	for (uint32_t i = 0; i < 16; i++)
-		*flag |= t[i];
+	*flag |= (uint32_t) _mm512_reduce_or_epi32(f);
 	return r;
 }
 

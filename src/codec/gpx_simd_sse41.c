@@ -330,9 +330,23 @@ sse41_merge(const uint32_t *buf, uint32_t cnt, uint32_t *pp, uint32_t *c,
 	return i;
 }
 
-/* Unaligned loads and stores of 4 uint32 / int32. */
+/* Unaligned loads of 4 uint32 / int32. */
 #define SSE41_LOAD(p) _mm_loadu_si128((const __m128i *) (p))
-#define SSE41_STORE(p, v) _mm_storeu_si128((__m128i *) (p), (v))
+/* Horizontal reductions of 4 lanes: pairs, then neighbours. */
+#define SSE41_HRED(name, op) \
+SSE41_FN uint32_t \
+name(__m128i h) \
+{ \
+	h = op(h, _mm_shuffle_epi32(h, 0x4E)); \
+	h = op(h, _mm_shuffle_epi32(h, 0xB1)); \
+	return (uint32_t) _mm_cvtsi128_si32(h); \
+}
+SSE41_HRED(sse41_hmin_u32, _mm_min_epu32)
+SSE41_HRED(sse41_hmax_u32, _mm_max_epu32)
+SSE41_HRED(sse41_hmin_s32, _mm_min_epi32)
+SSE41_HRED(sse41_hmax_s32, _mm_max_epi32)
+SSE41_HRED(sse41_hor_32, _mm_or_si128)
+
 /* The smallest and largest gap of d's first gaps, 4 at a time. */
 SSE41_FN uint32_t
 sse41_gap_range(const uint32_t *d, uint32_t cnt, uint32_t *gmin,
@@ -341,8 +355,8 @@ sse41_gap_range(const uint32_t *d, uint32_t cnt, uint32_t *gmin,
 	__m128i		mn = _mm_set1_epi32(-1),
 				mx = _mm_setzero_si128();
 	uint32_t	r = 0,
-				lo[4],
-				hi[4];
+				lo,
+				hi;
 
 	for (; r + 4 < cnt; r += 4)
 	{
@@ -353,13 +367,10 @@ sse41_gap_range(const uint32_t *d, uint32_t cnt, uint32_t *gmin,
 	}
 	if (r == 0)
 		return 0;
-	SSE41_STORE(lo, mn);
-	SSE41_STORE(hi, mx);
-	for (uint32_t i = 0; i < 4; i++)
-	{
-		*gmin = lo[i] < *gmin ? lo[i] : *gmin;
-		*gmax = hi[i] > *gmax ? hi[i] : *gmax;
-	}
+	lo = sse41_hmin_u32(mn);
+	hi = sse41_hmax_u32(mx);
+	*gmin = lo < *gmin ? lo : *gmin;
+	*gmax = hi > *gmax ? hi : *gmax;
 	return r;
 }
 
@@ -383,7 +394,6 @@ sse41_lrc_ext(const uint32_t *d, uint32_t cnt, uint32_t s, uint32_t k,
 				n0 = _mm_set1_epi32(INT32_MAX),
 				n1 = n0,
 				n2 = n0;
-	int32_t		t[4];
 	uint32_t	j = 0;
 
 	if (k == 2)
@@ -417,19 +427,14 @@ sse41_lrc_ext(const uint32_t *d, uint32_t cnt, uint32_t s, uint32_t k,
 		}
 	if (j == 0)
 		return 0;
-	for (uint32_t i = 0; i < k; i++)
+	mx[0] = (int32_t) sse41_hmax_s32(x0);
+	mn[0] = (int32_t) sse41_hmin_s32(n0);
+	mx[1] = (int32_t) sse41_hmax_s32(x1);
+	mn[1] = (int32_t) sse41_hmin_s32(n1);
+	if (k > 2)
 	{
-		__m128i		vx = i == 0 ? x0 : i == 1 ? x1 : x2,
-					vn = i == 0 ? n0 : i == 1 ? n1 : n2;
-
-		SSE41_STORE(t, vx);
-		mx[i] = t[0];
-		for (uint32_t l = 1; l < 4; l++)
-			mx[i] = t[l] > mx[i] ? t[l] : mx[i];
-		SSE41_STORE(t, vn);
-		mn[i] = t[0];
-		for (uint32_t l = 1; l < 4; l++)
-			mn[i] = t[l] < mn[i] ? t[l] : mn[i];
+		mx[2] = (int32_t) sse41_hmax_s32(x2);
+		mn[2] = (int32_t) sse41_hmin_s32(n2);
 	}
 	return j;
 }
@@ -440,7 +445,6 @@ sse41_sorted_flag(const uint32_t *d, size_t n, uint32_t *flag)
 {
 	__m128i		f = _mm_setzero_si128();
 	const __m128i one = _mm_set1_epi32(1);
-	uint32_t	t[4];
 	size_t		r = 0;
 
 	for (; r + 4 < n; r += 4)
@@ -449,9 +453,7 @@ sse41_sorted_flag(const uint32_t *d, size_t n, uint32_t *flag)
 
 		f = _mm_or_si128(f, _mm_or_si128(a, _mm_sub_epi32(_mm_sub_epi32(a, SSE41_LOAD(d + r)), one)));
 	}
-	SSE41_STORE(t, f);
-	for (uint32_t i = 0; i < 4; i++)
-		*flag |= t[i];
+	*flag |= sse41_hor_32(f);
 	return r;
 }
 
