@@ -402,8 +402,8 @@ gpx_bm_blk_plan(const uint32_t *d, uint32_t cnt)
 }
 
 /*
- * Write the bitmap block of d[0..cnt) at bit `bit` of the zeroed p, a
- * word of ones at a time (gpx_onesw).
+ * Write the bitmap block of d[0..cnt) at bit `bit` of the zeroed p
+ * (gpx_onesw: a word in a register, stored after each bit).
  */
 void
 gpx_bm_blk_write(uint8_t *p, uint64_t bit, const uint32_t *d, uint32_t cnt)
@@ -411,8 +411,9 @@ gpx_bm_blk_write(uint8_t *p, uint64_t bit, const uint32_t *d, uint32_t cnt)
 	gpx_onesw	ow;
 	uint64_t	base = bit - 1 - d[0];
 
-	gpx_onesw_init(&ow, p);
+	if (cnt < 2)
+		return;
+	gpx_onesw_init(&ow, p, bit);
 	for (uint32_t j = 1; j < cnt; j++)
 		gpx_onesw_set(&ow, base + d[j]);
-	gpx_onesw_flush(&ow);
 }

@@ -506,8 +506,7 @@ gpx_ef_blk_write(uint8_t *p, uint64_t bit, const uint32_t *d, uint32_t cnt,
 	for (r = 0; r < m; r++)
 		gpx_bitw_put(&lw, (d[r + 1] - d[0] - 1) & mask, b);
 	gpx_bitw_flush(&lw);
-	gpx_onesw_init(&ow, p);
+	gpx_onesw_init(&ow, p, up);
 	for (r = 0; r < m; r++)
 		gpx_onesw_set(&ow, up + ((d[r + 1] - d[0] - 1) >> b) + r);
-	gpx_onesw_flush(&ow);
 }

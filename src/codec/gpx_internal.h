@@ -245,48 +245,36 @@ gpx_bitw_flush(gpx_bitw *s)
 }
 
 /*
- * Single one bits set at increasing positions of a packed array, a word
- * gathered in a register and OR-ed into memory as the positions leave it.
+ * Single one bits set at increasing positions of a packed array, zero
+ * from the first position's word on but for bits already in that word:
+ * the current word is kept in a register and stored whole after every
+ * bit (no branch and no load per bit; a new word starts from zero).
  */
 typedef struct gpx_onesw
 {
 	uint8_t    *words;
-	uint64_t	w;				/* word being gathered */
-	uint32_t	val;
+	uint64_t	w;				/* the word acc holds */
+	uint32_t	acc;
 } gpx_onesw;
 
-/* Start with no bit set. */
+/* Start at bit `from` (no bit before it will be set). */
 static inline void
-gpx_onesw_init(gpx_onesw *s, uint8_t *words)
+gpx_onesw_init(gpx_onesw *s, uint8_t *words, uint64_t from)
 {
 	s->words = words;
-	s->w = 0;
-	s->val = 0;
+	s->w = from >> 5;
+	s->acc = gpx_load32(words + 4 * s->w);
 }
 
-/* OR the gathered word into memory. */
-static inline void
-gpx_onesw_flush(gpx_onesw *s)
-{
-	if (s->val != 0)
-	{
-		uint8_t    *q = s->words + 4 * s->w;
-
-		gpx_store32(q, gpx_load32(q) | s->val);
-		s->val = 0;
-	}
-}
-
-/* Set bit `bit` (not below the last one set). */
+/* Set bit `bit` (not below the last one set, nor below `from`). */
 static inline void
 gpx_onesw_set(gpx_onesw *s, uint64_t bit)
 {
-	if ((bit >> 5) != s->w)
-	{
-		gpx_onesw_flush(s);
-		s->w = bit >> 5;
-	}
-	s->val |= 1u << (bit & 31);
+	uint64_t	w = bit >> 5;
+
+	s->acc = (w == s->w ? s->acc : 0) | (1u << (bit & 31));
+	s->w = w;
+	gpx_store32(s->words + 4 * w, s->acc);
 }
 
 /* ------------------------------------------------------ block forms -- */

@@ -14,6 +14,7 @@
 
 #include "gpx_setops.h"
 #include "gpx_intersect.h"
+#include "gpx_simd.h"
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -165,6 +166,9 @@ so_merge_union(const uint32_t *a, uint32_t na, const uint32_t *b, uint32_t nb,
 			return so_union_gallop(a, na, b, nb, out);
 		if (nb > (uint64_t) SO_GALLOP * na)
 			return so_union_gallop(b, nb, a, na, out);
+		/* the vectorised variant's share, then the scalar loop's */
+		if (gpx_simd()->setop != NULL)
+			k = gpx_simd()->setop(GPX_SIMD_UNION, a, na, b, nb, &i, &j, out);
 		while (i < na && j < nb)
 		{
 			uint32_t	va = a[i],
@@ -224,6 +228,8 @@ so_merge_difference(const uint32_t *a, uint32_t na, const uint32_t *b,
 	}
 	else
 	{
+		if (gpx_simd()->setop != NULL)
+			k = gpx_simd()->setop(GPX_SIMD_DIFFERENCE, a, na, b, nb, &i, &j, out);
 		while (i < na && j < nb)
 		{
 			uint32_t	va = a[i],
@@ -252,6 +258,8 @@ so_merge_symdiff(const uint32_t *a, uint32_t na, const uint32_t *b,
 		return so_symdiff_gallop(a, na, b, nb, out);
 	if (nb > (uint64_t) SO_GALLOP * na)
 		return so_symdiff_gallop(b, nb, a, na, out);
+	if (gpx_simd()->setop != NULL)
+		k = gpx_simd()->setop(GPX_SIMD_SYMDIFF, a, na, b, nb, &i, &j, out);
 	while (i < na && j < nb)
 	{
 		uint32_t	va = a[i],
@@ -576,6 +584,118 @@ gpx_symdiff(const gpx_list *a, const gpx_list *b, uint32_t *out,
 	if (a->n == 0 || b->n == 0 || so_disjoint(a, b))
 		return gpx_union(a, b, out, outcap, outn);
 	return so_walk(a, b, SO_SYMDIFF, out, outcap, outn);
+}
+
+/* ------------------------------------------- two-list ops, encoded */
+
+/* Push every docID of l to the encoder, a block at a time. */
+static gpx_status
+so_push_all(gpx_encstream *es, const gpx_list *l)
+{
+	uint32_t	buf[GPX_MAX_BLOCK];
+	gpx_status	st = GPX_OK;
+
+	for (uint32_t k = 0; k < l->nblocks && st == GPX_OK; k++)
+		st = gpx_encstream_push(es, buf, gpx_decode_block(l, k, buf));
+	return st;
+}
+
+/* The largest result of a op b and its largest docID, from the headers. */
+static void
+so_result_max(gpx_setop op, const gpx_list *a, const gpx_list *b,
+			  uint32_t *nmax, uint32_t *lastmax)
+{
+	if (op == GPX_SETOP_DIFFERENCE)
+	{
+		*nmax = a->n;
+		*lastmax = a->n > 0 ? a->last : 0;
+		return;
+	}
+	*nmax = gpx_union_bound(a, b);
+	*lastmax = a->n == 0 ? (b->n > 0 ? b->last : 0) :
+		b->n == 0 || a->last > b->last ? a->last : b->last;
+}
+
+/* Bytes of out gpx_setop_encode may need. */
+size_t
+gpx_setop_encode_bound(gpx_setop op, const gpx_list *a, const gpx_list *b,
+					   int codec)
+{
+	uint32_t	nmax,
+				lastmax;
+
+	so_result_max(op, a, b, &nmax, &lastmax);
+	return gpx_encstream_bound(codec, nmax, lastmax);
+}
+
+/*
+ * a op b encoded: the plan walked as in so_walk, each segment merged
+ * into a buffer and pushed to the encoder; empty operands and disjoint
+ * ranges are the lists' blocks pushed in docID order.
+ */
+gpx_status
+gpx_setop_encode(gpx_setop op, const gpx_list *a, const gpx_list *b,
+				 int codec, uint8_t *out, size_t cap, size_t *outlen,
+				 uint32_t *outn)
+{
+	gpx_encstream es;
+	uint32_t	nmax,
+				lastmax;
+	gpx_status	st;
+
+	if (a == NULL || b == NULL || outlen == NULL || outn == NULL ||
+		op < GPX_SETOP_UNION || op > GPX_SETOP_SYMDIFF)
+		return GPX_E_ARG;
+	so_result_max(op, a, b, &nmax, &lastmax);
+	st = gpx_encstream_init(&es, codec, nmax, lastmax, out, cap);
+	if (st != GPX_OK)
+		return st;
+	if (a->n == 0 || b->n == 0 || so_disjoint(a, b))
+	{
+		/* a, or a concatenation in docID order */
+		const gpx_list *lo = a,
+				   *hi = op == GPX_SETOP_DIFFERENCE ? NULL : b;
+
+		if (hi != NULL && (a->n == 0 || (b->n > 0 && b->last < a->first)))
+		{
+			lo = b;
+			hi = a;
+		}
+		st = so_push_all(&es, lo);
+		if (st == GPX_OK && hi != NULL)
+			st = so_push_all(&es, hi);
+	}
+	else
+	{
+		so_op		sop = op == GPX_SETOP_UNION ? SO_UNION :
+			op == GPX_SETOP_DIFFERENCE ? SO_DIFFERENCE : SO_SYMDIFF;
+		so_side		sa,
+					sb;
+		gpx_mplan	p;
+		gpx_mseg	sg;
+		uint32_t	tmp[2 * GPX_MAX_BLOCK];
+
+		so_side_init(&sa, a);
+		so_side_init(&sb, b);
+		gpx_mplan_init(&p, a, b);
+		while (st == GPX_OK && gpx_mplan_next(&p, &sg))
+		{
+			const uint32_t *ra,
+					   *rb;
+			uint32_t	na,
+						nb;
+
+			na = so_side_run(&sa, sg.blk[0], &sg, &ra);
+			if (sop == SO_DIFFERENCE && na == 0)
+				continue;
+			nb = so_side_run(&sb, sg.blk[1], &sg, &rb);
+			st = gpx_encstream_push(&es, tmp, so_merge(sop, ra, na, rb, nb, tmp));
+		}
+	}
+	if (st == GPX_OK)
+		st = gpx_encstream_finish(&es, outlen);
+	*outn = es.n;
+	return st;
 }
 
 /* |a & b| (0 without decoding when a list is empty or the ranges are apart). */

@@ -123,6 +123,28 @@ gpx_status	gpx_difference(const gpx_list *a, const gpx_list *b,
 gpx_status	gpx_symdiff(const gpx_list *a, const gpx_list *b, uint32_t *out,
 						uint32_t outcap, uint32_t *outn);
 
+/* The operations of gpx_setop_encode. */
+typedef enum gpx_setop
+{
+	GPX_SETOP_UNION,			/* a | b */
+	GPX_SETOP_DIFFERENCE,		/* a - b */
+	GPX_SETOP_SYMDIFF			/* a # b */
+} gpx_setop;
+
+/*
+ * a op b as a list of codec in the current format, encoded as it is
+ * merged (gpx_encstream): the blocks of the result are written as the
+ * plan's segments produce them, so the result's docIDs are never held
+ * whole; out[0..*outlen) is byte for byte gpx_encode of the result, *outn
+ * its size.  gpx_setop_encode_bound: bytes of out that suffice (from the
+ * largest result the headers allow).
+ */
+size_t		gpx_setop_encode_bound(gpx_setop op, const gpx_list *a,
+								   const gpx_list *b, int codec);
+gpx_status	gpx_setop_encode(gpx_setop op, const gpx_list *a, const gpx_list *b,
+							 int codec, uint8_t *out, size_t cap,
+							 size_t *outlen, uint32_t *outn);
+
 /*
  * The sizes of a | b, a - b and a # b without materialising anything: from
  * n and the size of the intersection (gpx_intersect_count, which skips

@@ -110,7 +110,26 @@ typedef struct gpx_simd_ops
 	 * many leading i of the n - 1 it looked at).
 	 */
 	size_t		(*sorted_flag) (const uint32_t *d, size_t n, uint32_t *flag);
+
+	/*
+	 * A set operation on two strictly increasing runs of docIDs (values
+	 * <= 2^31 - 1; gpx_setops.c): op GPX_SIMD_UNION (a | b),
+	 * GPX_SIMD_DIFFERENCE (a - b) or GPX_SIMD_SYMDIFF (a # b), merged
+	 * from a[*ia] and b[*ib] on while both runs have a whole vector left.
+	 * Every step takes all docIDs up to a cut from both runs, so two
+	 * equal docIDs are always taken together; *ia and *ib end past what
+	 * was taken, and the elements of the result it gives (in order) go to
+	 * out[0..r), r returned.  Writes nothing past out[r - 1].
+	 */
+	uint32_t	(*setop) (int op, const uint32_t *a, uint32_t na,
+						  const uint32_t *b, uint32_t nb, uint32_t *ia,
+						  uint32_t *ib, uint32_t *out);
 } gpx_simd_ops;
+
+/* The operations of gpx_simd_ops.setop. */
+#define GPX_SIMD_UNION		0
+#define GPX_SIMD_DIFFERENCE	1
+#define GPX_SIMD_SYMDIFF	2
 
 /* The tables (NULL-filled beyond the scalar one where not compiled). */
 extern const gpx_simd_ops gpx_simd_scalar_ops;

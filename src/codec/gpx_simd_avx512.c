@@ -439,6 +439,106 @@ avx512_sorted_flag(const uint32_t *d, size_t n, uint32_t *flag)
 	return r;
 }
 
+/*
+ * Sort a bitonic sequence of 16 unsigned lanes ascending: compare-exchange
+ * at distances 8, 4, 2 and 1 (lane swaps within the register).
+ */
+AVX512_FN __m512i
+avx512_bitonic16(__m512i v)
+{
+	__m512i		p;
+
+	p = _mm512_shuffle_i32x4(v, v, _MM_SHUFFLE(1, 0, 3, 2));
+	v = _mm512_mask_mov_epi32(_mm512_min_epu32(v, p), 0xFF00, _mm512_max_epu32(v, p));
+	p = _mm512_shuffle_i32x4(v, v, _MM_SHUFFLE(2, 3, 0, 1));
+	v = _mm512_mask_mov_epi32(_mm512_min_epu32(v, p), 0xF0F0, _mm512_max_epu32(v, p));
+	p = _mm512_shuffle_epi32(v, _MM_PERM_BADC);
+	v = _mm512_mask_mov_epi32(_mm512_min_epu32(v, p), 0xCCCC, _mm512_max_epu32(v, p));
+	p = _mm512_shuffle_epi32(v, _MM_PERM_CDAB);
+	return _mm512_mask_mov_epi32(_mm512_min_epu32(v, p), 0xAAAA, _mm512_max_epu32(v, p));
+}
+
+/*
+ * Lanes of the merged, tagged run x (2 v for a docID v of a, 2 v + 1 for
+ * one of b, so that equal docIDs sit side by side, a's first) that op
+ * keeps, prev and next holding each lane's neighbours: a's copy of a
+ * common docID is followed by b's, b's preceded by a's.
+ */
+AVX512_FN __mmask16
+avx512_setop_keep(int op, __m512i x, __m512i prev, __m512i next)
+{
+	const __m512i one = _mm512_set1_epi32(1);
+	__mmask16	isb = _mm512_test_epi32_mask(x, one),
+				dup_b = _mm512_mask_cmpeq_epi32_mask(isb, _mm512_add_epi32(prev, one), x),
+				dup_a = _mm512_mask_cmpeq_epi32_mask((__mmask16) ~isb,
+													 _mm512_add_epi32(x, one), next);
+
+	if (op == GPX_SIMD_UNION)
+		return (__mmask16) ~dup_b;
+	if (op == GPX_SIMD_DIFFERENCE)
+		return (__mmask16) (~isb & ~dup_a);
+	return (__mmask16) (~dup_a & ~dup_b);
+}
+
+/*
+ * Set operations 16 + 16 at a time: load 16 docIDs of each run, tag them
+ * (a: 2 v, b: 2 v + 1), merge the two sorted vectors by a bitonic network
+ * (the second reversed, then min / max, then each half sorted), and take
+ * the merged lanes up to the cut min(a's 16th, b's 16th) (all 16 of the
+ * run with the smaller one, the others' prefix below it: a common docID
+ * is taken from both or from neither); the kept lanes, untagged, are
+ * compressed and stored under a mask.
+ */
+AVX512_FN uint32_t
+avx512_setop(int op, const uint32_t *a, uint32_t na, const uint32_t *b,
+			 uint32_t nb, uint32_t *ia, uint32_t *ib, uint32_t *out)
+{
+	const __m512i rev = _mm512_setr_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6,
+										  5, 4, 3, 2, 1, 0),
+				one = _mm512_set1_epi32(1);
+	uint32_t	i = *ia,
+				j = *ib,
+				k = 0;
+
+	while (i + 16 <= na && j + 16 <= nb)
+	{
+		__m512i		va = _mm512_loadu_si512(a + i),
+					vb = _mm512_loadu_si512(b + j),
+					ta = _mm512_slli_epi32(va, 1),
+					tb = _mm512_permutexvar_epi32(rev, _mm512_or_si512(_mm512_slli_epi32(vb, 1), one)),
+					lo = avx512_bitonic16(_mm512_min_epu32(ta, tb)),
+					hi = avx512_bitonic16(_mm512_max_epu32(ta, tb));
+		uint32_t	cut = a[i + 15] < b[j + 15] ? a[i + 15] : b[j + 15];
+		__m512i		vc = _mm512_set1_epi32((int32_t) cut);
+		uint32_t	ca = (uint32_t) __builtin_popcount(_mm512_cmple_epu32_mask(va, vc)),
+					cb = (uint32_t) __builtin_popcount(_mm512_cmple_epu32_mask(vb, vc)),
+					t = ca + cb;	/* 16 <= t <= 32 */
+		__mmask16	kl = avx512_setop_keep(op, lo, _mm512_alignr_epi32(lo, lo, 15),
+										   _mm512_alignr_epi32(hi, lo, 1));
+		uint32_t	nl = (uint32_t) __builtin_popcount(kl);
+
+		_mm512_mask_storeu_epi32(out + k, avx512_first(nl),
+								 _mm512_maskz_compress_epi32(kl, _mm512_srli_epi32(lo, 1)));
+		k += nl;
+		if (t > 16)
+		{
+			__mmask16	kh = avx512_setop_keep(op, hi, _mm512_alignr_epi32(hi, lo, 15),
+											   _mm512_alignr_epi32(hi, hi, 1)) &
+				avx512_first(t - 16);
+			uint32_t	nh = (uint32_t) __builtin_popcount(kh);
+
+			_mm512_mask_storeu_epi32(out + k, avx512_first(nh),
+									 _mm512_maskz_compress_epi32(kh, _mm512_srli_epi32(hi, 1)));
+			k += nh;
+		}
+		i += ca;
+		j += cb;
+	}
+	*ia = i;
+	*ib = j;
+	return k;
+}
+
 const gpx_simd_ops gpx_simd_avx512_ops = {
 	.level = GPX_SIMD_AVX512,
 	.unpack = avx512_unpack,
@@ -451,6 +551,7 @@ const gpx_simd_ops gpx_simd_avx512_ops = {
 	.gap_range = avx512_gap_range,
 	.lrc_ext = avx512_lrc_ext,
 	.sorted_flag = avx512_sorted_flag,
+	.setop = avx512_setop,
 };
 
 #endif							/* GPX_SIMD_X86 */

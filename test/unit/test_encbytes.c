@@ -13,6 +13,9 @@
  * encoders of commit 06c28fb).  A mismatch names the codec and family;
  * comparing the two encoders' blobs list by list then finds the list.
  *
+ * The incremental encoder (gpx_encstream) must write gpx_encode's bytes
+ * for every list of the battery however it is cut into pieces.
+ *
  *   test_encbytes            check
  *   test_encbytes --print    print the hashes (to record new ones, only
  *                            for a deliberate format change)
@@ -250,6 +253,94 @@ static const uint64_t GOLDEN[3][EB_FAMILIES] = {
 	{0x7f82fe95b46cc36dull, 0x12d106565a6e636bull, 0xf8e173af04dcd270ull, 0x3cae1ef6faa195a0ull, 0xf8e173af04dcd270ull, 0x7f82fe95b46cc36dull, 0x895e7170702affbbull},
 };
 
+/*
+ * The incremental encoder (gpx_encstream) against gpx_encode: every list
+ * of the battery, given in pieces of random sizes (single docIDs, whole
+ * blocks and more, block edges), into a buffer of exactly its bound,
+ * poisoned, must come out as the same bytes; plus its errors.
+ */
+static void
+test_encstream(void)
+{
+	uint32_t   *d = unit_xmalloc(100000 * sizeof(uint32_t));
+	uint32_t	lastmax;
+	gpx_encstream es;
+	size_t		len;
+	uint8_t		small[64];
+
+	eb_state = 0xE5ull;
+	for (int codec = GPX_CODEC_MIN; codec <= GPX_CODEC_MAX; codec++)
+		for (int shape = 0; shape < EB_SHAPES; shape++)
+			for (size_t si = 0; si < EB_NSIZES; si++)
+			{
+				uint32_t	n = eb_list(shape, eb_sizes[si], d),
+							nmax = n + (uint32_t) (eb_rnd() % 3) * (eb_rnd() % 600);
+				size_t		wlen,
+							cap;
+				uint8_t    *want = eb_encode(codec, EB_DEFAULT, d, NULL, n, &wlen),
+						   *got;
+				uint32_t	i = 0;
+
+				if (want == NULL)
+					continue;
+				lastmax = n == 0 ? 0 : d[n - 1] + (uint32_t) (eb_rnd() % 2) *
+					(uint32_t) ((GPX_MAX_DOCID - d[n - 1]) / 2);
+				cap = gpx_encstream_bound(codec, nmax, lastmax);
+				CHECK(cap >= wlen);
+				got = unit_xmalloc(cap);
+				memset(got, 0xC3, cap);
+				CHECK(gpx_encstream_init(&es, codec, nmax, lastmax, got, cap) == GPX_OK);
+				while (i < n)
+				{
+					uint32_t	r = (uint32_t) (eb_rnd() % 8),
+								m = r == 0 ? 1 : r == 1 ? 128 : r == 2 ? 256 :
+						r == 3 ? 300 : r == 4 ? n - i : (uint32_t) (1 + eb_rnd() % 200);
+
+					m = m > n - i ? n - i : m;
+					CHECK(gpx_encstream_push(&es, d + i, m) == GPX_OK);
+					i += m;
+				}
+				CHECK(gpx_encstream_push(&es, d, 0) == GPX_OK);
+				len = 0;
+				CHECKF(gpx_encstream_finish(&es, &len) == GPX_OK && len == wlen &&
+					   memcmp(got, want, wlen) == 0,
+					   "%s shape %d n %u (nmax %u): %zu bytes, gpx_encode %zu, %s",
+					   gpx_codec_name(codec), shape, n, nmax, len, wlen,
+					   len == wlen ? "content differs" : "length differs");
+				free(got);
+				free(want);
+			}
+
+	/* errors stick: unsorted across pieces, out of range, beyond nmax */
+	d[0] = 5;
+	d[1] = 9;
+	d[2] = 9;
+	d[3] = 50;
+	CHECK(gpx_encstream_init(&es, GPX_CODEC_PFOR, 10, 100, small, sizeof(small)) == GPX_E_NOSPACE);
+	{
+		size_t		cap = gpx_encstream_bound(GPX_CODEC_PFOR, 10, 100);
+		uint8_t    *b = unit_xmalloc(cap);
+		uint32_t	big = GPX_MAX_DOCID + 1u;
+
+		CHECK(gpx_encstream_init(&es, GPX_CODEC_PFOR, 10, 100, b, cap) == GPX_OK);
+		CHECK(gpx_encstream_push(&es, d, 2) == GPX_OK);
+		CHECK(gpx_encstream_push(&es, d + 2, 1) == GPX_E_UNSORTED);
+		CHECK(gpx_encstream_push(&es, d, 0) == GPX_E_UNSORTED);
+		CHECK(gpx_encstream_finish(&es, &len) == GPX_E_UNSORTED);
+		CHECK(gpx_encstream_init(&es, GPX_CODEC_LRC, 10, 100, b, cap) == GPX_OK);
+		CHECK(gpx_encstream_push(&es, &big, 1) == GPX_E_RANGE);
+		CHECK(gpx_encstream_init(&es, GPX_CODEC_QS, 2, 100, b, cap) == GPX_OK);
+		CHECK(gpx_encstream_push(&es, d, 2) == GPX_OK);
+		CHECK(gpx_encstream_push(&es, d + 3, 1) == GPX_E_NOSPACE);
+		CHECK(gpx_encstream_init(&es, 99, 10, 100, b, cap) == GPX_E_CODEC);
+		/* nothing given: the empty list */
+		CHECK(gpx_encstream_init(&es, GPX_CODEC_QS, 10, 100, b, cap) == GPX_OK);
+		CHECK(gpx_encstream_finish(&es, &len) == GPX_OK && len == 2);
+		free(b);
+	}
+	free(d);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -276,5 +367,7 @@ main(int argc, char **argv)
 		}
 		unit_case_end();
 	}
+	if (!print)
+		UNIT_RUN(test_encstream());
 	return unit_finish();
 }
