@@ -16,9 +16,11 @@
  * codec core: gpx_union_many (two lists along their merge plan, more
  * through a heap of the lists' heads that hands over whole runs, so a
  * list whose docIDs do not interleave with the others' costs one heap
- * step per block).  Above POSTING_UNION_HEAP_MAX inputs the heap's work
- * area (about 1 kB per input) would grow too large, and the inputs are
- * then decoded into one array, sorted and deduplicated instead.
+ * step per block), into the int4[] itself for posting_union; the union
+ * of two lists as a list is encoded as it is merged (gpx_setop_encode),
+ * never held as an array.  Above POSTING_UNION_HEAP_MAX inputs the heap's
+ * work area (about 1 kB per input) would grow too large, and the inputs
+ * are then decoded into one array, sorted and deduplicated instead.
  */
 #include "posting.h"
 
@@ -220,13 +222,16 @@ unionagg_report(gpx_status st)
 
 /*
  * The union of the state's inputs: into a new palloc'd array (*docs, if
- * docs is not NULL) or only its size.  Returns the size.
+ * docs is not NULL), into the data of a new int4[] (*arr, if arr is not
+ * NULL; its length is the bound, for posting_array_truncate), or only its
+ * size.  Returns the size.
  */
 static uint32
-unionagg_compute(UnionAggState *st, uint32 **docs)
+unionagg_compute(UnionAggState *st, uint32 **docs, ArrayType **arr)
 {
 	PostingList *pls = palloc(sizeof(PostingList) * Max(st->n, 1));
 	const gpx_list **ls = palloc(sizeof(gpx_list *) * Max(st->n, 1));
+	bool		want = docs != NULL || arr != NULL;
 	uint64		total = 0;
 	uint32		n = 0;
 	gpx_status	rc;
@@ -244,7 +249,7 @@ unionagg_compute(UnionAggState *st, uint32 **docs)
 		uint32	   *out = NULL;
 		uint64		cap = total;
 
-		if (docs != NULL && cap > POSTING_MAX_ELEMS)
+		if (want && cap > POSTING_MAX_ELEMS)
 		{
 			/* count first: the result may still fit */
 			rc = gpx_union_many(ls, st->n, work, wb, NULL, 0, &n);
@@ -254,7 +259,12 @@ unionagg_compute(UnionAggState *st, uint32 **docs)
 				posting_report_too_many("in a union", n);
 			cap = n;
 		}
-		if (docs != NULL)
+		if (arr != NULL)
+		{
+			*arr = posting_array_alloc((uint32) Max(cap, 1));
+			out = (uint32 *) ARR_DATA_PTR(*arr);
+		}
+		else if (docs != NULL)
 			out = palloc(Max(cap, 1) * sizeof(uint32));
 		rc = gpx_union_many(ls, st->n, work, wb, out, (uint32) cap, &n);
 		if (rc != GPX_OK)
@@ -271,7 +281,13 @@ unionagg_compute(UnionAggState *st, uint32 **docs)
 
 		if (total > POSTING_MAX_ELEMS)
 			posting_report_too_many("in the inputs of a union of many lists", total);
-		all = palloc(Max(total, 1) * sizeof(uint32));
+		if (arr != NULL)
+		{
+			*arr = posting_array_alloc((uint32) Max(total, 1));
+			all = (uint32 *) ARR_DATA_PTR(*arr);
+		}
+		else
+			all = palloc(Max(total, 1) * sizeof(uint32));
 		for (int i = 0; i < st->n; i++)
 		{
 			CHECK_FOR_INTERRUPTS();
@@ -285,14 +301,60 @@ unionagg_compute(UnionAggState *st, uint32 **docs)
 	return n;
 }
 
+/*
+ * The union of the state's inputs as a datum of its codec.  Two inputs are
+ * merged and encoded at once, straight into the datum (gpx_setop_encode,
+ * the bytes posting_build writes for the union); more go through an array.
+ */
+static Datum
+unionagg_build(UnionAggState *st)
+{
+	uint32	   *docs;
+	uint32		n;
+
+	if (st->n == 2)
+	{
+		PostingList pa,
+					pb;
+		size_t		cap,
+					len = 0;
+
+		posting_open(PointerGetDatum(st->vals[0]), &pa);
+		posting_open(PointerGetDatum(st->vals[1]), &pb);
+		cap = gpx_setop_encode_bound(GPX_SETOP_UNION, &pa.l, &pb.l, st->codec);
+		if (gpx_union_bound(&pa.l, &pb.l) <= POSTING_MAX_ELEMS &&
+			cap > 0 && cap <= MaxAllocSize - VARHDRSZ)
+		{
+			struct varlena *vl = (struct varlena *) palloc(VARHDRSZ + cap);
+			gpx_status	rc = gpx_setop_encode(GPX_SETOP_UNION, &pa.l, &pb.l,
+											  st->codec, (uint8_t *) VARDATA(vl),
+											  cap, &len, &n);
+
+			if (rc != GPX_OK)
+				unionagg_report(rc);
+			return posting_finish_blob(vl, cap, len);
+		}
+	}
+	n = unionagg_compute(st, &docs, NULL);
+	return posting_build(st->codec, docs, n);
+}
+
+/* The union of the state's inputs as an int4[], built in place. */
+static ArrayType *
+unionagg_array(UnionAggState *st)
+{
+	ArrayType  *arr;
+	uint32		n = unionagg_compute(st, NULL, &arr);
+
+	return posting_array_truncate(arr, n);
+}
+
 /* Final of posting_union_agg(T) -> T: the union, encoded in T's codec. */
 PG_FUNCTION_INFO_V1(posting_unionagg_final);
 Datum
 posting_unionagg_final(PG_FUNCTION_ARGS)
 {
 	UnionAggState *st;
-	uint32	   *docs;
-	uint32		n;
 
 	(void) unionagg_context(fcinfo);
 	st = PG_ARGISNULL(0) ? NULL : (UnionAggState *) PG_GETARG_POINTER(0);
@@ -315,8 +377,7 @@ posting_unionagg_final(PG_FUNCTION_ARGS)
 
 		PG_RETURN_DATUM(posting_build(st->codec, &none, 0));
 	}
-	n = unionagg_compute(st, &docs);
-	PG_RETURN_DATUM(posting_build(st->codec, docs, n));
+	PG_RETURN_DATUM(unionagg_build(st));
 }
 
 /* Final of posting_union(T) -> int4[]. */
@@ -325,8 +386,6 @@ Datum
 posting_unionagg_docids_final(PG_FUNCTION_ARGS)
 {
 	UnionAggState *st;
-	uint32	   *docs;
-	uint32		n;
 
 	(void) unionagg_context(fcinfo);
 	st = PG_ARGISNULL(0) ? NULL : (UnionAggState *) PG_GETARG_POINTER(0);
@@ -334,8 +393,7 @@ posting_unionagg_docids_final(PG_FUNCTION_ARGS)
 		PG_RETURN_NULL();
 	if (st->n == 0)
 		PG_RETURN_ARRAYTYPE_P(construct_empty_array(INT4OID));
-	n = unionagg_compute(st, &docs);
-	PG_RETURN_ARRAYTYPE_P(posting_array_from(docs, n));
+	PG_RETURN_ARRAYTYPE_P(unionagg_array(st));
 }
 
 /* Final of posting_union_count(T) -> bigint: the size, no array built. */
@@ -349,5 +407,5 @@ posting_unionagg_count_final(PG_FUNCTION_ARGS)
 	st = PG_ARGISNULL(0) ? NULL : (UnionAggState *) PG_GETARG_POINTER(0);
 	if (st == NULL || !st->any)
 		PG_RETURN_NULL();
-	PG_RETURN_INT64((int64) unionagg_compute(st, NULL));
+	PG_RETURN_INT64((int64) unionagg_compute(st, NULL, NULL));
 }
