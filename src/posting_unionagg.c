@@ -13,14 +13,16 @@
  *
  * The state keeps a detoasted copy of each non-empty input, compressed;
  * nothing is decoded before the final function, which unions them in the
- * codec core: gpx_union_many (two lists along their merge plan, more
- * through a heap of the lists' heads that hands over whole runs, so a
- * list whose docIDs do not interleave with the others' costs one heap
- * step per block), into the int4[] itself for posting_union; the union
- * of two lists as a list is encoded as it is merged (gpx_setop_encode),
- * never held as an array.  Above POSTING_UNION_HEAP_MAX inputs the heap's
- * work area (about 1 kB per input) would grow too large, and the inputs
- * are then decoded into one array, sorted and deduplicated instead.
+ * codec core: gpx_union_many (two lists along their merge plan; more
+ * through a tree of vectorised two-way merges when their docIDs
+ * interleave, else through a heap of the lists' heads that hands over
+ * whole runs, so a list whose docIDs do not interleave with the others'
+ * costs one heap step per block), into the int4[] itself for
+ * posting_union; the union of two lists as a list is encoded as it is
+ * merged (gpx_setop_encode), never held as an array.  Above
+ * POSTING_UNION_HEAP_MAX inputs the work area (about 2 kB per input) would
+ * grow too large, and the inputs are then decoded into one array, sorted
+ * and deduplicated instead.
  */
 #include "posting.h"
 
@@ -29,7 +31,7 @@
 
 #include "gpx_setops.h"
 
-/* Most inputs merged through the heap (about 4 MB of work area). */
+/* Most inputs merged by gpx_union_many (about 8 MB of work area). */
 #define POSTING_UNION_HEAP_MAX 4096
 
 /* Transition state: the non-empty inputs, detoasted copies. */

@@ -963,11 +963,11 @@ gpx_contains_all(const gpx_list *a, const gpx_list *b)
 
 /* ---------------------------------------------------------------- k lists */
 
-/* Work area bytes for k lists: the streams, then the heap of pointers. */
+/* Work area bytes for k lists: the tree's k leaves and k - 1 inner nodes. */
 size_t
 gpx_union_many_work(int k)
 {
-	return k <= 0 ? 0 : (size_t) k * (sizeof(gpx_ustream) + sizeof(gpx_ustream *));
+	return k <= 0 ? 0 : (size_t) (2 * k - 1) * sizeof(gpx_unode);
 }
 
 /* min(sum n, GPX_MAX_N). */
@@ -981,18 +981,130 @@ gpx_union_many_bound(const gpx_list *const *lists, int k)
 	return s > GPX_MAX_N ? GPX_MAX_N : (uint32_t) s;
 }
 
+static uint32_t so_unode_produce(gpx_unode *x, uint32_t *dst, uint32_t room);
+
+/* Whether node x has an untaken docID in its buffer, refilling it if not. */
+static bool
+so_unode_avail(gpx_unode *x)
+{
+	if (x->pos < x->cnt)
+		return true;
+	if (x->done)
+		return false;
+	x->pos = 0;
+	if (x->l != NULL)
+		x->cnt = x->blk < x->l->nblocks ?
+			gpx_decode_block(x->l, x->blk++, x->buf) : 0;
+	else
+		x->cnt = so_unode_produce(x, x->buf, GPX_MAX_BLOCK);
+	x->done = x->cnt == 0;
+	return !x->done;
+}
+
+/*
+ * Union of the runs a[*ia..na) and b[*ib..nb) into out[0..room) until one
+ * run or the room is spent (equal docIDs are taken together); the runs'
+ * positions move past what was taken.  Returns the count written.
+ */
+static uint32_t
+so_union_step(const uint32_t *a, uint32_t *ia, uint32_t na, const uint32_t *b,
+			  uint32_t *ib, uint32_t nb, uint32_t *out, uint32_t room)
+{
+	const gpx_simd_ops *o = gpx_simd();
+	uint32_t	i = *ia,
+				j = *ib,
+				k = 0;
+
+	if (o->setop != NULL)
+	{
+		/* windows of at most room / 2 each: the output fits whatever comes */
+		uint32_t	wa = na - i < room / 2 ? na - i : room / 2,
+					wb = nb - j < room / 2 ? nb - j : room / 2;
+
+		k = o->setop(GPX_SIMD_UNION, a, i + wa, b, j + wb, &i, &j, out);
+	}
+	while (i < na && j < nb && k < room)
+	{
+		uint32_t	va = a[i],
+					vb = b[j];
+
+		out[k++] = va < vb ? va : vb;
+		i += va <= vb;
+		j += vb <= va;
+	}
+	*ia = i;
+	*ib = j;
+	return k;
+}
+
+/* Move up to room docIDs of x's buffer to dst. */
+static inline uint32_t
+so_unode_take(gpx_unode *x, uint32_t *dst, uint32_t room)
+{
+	uint32_t	m = x->cnt - x->pos < room ? x->cnt - x->pos : room;
+
+	memcpy(dst, x->buf + x->pos, (size_t) m * sizeof(uint32_t));
+	x->pos += m;
+	return m;
+}
+
+/*
+ * Up to room docIDs of inner node x's output (the union of its children's)
+ * into dst; fewer only when both children are spent.
+ */
+static uint32_t
+so_unode_produce(gpx_unode *x, uint32_t *dst, uint32_t room)
+{
+	gpx_unode  *a = x->a,
+			   *b = x->b;
+	uint32_t	k = 0;
+
+	while (k < room)
+	{
+		bool		ha = so_unode_avail(a),
+					hb = so_unode_avail(b);
+
+		if (!ha || !hb)
+		{
+			if (!ha && !hb)
+				break;
+			k += so_unode_take(ha ? a : b, dst + k, room - k);
+			continue;
+		}
+		/* a buffered run below the other child's next docID passes whole */
+		if (a->buf[a->cnt - 1] < b->buf[b->pos])
+			k += so_unode_take(a, dst + k, room - k);
+		else if (b->buf[b->cnt - 1] < a->buf[a->pos])
+			k += so_unode_take(b, dst + k, room - k);
+		else
+			k += so_union_step(a->buf, &a->pos, a->cnt, b->buf, &b->pos, b->cnt,
+							   dst + k, room - k);
+	}
+	return k;
+}
+
+/* One list's position in the heap of a k-way union (in the work area). */
+typedef struct so_hstream
+{
+	const gpx_list *l;
+	uint32_t	blk;			/* block decoded in buf */
+	uint32_t	pos;			/* next element of buf */
+	uint32_t	cnt;			/* elements in buf */
+	uint32_t	buf[GPX_MAX_BLOCK];
+} so_hstream;
+
 /* Head (smallest unread docID) of a stream. */
 static inline uint32_t
-so_head(const gpx_ustream *s)
+so_head(const so_hstream *s)
 {
 	return s->buf[s->pos];
 }
 
 /* Restore the heap below position i. */
 static inline void
-so_sift_down(gpx_ustream **h, int n, int i)
+so_sift_down(so_hstream **h, int n, int i)
 {
-	gpx_ustream *x = h[i];
+	so_hstream *x = h[i];
 	uint32_t	xv = so_head(x);
 
 	for (;;)
@@ -1011,62 +1123,27 @@ so_sift_down(gpx_ustream **h, int n, int i)
 	h[i] = x;
 }
 
-/* Union (or its size) of k lists. */
-gpx_status
-gpx_union_many(const gpx_list *const *lists, int k, void *work,
-			   size_t workbytes, uint32_t *out, uint32_t outcap,
-			   uint32_t *outn)
+/*
+ * Union (or its size) of the m >= 3 non-empty lists among lists[0..k)
+ * through a heap of the lists' heads that emits whole runs: the list at
+ * the top gives every buffered docID below the next list's head at once,
+ * so lists that interleave little cost about one heap step per block.
+ * work holds k streams and k pointers (less than the tree's area).
+ */
+static gpx_status
+so_union_heap(const gpx_list *const *lists, int k, void *work, uint32_t *out,
+			  uint32_t outcap, uint32_t *outn)
 {
-	gpx_ustream *st = (gpx_ustream *) work;
-	gpx_ustream **heap;
-	const gpx_list *ne[2] = {NULL, NULL};
+	so_hstream *st = (so_hstream *) work;
+	so_hstream **heap = (so_hstream **) (st + k);
 	int			m = 0;
 	uint32_t	k_out = 0;
 	uint32_t	lastv = 0;
 	bool		have_last = false;
 
-	if (outn == NULL || (k > 0 && lists == NULL))
-		return GPX_E_ARG;
-	if (k <= 0)
-	{
-		*outn = 0;
-		return GPX_OK;
-	}
-	for (int i = 0; i < k; i++)
-		if (lists[i] == NULL)
-			return GPX_E_ARG;
-	for (int i = 0; i < k; i++)
-		if (lists[i]->n > 0)
-		{
-			if (m < 2)
-				ne[m] = lists[i];
-			m++;
-		}
-	if (m == 0)
-	{
-		*outn = 0;
-		return GPX_OK;
-	}
-	if (m == 1)
-	{
-		if (out != NULL && ne[0]->n > outcap)
-			return GPX_E_NOSPACE;
-		if (out != NULL)
-			so_decode_all(ne[0], out);
-		*outn = ne[0]->n;
-		return GPX_OK;
-	}
-	if (m == 2)
-		return out != NULL ? gpx_union(ne[0], ne[1], out, outcap, outn) :
-			gpx_union_count(ne[0], ne[1], outn);
-
-	if (work == NULL || workbytes < gpx_union_many_work(k))
-		return GPX_E_NOSPACE;
-	heap = (gpx_ustream **) (st + k);
-	m = 0;
 	for (int i = 0; i < k; i++)
 	{
-		gpx_ustream *s;
+		so_hstream *s;
 
 		if (lists[i]->n == 0)
 			continue;
@@ -1082,7 +1159,7 @@ gpx_union_many(const gpx_list *const *lists, int k, void *work,
 
 	while (m > 0)
 	{
-		gpx_ustream *r = heap[0];
+		so_hstream *r = heap[0];
 		uint32_t	p = r->pos,
 					e;
 
@@ -1128,6 +1205,136 @@ gpx_union_many(const gpx_list *const *lists, int k, void *work,
 			}
 		}
 		so_sift_down(heap, m, 0);
+	}
+	*outn = k_out;
+	return GPX_OK;
+}
+
+/*
+ * The merge tree over leaves nodes[lo..hi) (hi > lo): a leaf, or an inner
+ * node taken at nodes[*next] over the two halves.
+ */
+static gpx_unode *
+so_unode_tree(gpx_unode *nodes, int lo, int hi, int *next)
+{
+	gpx_unode  *x;
+	int			mid = lo + (hi - lo) / 2;
+
+	if (hi - lo == 1)
+		return &nodes[lo];
+	x = &nodes[(*next)++];
+	x->l = NULL;
+	x->a = so_unode_tree(nodes, lo, mid, next);
+	x->b = so_unode_tree(nodes, mid, hi, next);
+	x->pos = x->cnt = 0;
+	x->done = false;
+	return x;
+}
+
+/* Union (or its size) of k lists. */
+gpx_status
+gpx_union_many(const gpx_list *const *lists, int k, void *work,
+			   size_t workbytes, uint32_t *out, uint32_t outcap,
+			   uint32_t *outn)
+{
+	gpx_unode  *nodes = (gpx_unode *) work;
+	const gpx_list *ne[2] = {NULL, NULL};
+	int			m = 0,
+				next;
+	uint32_t	k_out = 0;
+	gpx_unode  *root;
+
+	if (outn == NULL || (k > 0 && lists == NULL))
+		return GPX_E_ARG;
+	if (k <= 0)
+	{
+		*outn = 0;
+		return GPX_OK;
+	}
+	for (int i = 0; i < k; i++)
+		if (lists[i] == NULL)
+			return GPX_E_ARG;
+	for (int i = 0; i < k; i++)
+		if (lists[i]->n > 0)
+		{
+			if (m < 2)
+				ne[m] = lists[i];
+			m++;
+		}
+	if (m == 0)
+	{
+		*outn = 0;
+		return GPX_OK;
+	}
+	if (m == 1)
+	{
+		if (out != NULL && ne[0]->n > outcap)
+			return GPX_E_NOSPACE;
+		if (out != NULL)
+			so_decode_all(ne[0], out);
+		*outn = ne[0]->n;
+		return GPX_OK;
+	}
+	if (m == 2)
+		return out != NULL ? gpx_union(ne[0], ne[1], out, outcap, outn) :
+			gpx_union_count(ne[0], ne[1], outn);
+
+	if (work == NULL || workbytes < gpx_union_many_work(k))
+		return GPX_E_NOSPACE;
+
+	/*
+	 * Lists whose docID ranges overlap little pass through the heap in
+	 * whole runs; a tree would copy each docID once per level.  Ranges
+	 * that cover the union's span more than twice over on average
+	 * interleave: the tree merges them a vector at a time.
+	 */
+	{
+		uint64_t	cover = 0;
+		uint32_t	lo = GPX_MAX_DOCID,
+					hi = 0;
+
+		for (int i = 0; i < k; i++)
+			if (lists[i]->n > 0)
+			{
+				cover += (uint64_t) (lists[i]->last - lists[i]->first) + 1;
+				lo = lists[i]->first < lo ? lists[i]->first : lo;
+				hi = lists[i]->last > hi ? lists[i]->last : hi;
+			}
+		if (cover <= 2 * ((uint64_t) hi - lo + 1))
+			return so_union_heap(lists, k, work, out, outcap, outn);
+	}
+	/* the leaves nodes[0..m), then the inner nodes of a balanced tree */
+	m = 0;
+	for (int i = 0; i < k; i++)
+		if (lists[i]->n > 0)
+		{
+			gpx_unode  *x = &nodes[m++];
+
+			x->l = lists[i];
+			x->a = x->b = NULL;
+			x->blk = 0;
+			x->pos = x->cnt = 0;
+			x->done = false;
+		}
+	next = m;
+	root = so_unode_tree(nodes, 0, m, &next);
+	for (;;)
+	{
+		uint32_t	c;
+
+		if (out == NULL)
+			c = so_unode_produce(root, root->buf, GPX_MAX_BLOCK);
+		else if (k_out < outcap)
+			c = so_unode_produce(root, out + k_out, outcap - k_out);
+		else
+		{
+			if (so_unode_avail(root->a) || so_unode_avail(root->b))
+				return GPX_E_NOSPACE;
+			break;
+		}
+		if (c == 0)
+			break;
+		k_out += c;
 	}
 	*outn = k_out;
 	return GPX_OK;

@@ -592,6 +592,10 @@ test_union_many(unit_rng *r)
 				n[i] = random_list(r, d[i], 1200);
 			if (n[i] > 5000)
 				n[i] = 5000;
+			/* every third round, lists apart (the heap's case, not the tree's) */
+			if (it % 3 == 0 && n[i] > 0 && d[i][n[i] - 1] < (1u << 26))
+				for (uint32_t j = 0; j < n[i]; j++)
+					d[i][j] += (uint32_t) i << 26;
 			tl_make_fmt(&t[i], GPX_CODEC_MIN + (int) unit_below(r, 3), d[i],
 						n[i], (int) unit_below(r, NFMT));
 			lp[i] = &t[i].l;
@@ -612,7 +616,7 @@ test_union_many(unit_rng *r)
 
 			for (int i = 0; i < k; i++)
 				nonempty += n[i] > 0;
-			/* a heap merge needs its whole work area */
+			/* a heap or tree merge needs its whole work area */
 			if (nonempty > 2)
 				CHECK(gpx_union_many(lp, k, work, gpx_union_many_work(k) - 1, NULL, 0,
 									 &cnt) == GPX_E_NOSPACE);
