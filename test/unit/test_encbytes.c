@@ -95,7 +95,13 @@ eb_list(int shape, uint32_t n, uint32_t *d)
 		switch (shape)
 		{
 			case 6:				/* heavy tail: 1 + a random number of random bits */
-				gap = 1 + (eb_rnd() >> (64 - eb_rnd() % 24));
+				{
+					uint64_t	x = eb_rnd();
+					uint32_t	sh = 64 - (uint32_t) (eb_rnd() % 24);
+
+					/* a shift by 64 is x itself (as when the hashes were taken) */
+					gap = 1 + (sh == 64 ? x : x >> sh);
+				}
 				break;
 			case 7:				/* clusters: runs of ones, jumps between */
 				gap = eb_rnd() % 16 == 0 ? 1 + eb_rnd() % 100000 : 1;

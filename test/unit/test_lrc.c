@@ -1304,7 +1304,7 @@ plan_segment(uint32_t kind, uint32_t c, uint32_t *d)
 				g = 1 + below(big);
 				break;
 			case 1:				/* heavy tail */
-				g = 1 + (rnd() >> (64 - below(32)));
+				g = 1 + (rnd() >> (63 - below(32)));
 				break;
 			case 2:				/* convex */
 				g = 1 + (uint64_t) j * j * (1 + big % 7);
