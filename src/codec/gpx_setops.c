@@ -588,15 +588,47 @@ gpx_symdiff(const gpx_list *a, const gpx_list *b, uint32_t *out,
 
 /* ------------------------------------------- two-list ops, encoded */
 
+/*
+ * Docs go to the encoder in batches of at least this many (so that its
+ * per-call work is spread thin and it encodes most blocks in place).
+ */
+#define SO_PUSH_AT		2048
+
+/* A batch of docIDs on its way to the encoder. */
+typedef struct so_batch
+{
+	gpx_encstream *es;
+	uint32_t	n;
+	uint32_t	d[SO_PUSH_AT + 2 * GPX_MAX_BLOCK];
+} so_batch;
+
+/* Push the batch once it holds SO_PUSH_AT docIDs (always when flush). */
+static inline gpx_status
+so_batch_push(so_batch *b, bool flush)
+{
+	gpx_status	st = GPX_OK;
+
+	if (b->n >= SO_PUSH_AT || (flush && b->n > 0))
+	{
+		st = gpx_encstream_push(b->es, b->d, b->n);
+		b->n = 0;
+	}
+	return st;
+}
+
 /* Push every docID of l to the encoder, a block at a time. */
 static gpx_status
-so_push_all(gpx_encstream *es, const gpx_list *l)
+so_push_all(so_batch *b, const gpx_list *l)
 {
-	uint32_t	buf[GPX_MAX_BLOCK];
 	gpx_status	st = GPX_OK;
 
 	for (uint32_t k = 0; k < l->nblocks && st == GPX_OK; k++)
-		st = gpx_encstream_push(es, buf, gpx_decode_block(l, k, buf));
+	{
+		uint32_t	c = gpx_decode_block(l, k, b->d + b->n);
+
+		b->n += c;
+		st = so_batch_push(b, false);
+	}
 	return st;
 }
 
@@ -629,9 +661,10 @@ gpx_setop_encode_bound(gpx_setop op, const gpx_list *a, const gpx_list *b,
 }
 
 /*
- * a op b encoded: the plan walked as in so_walk, each segment merged
- * into a buffer and pushed to the encoder; empty operands and disjoint
- * ranges are the lists' blocks pushed in docID order.
+ * a op b encoded: the plan walked as in so_walk, the segments merged into
+ * a batch that goes to the encoder every SO_PUSH_AT docIDs; empty
+ * operands and disjoint ranges are the lists' blocks pushed in docID
+ * order.
  */
 gpx_status
 gpx_setop_encode(gpx_setop op, const gpx_list *a, const gpx_list *b,
@@ -639,6 +672,7 @@ gpx_setop_encode(gpx_setop op, const gpx_list *a, const gpx_list *b,
 				 uint32_t *outn)
 {
 	gpx_encstream es;
+	so_batch	bt;
 	uint32_t	nmax,
 				lastmax;
 	gpx_status	st;
@@ -650,6 +684,8 @@ gpx_setop_encode(gpx_setop op, const gpx_list *a, const gpx_list *b,
 	st = gpx_encstream_init(&es, codec, nmax, lastmax, out, cap);
 	if (st != GPX_OK)
 		return st;
+	bt.es = &es;
+	bt.n = 0;
 	if (a->n == 0 || b->n == 0 || so_disjoint(a, b))
 	{
 		/* a, or a concatenation in docID order */
@@ -661,9 +697,9 @@ gpx_setop_encode(gpx_setop op, const gpx_list *a, const gpx_list *b,
 			lo = b;
 			hi = a;
 		}
-		st = so_push_all(&es, lo);
+		st = so_push_all(&bt, lo);
 		if (st == GPX_OK && hi != NULL)
-			st = so_push_all(&es, hi);
+			st = so_push_all(&bt, hi);
 	}
 	else
 	{
@@ -673,7 +709,6 @@ gpx_setop_encode(gpx_setop op, const gpx_list *a, const gpx_list *b,
 					sb;
 		gpx_mplan	p;
 		gpx_mseg	sg;
-		uint32_t	tmp[2 * GPX_MAX_BLOCK];
 
 		so_side_init(&sa, a);
 		so_side_init(&sb, b);
@@ -689,9 +724,12 @@ gpx_setop_encode(gpx_setop op, const gpx_list *a, const gpx_list *b,
 			if (sop == SO_DIFFERENCE && na == 0)
 				continue;
 			nb = so_side_run(&sb, sg.blk[1], &sg, &rb);
-			st = gpx_encstream_push(&es, tmp, so_merge(sop, ra, na, rb, nb, tmp));
+			bt.n += so_merge(sop, ra, na, rb, nb, bt.d + bt.n);
+			st = so_batch_push(&bt, false);
 		}
 	}
+	if (st == GPX_OK)
+		st = so_batch_push(&bt, true);
 	if (st == GPX_OK)
 		st = gpx_encstream_finish(&es, outlen);
 	*outn = es.n;

@@ -24,8 +24,9 @@
 # root), SETOPS_BASE (a git revision: its extension and bench_setops are
 # built too, CPU-only, and every SQL figure is taken for both builds in
 # turn, SETOPS_AB_ROUNDS times (2), swapping gpuidx.so in the server's
-# library folder between them; needs the same SQL script and write access
-# to that folder).
+# library folder between them, this tree then built without CUDA too (the
+# installed library is put back at the end); needs the same SQL script
+# and write access to that folder).
 #
 # A SQL figure is the server's CPU time per statement (the backend's
 # /proc/self/schedstat over runs adding up to SETOPS_MIN_MS, after a
@@ -54,7 +55,7 @@ BL_TAG=setops
 
 bl_init setops "${SETOPS_INSTALL:-1}" || exit 1
 LIBDIR=$(pg_config --pkglibdir)
-trap 'pgc_stop >/dev/null 2>&1; [ -f "$BL_WORK/new.so" ] && cp "$BL_WORK/new.so" "$LIBDIR/gpuidx.so.setops" && mv "$LIBDIR/gpuidx.so.setops" "$LIBDIR/gpuidx.so"; rm -rf "$BL_WORK"' EXIT
+trap 'pgc_stop >/dev/null 2>&1; [ -f "$BL_WORK/installed.so" ] && cp "$BL_WORK/installed.so" "$LIBDIR/gpuidx.so.setops" && mv "$LIBDIR/gpuidx.so.setops" "$LIBDIR/gpuidx.so"; rm -rf "$BL_WORK"' EXIT
 make -s test/bench/bin/bench_setops >/dev/null || { echo "building bench_setops failed"; exit 1; }
 
 if [ -n "$BASE" ]; then
@@ -69,7 +70,16 @@ if [ -n "$BASE" ]; then
 	(cd "$BL_WORK/base" && make -s -j2 NVCC= >"$BL_WORK/base.log" 2>&1 &&
 		make -s test/bench/bin/bench_setops >>"$BL_WORK/base.log" 2>&1) ||
 		{ tail -20 "$BL_WORK/base.log"; echo "building $base failed"; exit 1; }
-	cp "$BL_WORK/base/gpuidx.so" "$BL_WORK/base.so" && cp "$LIBDIR/gpuidx.so" "$BL_WORK/new.so" || exit 1
+	# this tree's files as they are, built the same way
+	bl_step "building this tree without CUDA (the other side)"
+	mkdir -p "$BL_WORK/cur" &&
+		git ls-files -z --cached --others --exclude-standard |
+		xargs -0 -r sh -c 'for f; do [ -e "$f" ] && printf "%s\0" "$f"; done' sh |
+		xargs -0 -r cp -a --parents -t "$BL_WORK/cur" || exit 1
+	(cd "$BL_WORK/cur" && make -s -j2 NVCC= >"$BL_WORK/cur.log" 2>&1) ||
+		{ tail -20 "$BL_WORK/cur.log"; echo "building this tree without CUDA failed"; exit 1; }
+	cp "$LIBDIR/gpuidx.so" "$BL_WORK/installed.so" && cp "$BL_WORK/base/gpuidx.so" "$BL_WORK/base.so" &&
+		cp "$BL_WORK/cur/gpuidx.so" "$BL_WORK/new.so" || exit 1
 fi
 
 bl_step "library benchmark (N = $LN)"
@@ -172,6 +182,7 @@ if [ -n "$BASE" ]; then
 	use_so base || exit 1
 	check_answers ", build $base"
 	use_so new || exit 1
+	check_answers ", this tree without CUDA"
 fi
 bad=$(bl_val $DB "
 SELECT count(*) FILTER (WHERE (pf + (last_docid(pf) + 1))::bytea
@@ -238,14 +249,15 @@ append_rows=""
 ab_append=""
 for t in pf lr qs; do
 	case $t in pf) ty=posting_pfor ;; lr) ty=posting_lrc ;; qs) ty=posting_qs ;; esac
-	a=$(ms "SELECT length($t + (last_docid($t) + 1)) FROM big")
-	r=$(ms "SELECT length($ty(docids($t) || (last_docid($t) + 1))) FROM big")
-	d=$(ms "SELECT cardinality(docids($t)) FROM big")
 	if [ -n "$BASE" ]; then
-		read -r a2 ab2 < <(ab "SELECT length($t + (last_docid($t) + 1)) FROM big")
-		read -r r2 rb2 < <(ab "SELECT length($ty(docids($t) || (last_docid($t) + 1))) FROM big")
-		ab_append="$ab_append| $ty | $ab2 | $a2 | $(ratio "$a2" "$ab2") | $rb2 | $r2 | $(ratio "$r2" "$rb2") |"$'\n'
+		read -r a ab2 < <(ab "SELECT length($t + (last_docid($t) + 1)) FROM big")
+		read -r r rb2 < <(ab "SELECT length($ty(docids($t) || (last_docid($t) + 1))) FROM big")
+		ab_append="$ab_append| $ty | $ab2 | $a | $(ratio "$a" "$ab2") | $rb2 | $r | $(ratio "$r" "$rb2") |"$'\n'
+	else
+		a=$(ms "SELECT length($t + (last_docid($t) + 1)) FROM big")
+		r=$(ms "SELECT length($ty(docids($t) || (last_docid($t) + 1))) FROM big")
 	fi
+	d=$(ms "SELECT cardinality(docids($t)) FROM big")
 	append_rows="$append_rows| $ty | $AN | $(bl_val $DB "SELECT size_bytes($t) FROM big") | $a | $r | $(ratio "$r" "$a")x | $d |"$'\n'
 done
 
@@ -277,8 +289,8 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //')
 		echo
 		echo "### Against $base (the same statements, the two builds in turn)"
 		echo
-		echo "$base built without CUDA, this tree as installed; each figure the"
-		echo "smallest of $ABR turns; ratio below 1: this tree is faster."
+		echo "Both built without CUDA (the figures above are this build's); each"
+		echo "figure the smallest of $ABR turns; ratio below 1: this tree is faster."
 		echo
 		echo "| lists | type | \`|\` $base | now | ratio | \`-\` $base | now | ratio | \`#\` $base | now | ratio | count $base | now | ratio | \`posting_union\` $base | now | ratio | \`posting_union_agg\` $base | now | ratio |"
 		echo "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
