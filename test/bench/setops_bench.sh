@@ -46,6 +46,8 @@ MIN_MS=${SETOPS_MIN_MS:-400}
 OUT=${SETOPS_OUT:-docs/bench/setops.md}
 BASE=${SETOPS_BASE:-}
 ABR=${SETOPS_AB_ROUNDS:-2}
+# whether the tree differs from HEAD, before this run writes its page
+DIRTY=$(git diff --quiet HEAD 2>/dev/null || echo ' (with uncommitted changes)')
 
 # shellcheck source=pgcluster.sh
 . test/bench/pgcluster.sh
@@ -267,7 +269,7 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //')
 	echo
 	echo "- **date**: $(date -u '+%Y-%m-%d %H:%M UTC')"
 	echo "- **command**: $CMDLINE (SETOPS_N=$N SETOPS_APPEND_N=$AN SETOPS_LIB_N=$LN SETOPS_MIN_MS=$MIN_MS${BASE:+ SETOPS_BASE=$BASE SETOPS_AB_ROUNDS=$ABR})"
-	echo "- **gpuidx**: $(git rev-parse --short HEAD 2>/dev/null)$(git diff --quiet HEAD 2>/dev/null || echo ' (with uncommitted changes)')${BASE:+, against $base}"
+	echo "- **gpuidx**: $(git rev-parse --short HEAD 2>/dev/null)$DIRTY${BASE:+, against $base}"
 	echo "- **machine**: $cpu, $(nproc) CPUs (shared with other work: SQL figures are the $clock, library figures medians of CPU time; compare ratios within this run)"
 	echo "- **PostgreSQL**: $(bl_val $DB 'SHOW server_version')"
 	echo
