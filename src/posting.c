@@ -191,6 +191,20 @@ posting_report_encode(gpx_status st, int codec, uint32 n)
 		 n, posting_type_name(codec), gpx_status_str(st));
 }
 
+/*
+ * The datum of a blob of len bytes an encoder wrote into the data of vl
+ * (palloc'd with room for cap): its size set, a large over-estimate given
+ * back.
+ */
+Datum
+posting_finish_blob(struct varlena *vl, size_t cap, size_t len)
+{
+	if (cap - len > 8192 && cap - len > len / 4)
+		vl = (struct varlena *) repalloc(vl, VARHDRSZ + len);
+	SET_VARSIZE(vl, VARHDRSZ + len);
+	return PointerGetDatum(vl);
+}
+
 /* Encode sorted unique docs as a datum of codec. */
 Datum
 posting_build(int codec, const uint32 *docs, uint32 n)
@@ -221,9 +235,7 @@ posting_build_tf(int codec, const uint32 *docs, const uint32 *tfs, uint32 n)
 			gpx_encode(codec, docs, n, (uint8_t *) VARDATA(vl), bound, &outlen);
 		if (st != GPX_OK)
 			posting_report_encode(st, codec, n);
-		/* give back a large over-estimate */
-		if (bound - outlen > 8192 && bound - outlen > outlen / 4)
-			vl = (struct varlena *) repalloc(vl, VARHDRSZ + outlen);
+		return posting_finish_blob(vl, bound, outlen);
 	}
 	else
 	{

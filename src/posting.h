@@ -79,6 +79,13 @@ extern Datum posting_build(int codec, const uint32 *docs, uint32 n);
 extern Datum posting_build_tf(int codec, const uint32 *docs, const uint32 *tfs,
 							  uint32 n);
 
+/*
+ * The datum of a blob of len bytes an encoder wrote into the data of vl
+ * (palloc'd with VARHDRSZ + cap bytes): its size set, a large
+ * over-estimate given back.
+ */
+extern Datum posting_finish_blob(struct varlena *vl, size_t cap, size_t len);
+
 /* d without its term frequencies (d itself when it has none): posting_tf.c. */
 extern Datum posting_without_tfs(Datum d);
 

@@ -12,8 +12,9 @@
  * Defined for every pair of the three types; a result list has the type
  * (codec) of the left operand.  The codec core does the work
  * (src/codec/gpx_setops.h: block-wise merges along a plan of the two
- * directories, counts from the skipping intersection count, containment
- * with a skipping cursor).  The headers are read first (a 32-byte slice
+ * directories, each segment's result pushed to an incremental encoder so
+ * that the result's docIDs are never held whole; counts from the skipping
+ * intersection count, containment with a skipping cursor).  The headers are read first (a 32-byte slice
  * of each value), so an empty operand or disjoint docID ranges answer
  * without decoding anything, and often without detoasting.
  */
@@ -84,11 +85,13 @@ posting_as_codec(Datum d, const gpx_list *h, int codec)
 }
 
 /*
- * a op b as a value of a's type.  Results no larger than the in-memory
- * limit are computed into a buffer sized by the bound (n of a for a
- * difference, n of a plus n of b otherwise); a larger bound is replaced by
- * the exact count first, so that two huge lists with a small result work
- * and a result beyond the limit fails before anything big is allocated.
+ * a op b as a value of a's type.  When the bound on the result's size
+ * (n of a for a difference, n of a plus n of b otherwise) is within the
+ * in-memory limit, the result is encoded as it is merged, straight into
+ * the datum (gpx_setop_encode: the bytes posting_build would write).  A
+ * larger bound is replaced by the exact count first, so that two huge
+ * lists with a small result work and a result beyond the limit fails
+ * before anything big is allocated; that result goes through an array.
  */
 static Datum
 posting_setop(FunctionCallInfo fcinfo, PostingSetOp op)
@@ -118,6 +121,31 @@ posting_setop(FunctionCallInfo fcinfo, PostingSetOp op)
 	posting_open(da, &pa);
 	posting_open(db, &pb);
 	bound = op == POSTING_ANDNOT ? pa.l.n : gpx_union_bound(&pa.l, &pb.l);
+	if (bound <= POSTING_MAX_ELEMS)
+	{
+		/* the common case: the result encoded as the merge produces it */
+		gpx_setop	gop = op == POSTING_OR ? GPX_SETOP_UNION :
+			op == POSTING_ANDNOT ? GPX_SETOP_DIFFERENCE : GPX_SETOP_SYMDIFF;
+		size_t		cap = gpx_setop_encode_bound(gop, &pa.l, &pb.l, ha.codec),
+					len = 0;
+
+		if (cap > 0 && cap <= MaxAllocSize - VARHDRSZ)
+		{
+			struct varlena *vl = (struct varlena *) palloc(VARHDRSZ + cap);
+
+			st = gpx_setop_encode(gop, &pa.l, &pb.l, ha.codec,
+								  (uint8_t *) VARDATA(vl), cap, &len, &n);
+			if (st != GPX_OK)
+				posting_setop_report(st, op, &pa.l, &pb.l);
+			/* nothing removed, or nothing added: a is the answer as it is */
+			if (n == pa.l.n && op != POSTING_XOR)
+			{
+				pfree(vl);
+				return posting_without_tfs(da);
+			}
+			return posting_finish_blob(vl, cap, len);
+		}
+	}
 	if (bound > POSTING_MAX_ELEMS)
 	{
 		bound = posting_setop_count(op, &pa.l, &pb.l);

@@ -18,12 +18,15 @@
  * (exec_client.c: gpuidx_exec_union_many); otherwise, and after any fault
  * of the executor (unless gpuidx.executor_fallback is off), the backend
  * unions them in the codec core: gpx_union_many (two lists along their
- * merge plan, more through a heap of the lists' heads that hands over
- * whole runs, so a list whose docIDs do not interleave with the others'
- * costs one heap step per block).  Above POSTING_UNION_HEAP_MAX inputs
- * the heap's work area (about 1 kB per input) would grow too large, and
- * the inputs are then decoded into one array, sorted and deduplicated
- * instead.
+ * merge plan; more through a tree of vectorised two-way merges when their
+ * docIDs interleave, else through a heap of the lists' heads that hands
+ * over whole runs, so a list whose docIDs do not interleave with the
+ * others' costs one heap step per block).  Where the executor takes no
+ * requests, posting_union writes into its int4[] itself and the union of
+ * two lists as a list is encoded as it is merged (gpx_setop_encode),
+ * never held as an array.  Above POSTING_UNION_HEAP_MAX inputs the work
+ * area (about 2 kB per input) would grow too large, and the inputs are
+ * then decoded into one array, sorted and deduplicated instead.
  *
  * Statement-level batching, as posting_intersect does (posting_intersect.c):
  * each state of an ordinary aggregate (not a window) registers with its
@@ -49,7 +52,7 @@
 #include "exec_client.h"
 #include "gpx_setops.h"
 
-/* Most inputs merged through the heap (about 4 MB of work area). */
+/* Most inputs merged by gpx_union_many (about 8 MB of work area). */
 #define POSTING_UNION_HEAP_MAX 4096
 
 /* Most result bytes one final call computes for its pending siblings. */
@@ -403,13 +406,17 @@ unionagg_open(UnionAggState *st, bool docs, UnionJob *j)
 
 /*
  * The union of ls[0..n) (n >= 1) in the backend: into a new array in cxt
- * (*docs, if docs is not NULL) or only its size.  Returns the size.
+ * (*docs, if docs is not NULL), into the data of a new int4[] (*arr, if
+ * arr is not NULL; its length is the bound, for posting_array_truncate),
+ * or only its size.  Returns the size.
  */
 static uint32
-unionagg_here(const gpx_list **ls, int n, uint64 total, uint32 **docs, MemoryContext cxt)
+unionagg_here(const gpx_list **ls, int n, uint64 total, uint32 **docs,
+			  ArrayType **arr, MemoryContext cxt)
 {
 	uint32		cnt = 0;
 	gpx_status	rc;
+	bool		want = docs != NULL || arr != NULL;
 
 	if (n <= POSTING_UNION_HEAP_MAX)
 	{
@@ -418,7 +425,7 @@ unionagg_here(const gpx_list **ls, int n, uint64 total, uint32 **docs, MemoryCon
 		uint32	   *out = NULL;
 		uint64		cap = total;
 
-		if (docs != NULL && cap > POSTING_MAX_ELEMS)
+		if (want && cap > POSTING_MAX_ELEMS)
 		{
 			/* count first: the result may still fit */
 			rc = gpx_union_many(ls, n, work, wb, NULL, 0, &cnt);
@@ -428,7 +435,12 @@ unionagg_here(const gpx_list **ls, int n, uint64 total, uint32 **docs, MemoryCon
 				posting_report_too_many("in a union", cnt);
 			cap = cnt;
 		}
-		if (docs != NULL)
+		if (arr != NULL)
+		{
+			*arr = posting_array_alloc((uint32) Max(cap, 1));
+			out = (uint32 *) ARR_DATA_PTR(*arr);
+		}
+		else if (docs != NULL)
 			out = MemoryContextAlloc(cxt, Max(cap, 1) * sizeof(uint32));
 		rc = gpx_union_many(ls, n, work, wb, out, (uint32) cap, &cnt);
 		if (rc != GPX_OK)
@@ -445,7 +457,13 @@ unionagg_here(const gpx_list **ls, int n, uint64 total, uint32 **docs, MemoryCon
 
 		if (total > POSTING_MAX_ELEMS)
 			posting_report_too_many("in the inputs of a union of many lists", total);
-		all = MemoryContextAlloc(cxt, Max(total, 1) * sizeof(uint32));
+		if (arr != NULL)
+		{
+			*arr = posting_array_alloc((uint32) Max(total, 1));
+			all = (uint32 *) ARR_DATA_PTR(*arr);
+		}
+		else
+			all = MemoryContextAlloc(cxt, Max(total, 1) * sizeof(uint32));
 		for (int i = 0; i < n; i++)
 		{
 			CHECK_FOR_INTERRUPTS();
@@ -455,7 +473,7 @@ unionagg_here(const gpx_list **ls, int n, uint64 total, uint32 **docs, MemoryCon
 		cnt = posting_sort_unique(all, (uint32) total);
 		if (docs != NULL)
 			*docs = all;
-		else
+		else if (arr == NULL)
 			pfree(all);
 	}
 	return cnt;
@@ -562,7 +580,7 @@ unionagg_compute(UnionAggState *self, bool docs)
 				pfree(eq->out);
 			CHECK_FOR_INTERRUPTS();
 			st->count = st->n == 0 ? 0 :
-				unionagg_here(j->ls, st->n, j->total, j->docs ? &res : NULL,
+				unionagg_here(j->ls, st->n, j->total, j->docs ? &res : NULL, NULL,
 							  st->reg != NULL ? st->cxt : CurrentMemoryContext);
 		}
 		st->has_result = true;
@@ -592,6 +610,62 @@ unionagg_result(UnionAggState *st, uint32 **docs)
 	if (docs != NULL)
 		*docs = st->docs;
 	return st->count;
+}
+
+/*
+ * Whether st's union is computed here and now, without the executor: it
+ * takes no requests, and no sibling computed st's union already.  Then the
+ * finals write their result directly (unionagg_encode2, unionagg_array).
+ */
+static bool
+unionagg_direct(const UnionAggState *st)
+{
+	return !st->has_result && !gpuidx_exec_can_batch();
+}
+
+/*
+ * The union of st's two inputs as a datum of its codec, merged and encoded
+ * at once straight into the datum (gpx_setop_encode: the bytes
+ * posting_build writes for the union); (Datum) 0 when the union may not
+ * fit a value (the caller goes through an array and reports it).
+ */
+static Datum
+unionagg_encode2(UnionAggState *st)
+{
+	PostingList pa,
+				pb;
+	size_t		cap,
+				len = 0;
+	uint32		n;
+	struct varlena *vl;
+	gpx_status	rc;
+
+	Assert(st->n == 2);
+	posting_open(PointerGetDatum(st->vals[0]), &pa);
+	posting_open(PointerGetDatum(st->vals[1]), &pb);
+	cap = gpx_setop_encode_bound(GPX_SETOP_UNION, &pa.l, &pb.l, st->codec);
+	if (gpx_union_bound(&pa.l, &pb.l) > POSTING_MAX_ELEMS ||
+		cap == 0 || cap > MaxAllocSize - VARHDRSZ)
+		return (Datum) 0;
+	vl = (struct varlena *) palloc(VARHDRSZ + cap);
+	rc = gpx_setop_encode(GPX_SETOP_UNION, &pa.l, &pb.l, st->codec,
+						  (uint8_t *) VARDATA(vl), cap, &len, &n);
+	if (rc != GPX_OK)
+		unionagg_report(rc);
+	return posting_finish_blob(vl, cap, len);
+}
+
+/* The union of st's inputs (two or more) as an int4[] built in place. */
+static ArrayType *
+unionagg_array(UnionAggState *st)
+{
+	UnionJob	j;
+	ArrayType  *arr;
+	uint32		n;
+
+	unionagg_open(st, true, &j);
+	n = unionagg_here(j.ls, st->n, j.total, NULL, &arr, CurrentMemoryContext);
+	return posting_array_truncate(arr, n);
 }
 
 /* Final of posting_union_agg(T) -> T: the union, encoded in T's codec. */
@@ -624,6 +698,13 @@ posting_unionagg_final(PG_FUNCTION_ARGS)
 
 		PG_RETURN_DATUM(posting_build(st->codec, &none, 0));
 	}
+	if (st->n == 2 && unionagg_direct(st))
+	{
+		Datum		d = unionagg_encode2(st);
+
+		if (d != (Datum) 0)
+			PG_RETURN_DATUM(d);
+	}
 	n = unionagg_result(st, &docs);
 	PG_RETURN_DATUM(posting_build(st->codec, docs, n));
 }
@@ -643,6 +724,8 @@ posting_unionagg_docids_final(PG_FUNCTION_ARGS)
 		PG_RETURN_NULL();
 	if (st->n == 0)
 		PG_RETURN_ARRAYTYPE_P(construct_empty_array(INT4OID));
+	if (unionagg_direct(st))
+		PG_RETURN_ARRAYTYPE_P(unionagg_array(st));
 	n = unionagg_result(st, &docs);
 	PG_RETURN_ARRAYTYPE_P(posting_array_from(docs, n));
 }

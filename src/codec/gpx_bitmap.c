@@ -401,16 +401,19 @@ gpx_bm_blk_plan(const uint32_t *d, uint32_t cnt)
 	return cnt < 2 ? 0 : (uint64_t) (d[cnt - 1] - d[0]);
 }
 
-/* Write the bitmap block of d[0..cnt) at bit `bit` of the zeroed p. */
+/*
+ * Write the bitmap block of d[0..cnt) at bit `bit` of the zeroed p
+ * (gpx_onesw: a word in a register, stored after each bit).
+ */
 void
 gpx_bm_blk_write(uint8_t *p, uint64_t bit, const uint32_t *d, uint32_t cnt)
 {
-	uint32_t	j;
+	gpx_onesw	ow;
+	uint64_t	base = bit - 1 - d[0];
 
-	for (j = 1; j < cnt; j++)
-	{
-		uint64_t	b = bit + (d[j] - d[0] - 1);
-
-		p[b >> 3] |= (uint8_t) (1u << (b & 7));
-	}
+	if (cnt < 2)
+		return;
+	gpx_onesw_init(&ow, p, bit);
+	for (uint32_t j = 1; j < cnt; j++)
+		gpx_onesw_set(&ow, base + d[j]);
 }

@@ -429,6 +429,50 @@ gpx_status	gpx_encode_tf_ex(int codec, const uint32_t *docs, const uint32_t *tfs
 size_t		gpx_encode_bound_tf_ex(int codec, uint32_t n, uint32_t last,
 								   const gpx_encode_opts *opts);
 
+/*
+ * Incremental encoding in the current format with the default block
+ * kinds: the docIDs of one list given in pieces, in order, each block
+ * encoded as it fills, so that a result computed piece by piece (a union
+ * along its merge plan, say) never has to be held whole.
+ * gpx_encstream_bound: bytes of out that suffice for at most nmax docIDs
+ * none above lastmax (about gpx_encode_bound's); gpx_encstream_init, then
+ * gpx_encstream_push any number of times (all docIDs strictly increasing
+ * across calls, <= lastmax), then gpx_encstream_finish: the blob is
+ * out[0..*outlen), byte for byte what gpx_encode writes for the same
+ * docIDs.  The first error (GPX_E_UNSORTED, GPX_E_RANGE, GPX_E_NOSPACE
+ * beyond nmax docIDs, GPX_E_TOOBIG) sticks and finish returns it.  The
+ * state is the caller's (about 1 kB); out is written from its start,
+ * its contents before unused.
+ */
+typedef struct gpx_encstream
+{
+	int			codec;
+	unsigned	kinds;
+	uint32_t	lg;				/* log2 of the block size */
+	uint8_t    *out;
+	size_t		cap;
+	uint32_t	nmax;
+	uint32_t	nbmax;			/* blocks of nmax docIDs */
+	size_t		dir_off;		/* directory while writing: after the
+								 * largest header */
+	uint64_t	off;			/* payload bytes written */
+	uint64_t	zeroed;			/* payload bytes zeroed */
+	uint32_t	n;				/* docIDs given */
+	uint32_t	nb;				/* blocks written */
+	uint32_t	first;
+	uint32_t	last;
+	uint32_t	npend;			/* docIDs waiting in pend */
+	gpx_status	st;
+	uint32_t	pend[GPX_MAX_BLOCK];
+} gpx_encstream;
+
+size_t		gpx_encstream_bound(int codec, uint32_t nmax, uint32_t lastmax);
+gpx_status	gpx_encstream_init(gpx_encstream *s, int codec, uint32_t nmax,
+							   uint32_t lastmax, uint8_t *out, size_t cap);
+gpx_status	gpx_encstream_push(gpx_encstream *s, const uint32_t *docs,
+							   uint32_t m);
+gpx_status	gpx_encstream_finish(gpx_encstream *s, size_t *outlen);
+
 /* Whether a list carries term frequencies (GPX_F_TF). */
 bool		gpx_has_tfs(const gpx_list *l);
 

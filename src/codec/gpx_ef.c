@@ -483,26 +483,30 @@ gpx_ef_blk_plan(const uint32_t *d, uint32_t cnt, uint32_t *b)
 	return best;
 }
 
-/* Write the block of d[0..cnt) with low width b at bit `bit` of zeroed p. */
+/*
+ * Write the block of d[0..cnt) with low width b at bit `bit` of zeroed p:
+ * the width and LOW as one stream, then UPPER's ones (gpx_internal.h's
+ * writers, a word at a time).
+ */
 void
 gpx_ef_blk_write(uint8_t *p, uint64_t bit, const uint32_t *d, uint32_t cnt,
 				 uint32_t b)
 {
 	uint64_t	m = cnt - 1,
-				low = bit + EF_B_BITS,
-				up = low + m * b;
+				up = bit + EF_B_BITS + m * b;
 	uint32_t	mask = gpx_mask(b),
 				r;
+	gpx_bitw	lw;
+	gpx_onesw	ow;
 
 	if (cnt < 2)
 		return;
-	gpx_put_bits(p, bit, EF_B_BITS, b);
+	gpx_bitw_init(&lw, p, bit);
+	gpx_bitw_put(&lw, b, EF_B_BITS);
 	for (r = 0; r < m; r++)
-	{
-		uint32_t	y = d[r + 1] - d[0] - 1;
-		uint64_t	one = up + (y >> b) + r;
-
-		gpx_put_bits(p, low + (uint64_t) r * b, b, y & mask);
-		gpx_put_bits(p, one, 1, 1);
-	}
+		gpx_bitw_put(&lw, (d[r + 1] - d[0] - 1) & mask, b);
+	gpx_bitw_flush(&lw);
+	gpx_onesw_init(&ow, p, up);
+	for (r = 0; r < m; r++)
+		gpx_onesw_set(&ow, up + ((d[r + 1] - d[0] - 1) >> b) + r);
 }

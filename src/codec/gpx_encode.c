@@ -249,13 +249,67 @@ gpx_enc_v2_dir_header(uint8_t *out, int codec, uint32_t n, uint32_t first,
 	return pos;
 }
 
+/* Bytes the payload is zeroed ahead of the block being written, at least. */
+#define ENC_ZERO_AHEAD	4096
+
+/*
+ * One block d[0..cnt) of a directory list at payload byte *o (the
+ * payload zeroed over [.., *z), extended here as the block needs, never
+ * past room): its form chosen by size among kinds, its entry's first 8
+ * bytes written at e; *o moves past it (unpadded).
+ */
+static gpx_status
+enc_v2_block(int codec, const uint32_t *d, uint32_t cnt, unsigned kinds,
+			 uint8_t *e, uint8_t *payload, size_t room, uint64_t *o,
+			 uint64_t *z)
+{
+	uint32_t	kind = 0,
+				pfor_hdr = 0,
+				ef_b = 0;
+	gpx_lrc_plan lrc;
+	uint64_t	at = *o,
+				bytes;
+
+	memset(&lrc, 0, sizeof(lrc));
+	bytes = enc_choose(codec, d, cnt, at, kinds, false, &kind, &pfor_hdr,
+					   &lrc, &ef_b);
+	if (kind == GPX_KIND_OWN)
+	{
+		uint64_t	pad = (4 - (at & 3)) & 3;
+
+		at += pad;
+		bytes -= pad;
+	}
+	if (at + bytes + 3 >= ((uint64_t) 1 << 30))
+		return GPX_E_TOOBIG;
+	if (at + bytes + ENC_SLACK > room)
+		return GPX_E_NOSPACE;
+	if (at + bytes + ENC_SLACK > *z)
+	{
+		uint64_t	nz = at + bytes + ENC_SLACK;
+
+		nz = nz < *z + ENC_ZERO_AHEAD ? *z + ENC_ZERO_AHEAD : nz;
+		nz = nz > room ? room : nz;
+		memset(payload + *z, 0, (size_t) (nz - *z));
+		*z = nz;
+	}
+	gpx_store32(e, d[0]);
+	gpx_store32(e + 4, (uint32_t) (at << 2) | kind);
+	enc_write(codec, payload, at, d, cnt, kind, pfor_hdr, &lrc, ef_b);
+	*o = at + bytes;
+	return GPX_OK;
+}
+
 /*
  * Blocks k0, k0 + 1, ... of a directory list: docs[0..n) are the docIDs
- * from block k0's first on (block k0 starts at byte *off of the payload,
- * zeroed from there on); each block's form chosen by size among kinds,
- * its entry's first 8 bytes written at dir (entry 0 of the list, entries
- * of stride bytes).  room: payload bytes
- * writable.  On success *off is the payload's end, padded to a word.
+ * from block k0's first on (block k0 starts at byte *off of the payload);
+ * each block's form chosen by size among kinds, its entry's first 8 bytes
+ * written at dir (entry 0 of the list, entries of stride bytes).  room:
+ * payload bytes writable.  The payload is zeroed from *off on as the
+ * blocks reach it (a few kB ahead, never past room), so that only the
+ * memory the blob takes is touched, not the whole bound.  On success *off
+ * is the payload's end, padded to a word, with ENC_SLACK zero bytes after
+ * the last block.
  */
 static gpx_status
 enc_v2_blocks(int codec, const uint32_t *docs, uint32_t n, uint32_t k0,
@@ -265,42 +319,24 @@ enc_v2_blocks(int codec, const uint32_t *docs, uint32_t n, uint32_t k0,
 	uint32_t	lg = gpx_ops(codec)->log2_block;
 	uint32_t	bs = 1u << lg;
 	uint32_t	nb = gpx_nblocks_for(n, lg);
-	uint32_t	kind = 0,
-				pfor_hdr = 0,
-				ef_b = 0;
-	gpx_lrc_plan lrc;
-	uint64_t	o = *off;
+	uint64_t	o = *off,
+				z = o;			/* payload zeroed over [*off, z) */
 
-	memset(&lrc, 0, sizeof(lrc));
 	for (uint32_t k = 0; k < nb; k++)
 	{
-		const uint32_t *d = docs + ((size_t) k << lg);
-		uint32_t	cnt = k + 1 < nb ? bs : n - (k << lg);
-		uint64_t	bytes = enc_choose(codec, d, cnt, o, kinds, false, &kind,
-									   &pfor_hdr, &lrc, &ef_b);
-		uint8_t    *e = dir + (size_t) (k0 + k) * stride;
+		gpx_status	st = enc_v2_block(codec, docs + ((size_t) k << lg),
+									  k + 1 < nb ? bs : n - (k << lg), kinds,
+									  dir + (size_t) (k0 + k) * stride,
+									  payload, room, &o, &z);
 
-		if (kind == GPX_KIND_OWN)
-		{
-			uint64_t	pad = (4 - (o & 3)) & 3;
-
-			o += pad;
-			bytes -= pad;
-		}
-		if (o + bytes + 3 >= ((uint64_t) 1 << 30))
-			return GPX_E_TOOBIG;
-		if (o + bytes + ENC_SLACK > room)
-			return GPX_E_NOSPACE;
-		gpx_store32(e, d[0]);
-		gpx_store32(e + 4, (uint32_t) (o << 2) | kind);
-		enc_write(codec, payload, o, d, cnt, kind, pfor_hdr, &lrc, ef_b);
-		o += bytes;
+		if (st != GPX_OK)
+			return st;
 	}
 	*off = (o + 3) & ~(uint64_t) 3;
 	return GPX_OK;
 }
 
-/* Encode docs[0..n) (checked, n >= 1) as a v2 blob into the zeroed out. */
+/* Encode docs[0..n) (checked, n >= 1) as a v2 blob into out (any contents). */
 static gpx_status
 encode_v2(int codec, const uint32_t *docs, uint32_t n, unsigned kinds,
 		  uint8_t *out, size_t cap, size_t *outlen)
@@ -334,6 +370,7 @@ encode_v2(int codec, const uint32_t *docs, uint32_t n, unsigned kinds,
 		pos += gpx_varint_put(out + pos, docs[0]);
 		if (pos + bytes + ENC_SLACK > cap)
 			return GPX_E_NOSPACE;
+		memset(out + pos, 0, (size_t) bytes + ENC_SLACK);
 		enc_write(codec, out + pos, 0, docs, n, kind, pfor_hdr, &lrc, ef_b);
 		*outlen = pos + bytes;
 		return GPX_OK;
@@ -414,8 +451,8 @@ enc_tf_section(const uint32_t *tfs, uint32_t n, uint32_t lg, uint8_t *dir,
 
 /*
  * Encode docs[0..n) (checked, n >= 1) with their frequencies tfs (each
- * 1 .. 2^31-1, checked here) as a v2 blob with a tf section into the
- * zeroed out[0..cap): always the extended header (shape 1 or 2).
+ * 1 .. 2^31-1, checked here) as a v2 blob with a tf section into
+ * out[0..cap) (any contents): always the extended header (shape 1 or 2).
  */
 static gpx_status
 encode_v2_tf(int codec, const uint32_t *docs, const uint32_t *tfs, uint32_t n,
@@ -459,6 +496,7 @@ encode_v2_tf(int codec, const uint32_t *docs, const uint32_t *tfs, uint32_t n,
 		pos += gpx_varint_put(out + pos, tmax);
 		if (pos + bytes + ENC_SLACK > cap)
 			return GPX_E_NOSPACE;
+		memset(out + pos, 0, (size_t) bytes + ENC_SLACK);
 		enc_write(codec, out + pos, 0, docs, n, kind, pfor_hdr, &lrc, ef_b);
 		/* the slack the block writer may have dirtied is zero again */
 		pos += bytes;
@@ -556,6 +594,165 @@ gpx_enc_v2_tail(int codec, const uint32_t *docs, uint32_t n, uint32_t k0,
 						 payload, room, off);
 }
 
+/* ------------------------------------------------- incremental encoding */
+
+/* Where the directory goes while the header's size is unknown. */
+#define ENC_STREAM_DIR	((ENC_HDR_MAX + 3) & ~3)
+
+/* Bytes of out an incremental encode of at most nmax docIDs may need. */
+size_t
+gpx_encstream_bound(int codec, uint32_t nmax, uint32_t lastmax)
+{
+	const gpx_codec_ops *ops = gpx_ops(codec);
+	int			version;
+	unsigned	kinds;
+	uint64_t	b;
+
+	if (ops == NULL)
+		return 0;
+	enc_opts(codec, NULL, &version, &kinds);
+	b = ENC_STREAM_DIR + (uint64_t) gpx_nblocks_for(nmax, ops->log2_block) *
+		GPX_DIR_ENTRY_SIZE + bound_v2_payload(codec, nmax, lastmax, kinds);
+	return b > SIZE_MAX ? SIZE_MAX : (size_t) b;
+}
+
+/* Start an incremental encode into out[0..cap). */
+gpx_status
+gpx_encstream_init(gpx_encstream *s, int codec, uint32_t nmax,
+				   uint32_t lastmax, uint8_t *out, size_t cap)
+{
+	const gpx_codec_ops *ops = gpx_ops(codec);
+	int			version;
+
+	if (s == NULL)
+		return GPX_E_ARG;
+	memset(s, 0, offsetof(gpx_encstream, pend));
+	s->st = GPX_E_ARG;
+	if (ops == NULL)
+		return s->st = GPX_E_CODEC;
+	if (out == NULL || nmax > GPX_MAX_N || lastmax > GPX_MAX_DOCID)
+		return GPX_E_ARG;
+	if (cap < gpx_encstream_bound(codec, nmax, lastmax))
+		return s->st = GPX_E_NOSPACE;
+	s->codec = codec;
+	enc_opts(codec, NULL, &version, &s->kinds);
+	s->lg = ops->log2_block;
+	s->out = out;
+	s->cap = cap;
+	s->nmax = nmax;
+	s->nbmax = gpx_nblocks_for(nmax, s->lg);
+	s->dir_off = ENC_STREAM_DIR;
+	return s->st = GPX_OK;
+}
+
+/* Encode d[0..cnt) as the next block of the directory list. */
+static void
+encstream_block(gpx_encstream *s, const uint32_t *d, uint32_t cnt)
+{
+	uint8_t    *payload = s->out + s->dir_off +
+		(size_t) s->nbmax * GPX_DIR_ENTRY_SIZE;
+
+	s->st = enc_v2_block(s->codec, d, cnt, s->kinds,
+						 s->out + s->dir_off + (size_t) s->nb * GPX_DIR_ENTRY_SIZE,
+						 payload, s->cap - (size_t) (payload - s->out),
+						 &s->off, &s->zeroed);
+	s->nb++;
+}
+
+/*
+ * The next docs[0..m).  A block is written only once a docID beyond it
+ * has come (a list of at most one block has another layout): a full
+ * block waits in pend until then, and so do the docIDs of a partial one.
+ */
+gpx_status
+gpx_encstream_push(gpx_encstream *s, const uint32_t *docs, uint32_t m)
+{
+	uint32_t	bs;
+	gpx_status	st;
+
+	if (s->st != GPX_OK || m == 0)
+		return s->st;
+	if (docs == NULL)
+		return s->st = GPX_E_ARG;
+	st = gpx_check_sorted(docs, m);
+	if (st == GPX_OK && s->n > 0 && docs[0] <= s->last)
+		st = GPX_E_UNSORTED;
+	if (st == GPX_OK && (uint64_t) s->n + m > s->nmax)
+		st = GPX_E_NOSPACE;
+	if (st != GPX_OK)
+		return s->st = st;
+	if (s->n == 0)
+		s->first = docs[0];
+	s->n += m;
+	s->last = docs[m - 1];
+	bs = 1u << s->lg;
+	while (m > 0 && s->st == GPX_OK)
+	{
+		uint32_t	take;
+
+		if (s->npend == bs)
+		{
+			encstream_block(s, s->pend, bs);
+			s->npend = 0;
+		}
+		/* whole blocks straight from docs while more follow them */
+		while (s->npend == 0 && m > bs && s->st == GPX_OK)
+		{
+			encstream_block(s, docs, bs);
+			docs += bs;
+			m -= bs;
+		}
+		take = bs - s->npend < m ? bs - s->npend : m;
+		memcpy(s->pend + s->npend, docs, (size_t) take * sizeof(uint32_t));
+		s->npend += take;
+		docs += take;
+		m -= take;
+	}
+	return s->st;
+}
+
+/*
+ * The last block, then the header for the docIDs given, the directory and
+ * the payload moved up behind it: out[0..*outlen) is gpx_encode's blob.
+ */
+gpx_status
+gpx_encstream_finish(gpx_encstream *s, size_t *outlen)
+{
+	uint8_t		hdr[ENC_STREAM_DIR];
+	uint8_t    *payload;
+	size_t		h,
+				dirb;
+	uint64_t	pend;
+
+	if (outlen == NULL)
+		return GPX_E_ARG;
+	if (s->st != GPX_OK)
+		return s->st;
+	if (s->n == 0)
+	{
+		s->out[0] = (uint8_t) (GPX_TAG_V2 | ((unsigned) s->codec << 5));
+		s->out[1] = GPX_SHAPE_EMPTY;
+		*outlen = 2;
+		return GPX_OK;
+	}
+	if (s->nb == 0)				/* one block: the layout without a directory */
+		return s->st = encode_v2(s->codec, s->pend, s->n, s->kinds, s->out,
+								 s->cap, outlen);
+	if (s->npend > 0)
+		encstream_block(s, s->pend, s->npend);
+	if (s->st != GPX_OK)
+		return s->st;
+	payload = s->out + s->dir_off + (size_t) s->nbmax * GPX_DIR_ENTRY_SIZE;
+	pend = (s->off + 3) & ~(uint64_t) 3;
+	h = gpx_enc_v2_dir_header(hdr, s->codec, s->n, s->first, s->last);
+	dirb = (size_t) s->nb * GPX_DIR_ENTRY_SIZE;
+	memmove(s->out + h, s->out + s->dir_off, dirb);
+	memmove(s->out + h + dirb, payload, (size_t) pend);
+	memcpy(s->out, hdr, h);
+	*outlen = h + dirb + (size_t) pend;
+	return GPX_OK;
+}
+
 /* Encode docs with a codec into out[0..cap), current format. */
 gpx_status
 gpx_encode(int codec, const uint32_t *docs, uint32_t n,
@@ -601,9 +798,10 @@ encode_any(int codec, const uint32_t *docs, const uint32_t *tfs, uint32_t n,
 		gpx_encode_bound_ex(codec, n, n ? docs[n - 1] : 0, opts);
 	if (cap < bound)
 		return GPX_E_NOSPACE;
-	memset(out, 0, bound);
 	if (version == GPX_FORMAT_V1)
 	{
+		/* the v1 encoders write into zeroed memory; v2 zeroes as it goes */
+		memset(out, 0, bound);
 		if (n == 0)
 		{
 			gpx_write_header(out, codec, ops->log2_block, 0, 0, 0, 0, 0, 0);

@@ -7,6 +7,7 @@
  */
 #include "gpx_internal.h"
 #include "gpx_simple8b.h"
+#include "gpx_simd.h"
 
 /* Byte offsets of the version 1 header fields. */
 #define HDR_VERSION		0
@@ -82,14 +83,32 @@ gpx_codec_name(int codec)
 	return ops ? ops->name : NULL;
 }
 
-/* Check that docs[0..n) is strictly increasing and within range. */
+/*
+ * Check that docs[0..n) is strictly increasing and within range.  A
+ * branch-free pass first (it vectorises): with every value below 2^31,
+ * docs[i] - docs[i - 1] - 1 in uint32 has its top bit set exactly when
+ * docs[i] <= docs[i - 1], and a value of 2^31 or more sets it by itself
+ * (the vectorised variant's share first); only when a top bit shows does
+ * the loop below find the first error.
+ */
 gpx_status
 gpx_check_sorted(const uint32_t *docs, size_t n)
 {
 	size_t		i;
+	uint32_t	flag;
 
 	if (n > GPX_MAX_N)
 		return GPX_E_TOOBIG;
+	if (n == 0)
+		return GPX_OK;
+	flag = docs[0];
+	i = 1;
+	if (gpx_simd()->sorted_flag != NULL)
+		i += gpx_simd()->sorted_flag(docs, n, &flag);
+	for (; i < n; i++)
+		flag |= docs[i] | (docs[i] - docs[i - 1] - 1);
+	if ((flag & 0x80000000u) == 0)
+		return GPX_OK;
 	for (i = 0; i < n; i++)
 	{
 		if (docs[i] > GPX_MAX_DOCID)

@@ -187,6 +187,96 @@ gpx_blk_slack(const gpx_blk *k, uint8_t *tmp, uint64_t *bit)
 	return tmp;
 }
 
+/* ------------------------------------------------------ bit writers -- */
+
+/*
+ * Bit fields written LSB-first from any bit of a packed array (gpx_bits.h's
+ * layout) that is zero from that bit on, through a 64-bit accumulator:
+ * each full word is OR-ed into memory (the first may hold earlier bits),
+ * so the result is that of gpx_put_bits field by field, at a load and a
+ * store per word instead of per field.
+ */
+typedef struct gpx_bitw
+{
+	uint8_t    *words;
+	uint64_t	w;				/* word the accumulator's bit 0 belongs to */
+	uint64_t	acc;
+	uint32_t	have;			/* bits of word w written or skipped, < 32 */
+} gpx_bitw;
+
+/* Start writing at bit `bit` of words. */
+static inline void
+gpx_bitw_init(gpx_bitw *s, uint8_t *words, uint64_t bit)
+{
+	s->words = words;
+	s->w = bit >> 5;
+	s->acc = 0;
+	s->have = (uint32_t) (bit & 31);
+}
+
+/* Append the low `width` bits (width <= 32) of v < 2^width. */
+static inline void
+gpx_bitw_put(gpx_bitw *s, uint32_t v, uint32_t width)
+{
+	s->acc |= (uint64_t) v << s->have;
+	s->have += width;
+	if (s->have >= 32)
+	{
+		uint8_t    *q = s->words + 4 * s->w;
+
+		gpx_store32(q, gpx_load32(q) | (uint32_t) s->acc);
+		s->w++;
+		s->acc >>= 32;
+		s->have -= 32;
+	}
+}
+
+/* OR the bits still held into memory. */
+static inline void
+gpx_bitw_flush(gpx_bitw *s)
+{
+	if (s->acc != 0)
+	{
+		uint8_t    *q = s->words + 4 * s->w;
+
+		gpx_store32(q, gpx_load32(q) | (uint32_t) s->acc);
+		s->acc = 0;
+	}
+}
+
+/*
+ * Single one bits set at increasing positions of a packed array, zero
+ * from the first position's word on but for bits already in that word:
+ * the current word is kept in a register and stored whole after every
+ * bit (no branch and no load per bit; a new word starts from zero).
+ */
+typedef struct gpx_onesw
+{
+	uint8_t    *words;
+	uint64_t	w;				/* the word acc holds */
+	uint32_t	acc;
+} gpx_onesw;
+
+/* Start at bit `from` (no bit before it will be set). */
+static inline void
+gpx_onesw_init(gpx_onesw *s, uint8_t *words, uint64_t from)
+{
+	s->words = words;
+	s->w = from >> 5;
+	s->acc = gpx_load32(words + 4 * s->w);
+}
+
+/* Set bit `bit` (not below the last one set, nor below `from`). */
+static inline void
+gpx_onesw_set(gpx_onesw *s, uint64_t bit)
+{
+	uint64_t	w = bit >> 5;
+
+	s->acc = (w == s->w ? s->acc : 0) | (1u << (bit & 31));
+	s->w = w;
+	gpx_store32(s->words + 4 * w, s->acc);
+}
+
 /* ------------------------------------------------------ block forms -- */
 
 /* PFor block (gpx_pfor.c): b, e, hb header bits, LOW, POS, HIGH. */

@@ -221,7 +221,113 @@ lrc_fit(const uint32_t *d, uint32_t cnt, uint64_t slope_q,
 	return true;
 }
 
-/* Choose slope_q, base and maxdev for one segment d[0..cnt). */
+/*
+ * Whether the exact ranges of every slope s <= smax over d[0..cnt) can be
+ * computed in int32 relative to d[0] (lrc_ext): 256 (d[j] - d[0]) and
+ * s j both stay below 2^31, so their difference does too.
+ */
+static inline bool
+lrc_ext_fits(const uint32_t *d, uint32_t cnt, uint64_t smax)
+{
+	return d[cnt - 1] - d[0] < (1u << 23) &&
+		smax * (cnt - 1) <= (uint64_t) INT32_MAX;
+}
+
+/*
+ * Over j < cnt, the largest and the smallest r_j - i j (i < k, k = 2 or 3),
+ * r_j = 256 (d[j] - d[0]) - s j, the exact range's terms relative to
+ * 256 d[0], into mx[i], mn[i]; lrc_ext_fits(d, cnt, s + k - 1) holds.  The
+ * vectorised variant's share first, then the scalar loop's.
+ */
+static void
+lrc_ext(const uint32_t *d, uint32_t cnt, uint32_t s, uint32_t k,
+		int64_t *mx, int64_t *mn)
+{
+	const gpx_simd_ops *o = gpx_simd();
+	int32_t		vx[3],
+				vn[3];
+	uint32_t	j = 0;
+
+	for (uint32_t i = 0; i < k; i++)
+	{
+		mx[i] = INT64_MIN;
+		mn[i] = INT64_MAX;
+	}
+	if (o->lrc_ext != NULL && (j = o->lrc_ext(d, cnt, s, k, vx, vn)) > 0)
+		for (uint32_t i = 0; i < k; i++)
+		{
+			mx[i] = vx[i];
+			mn[i] = vn[i];
+		}
+	if (j >= cnt)
+		return;
+	/* each slope's accumulators in locals, a loop per k */
+	{
+		int64_t		x0 = mx[0],
+					x1 = mx[1],
+					x2 = k > 2 ? mx[2] : INT64_MIN,
+					n0 = mn[0],
+					n1 = mn[1],
+					n2 = k > 2 ? mn[2] : INT64_MAX,
+					sj = (int64_t) s * j;
+
+		if (k == 2)
+			for (; j < cnt; j++, sj += s)
+			{
+				int64_t		r = ((int64_t) (d[j] - d[0]) << LRC_FRAC) - sj;
+
+				x0 = r > x0 ? r : x0;
+				n0 = r < n0 ? r : n0;
+				r -= j;
+				x1 = r > x1 ? r : x1;
+				n1 = r < n1 ? r : n1;
+			}
+		else
+			for (; j < cnt; j++, sj += s)
+			{
+				int64_t		r = ((int64_t) (d[j] - d[0]) << LRC_FRAC) - sj;
+
+				x0 = r > x0 ? r : x0;
+				n0 = r < n0 ? r : n0;
+				r -= j;
+				x1 = r > x1 ? r : x1;
+				n1 = r < n1 ? r : n1;
+				r -= j;
+				x2 = r > x2 ? r : x2;
+				n2 = r < n2 ? r : n2;
+			}
+		mx[0] = x0;
+		mx[1] = x1;
+		mn[0] = n0;
+		mn[1] = n1;
+		if (k > 2)
+		{
+			mx[2] = x2;
+			mn[2] = n2;
+		}
+	}
+}
+
+/* ceil(v / 256) for any int64 v (>> of a negative value is arithmetic). */
+static inline int64_t
+lrc_ceil_frac(int64_t v)
+{
+	return (v + (1 << LRC_FRAC) - 1) >> LRC_FRAC;
+}
+
+/*
+ * Choose slope_q, base and maxdev for one segment d[0..cnt).
+ *
+ * The floored deviations follow from the exact ones: d[j] - lift(j) =
+ * ceil((256 d[j] - s j) / 256), a non-decreasing function of the exact
+ * term, so the floored fit of a slope (base = the smallest, maxdev = the
+ * largest less the smallest) is ceil(min / 256) and ceil(max / 256) -
+ * ceil(min / 256) of the exact terms.  Where those fit in int32 relative
+ * to d[0] (lrc_ext_fits: segments spanning less than 2^23 with gaps below
+ * about 2^15, every real posting list's but the sparsest) the search and
+ * the fits run on lrc_ext, vectorised; otherwise on 64-bit scalar passes.
+ * Both compute the same exact ranges, so the choice is the same.
+ */
 static void
 lrc_choose(const uint32_t *d, uint32_t cnt, uint32_t *slope_out,
 		   int64_t *base_out, uint32_t *maxdev_out)
@@ -231,54 +337,130 @@ lrc_choose(const uint32_t *d, uint32_t cnt, uint32_t *slope_out,
 				best_slope = 0,
 				best_dev;
 	int64_t		best_base;
-	uint32_t	j,
+	const gpx_simd_ops *o;
+	uint32_t	gmin = UINT32_MAX,
+				gmax = 0,
+				j = 1,
 				k;
 
 	/* slope 0 always fits: base = d[0], maxdev = d[cnt-1] - d[0] */
-	(void) lrc_fit(d, cnt, 0, &best_base, &best_dev);
-	if (cnt >= 2)
-	{
-		/* the minimiser lies between the smallest and largest gap slopes */
-		for (j = 1; j < cnt; j++)
-		{
-			uint64_t	g = (uint64_t) (d[j] - d[j - 1]) << LRC_FRAC;
+	best_base = d[0];
+	best_dev = d[cnt - 1] - d[0];
+	if (cnt < 2)
+		goto done;
 
-			if (g < lo)
-				lo = g;
-			if (g > hi)
-				hi = g;
-		}
-		if (hi > UINT32_MAX)
-			hi = UINT32_MAX;
-		if (lo > hi)
-			lo = hi;
-		/* convex: find the first s with range(s + 1) >= range(s) */
+	/* the minimiser lies between the smallest and largest gap slopes */
+	o = gpx_simd();
+	if (o->gap_range != NULL)
+		j += o->gap_range(d, cnt, &gmin, &gmax);
+	for (; j < cnt; j++)
+	{
+		uint32_t	g = d[j] - d[j - 1];
+
+		gmin = g < gmin ? g : gmin;
+		gmax = g > gmax ? g : gmax;
+	}
+	lo = (uint64_t) gmin << LRC_FRAC;
+	hi = (uint64_t) gmax << LRC_FRAC;
+	if (hi > UINT32_MAX)
+		hi = UINT32_MAX;
+	if (lo > hi)
+		lo = hi;
+
+	if (lrc_ext_fits(d, cnt, hi + 1))
+	{
+		int64_t		mx[3],
+					mn[3];
+		int64_t		span = (int64_t) (d[cnt - 1] - d[0]) << LRC_FRAC,
+					fbest = INT64_MAX;
+		uint64_t	c1 = cnt - 1,
+					lo0 = lo,
+					hi0 = hi,
+					s0;
+		bool		first = true;
+
+		/*
+		 * Convex: find the first s with range(s + 1) >= range(s).  The
+		 * range's minimiser a (the least one) keeps both ends of the
+		 * segment inside its strip: |256 (d[cnt-1] - d[0]) - a (cnt - 1)|
+		 * <= range(a) <= any range seen, fbest, so the first s sought, an
+		 * integer in (a - 1, ceil(a)], lies within [floor((span - fbest) /
+		 * (cnt - 1)), ceil((span + fbest) / (cnt - 1))] (clamped to the
+		 * search's ends): each probe narrows the interval by that too,
+		 * and the first probes the endpoints' slope, next to a.
+		 */
 		while (lo < hi)
 		{
 			uint64_t	mid = lo + (hi - lo) / 2;
+			uint64_t	alo,
+						ahi;
 
-			if (lrc_range_falls(d, cnt, mid))
+			if (first)
+			{
+				mid = ((uint64_t) span + c1 / 2) / c1;
+				mid = mid < lo ? lo : mid > hi - 1 ? hi - 1 : mid;
+				first = false;
+			}
+			lrc_ext(d, cnt, (uint32_t) mid, 2, mx, mn);
+			if (mx[1] - mn[1] < mx[0] - mn[0])
 				lo = mid + 1;
 			else
 				hi = mid;
+			fbest = mx[0] - mn[0] < fbest ? mx[0] - mn[0] : fbest;
+			fbest = mx[1] - mn[1] < fbest ? mx[1] - mn[1] : fbest;
+			alo = span > fbest ? (uint64_t) (span - fbest) / c1 : 0;
+			ahi = ((uint64_t) (span + fbest) + c1 - 1) / c1;
+			alo = alo > hi0 ? hi0 : alo;
+			ahi = ahi < lo0 ? lo0 : ahi;
+			if (alo > lo && alo <= hi)
+				lo = alo;
+			if (ahi < hi && ahi >= lo)
+				hi = ahi;
 		}
-		/* the floors may favour a neighbour of the exact minimiser */
-		for (k = 0; k < 3; k++)
+		/* the floors may favour a neighbour: lo - 1, lo, lo + 1 */
+		s0 = lo > 0 ? lo - 1 : lo;
+		lrc_ext(d, cnt, (uint32_t) s0, (uint32_t) (lo + 2 - s0), mx, mn);
+		for (k = 0; k < lo + 2 - s0; k++)
 		{
-			uint64_t	s = lo + k - 1;		/* lo - 1, lo, lo + 1 */
-			int64_t		b;
-			uint64_t	m;
+			int64_t		b = lrc_ceil_frac(mn[k]);
+			uint64_t	m = (uint64_t) (lrc_ceil_frac(mx[k]) - b);
 
-			if ((k == 0 && lo == 0) || s > UINT32_MAX)
-				continue;
-			if (lrc_fit(d, cnt, s, &b, &m) && m < best_dev)
+			if (m < best_dev)
 			{
 				best_dev = m;
-				best_base = b;
-				best_slope = s;
+				best_base = (int64_t) d[0] + b;
+				best_slope = s0 + k;
 			}
 		}
+		goto done;
 	}
+
+	/* sparse segments: the exact ranges in 64 bits, over all points */
+	while (lo < hi)
+	{
+		uint64_t	mid = lo + (hi - lo) / 2;
+
+		if (lrc_range_falls(d, cnt, mid))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (k = 0; k < 3; k++)
+	{
+		uint64_t	s = lo + k - 1;		/* lo - 1, lo, lo + 1 */
+		int64_t		b;
+		uint64_t	m;
+
+		if ((k == 0 && lo == 0) || s > UINT32_MAX)
+			continue;
+		if (lrc_fit(d, cnt, s, &b, &m) && m < best_dev)
+		{
+			best_dev = m;
+			best_base = b;
+			best_slope = s;
+		}
+	}
+done:
 	*slope_out = (uint32_t) best_slope;
 	*base_out = best_base;
 	*maxdev_out = (uint32_t) best_dev;
@@ -304,23 +486,46 @@ gpx_lrc_blk_plan(const uint32_t *d, uint32_t cnt, gpx_lrc_plan *pl)
 	pl->words = LRC_HDR_WORDS + lrc_dev_words(cnt, gpx_bitwidth(pl->maxdev));
 }
 
-/* Write the planned segment of d[0..cnt) at payload word wpos (zeroed). */
+/*
+ * Write the planned segment of d[0..cnt) at payload word wpos (zeroed):
+ * the header words, then the deviations packed LSB-first through a 64-bit
+ * accumulator, a word stored as each fills (the segment's words are its
+ * own, so whole-word stores write what OR-ing bits into zeros would).
+ */
 void
 gpx_lrc_blk_write(uint8_t *payload, uint64_t wpos, const uint32_t *d,
 				  uint32_t cnt, const gpx_lrc_plan *pl)
 {
 	uint8_t    *p = payload + 4 * wpos;
 	uint32_t	w = gpx_bitwidth(pl->maxdev);
-	uint32_t	j;
+	uint32_t	base = (uint32_t) pl->base;
+	uint64_t	acc = 0,
+				lift = 0;
+	uint32_t	have = 0;
 
 	gpx_store32(p, (uint32_t) pl->base);
 	gpx_store32(p + 4, pl->slope_q);
 	gpx_store32(p + 8, pl->maxdev);
 	p += 4 * LRC_HDR_WORDS;
-	for (j = 0; j < cnt; j++)
-		gpx_put_bits(p, (uint64_t) j * w, w,
-					 (uint32_t) ((int64_t) d[j] - pl->base -
-								 (int64_t) lrc_lift(pl->slope_q, j)));
+	if (w == 0)
+		return;
+	for (uint32_t j = 0; j < cnt; j++, lift += pl->slope_q)
+	{
+		/* d[j] - base - lift(j), in [0, maxdev]: exact in wrapping uint32 */
+		uint32_t	dev = d[j] - base - (uint32_t) (lift >> LRC_FRAC);
+
+		acc |= (uint64_t) dev << have;
+		have += w;
+		if (have >= 32)
+		{
+			gpx_store32(p, (uint32_t) acc);
+			p += 4;
+			acc >>= 32;
+			have -= 32;
+		}
+	}
+	if (have > 0)
+		gpx_store32(p, (uint32_t) acc);
 }
 
 /* Encode docs[0..n) as a v1 SegLRC blob into the zeroed out[0..cap). */

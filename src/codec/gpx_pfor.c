@@ -255,8 +255,12 @@ uint64_t
 gpx_pfor_blk_plan(const uint32_t *d, uint32_t cnt, uint32_t *hdr)
 {
 	uint32_t	m = cnt - 1;
-	uint32_t	hist[33] = {0};
-	uint32_t	mx = 0;
+	uint8_t		h0[33],
+				h1[33],
+				h2[33],
+				h3[33];			/* counts <= 32 each */
+	uint32_t	mx = 0,
+				orr = 0;
 	uint32_t	best_b = 0,
 				best_e = 0;
 	uint64_t	best_words = UINT64_MAX;
@@ -264,20 +268,44 @@ gpx_pfor_blk_plan(const uint32_t *d, uint32_t cnt, uint32_t *hdr)
 	uint32_t	b,
 				i;
 
-	for (i = 0; i < m; i++)
+	/*
+	 * The histogram of gap widths, in four copies taking every fourth gap
+	 * (a run of equal widths would otherwise wait on one counter's
+	 * store); a width as 63 - clz(2 g + 1), 0 for g = 0 without a branch.
+	 */
+#define PFOR_W(g) (63 - __builtin_clzll(2 * (uint64_t) (g) + 1))
+	memset(h0, 0, sizeof(h0));
+	memset(h1, 0, sizeof(h1));
+	memset(h2, 0, sizeof(h2));
+	memset(h3, 0, sizeof(h3));
+	for (i = 0; i + 4 <= m; i += 4)
 	{
-		uint32_t	wd = gpx_bitwidth(d[i + 1] - d[i] - 1);
+		uint32_t	g0 = d[i + 1] - d[i] - 1,
+					g1 = d[i + 2] - d[i + 1] - 1,
+					g2 = d[i + 3] - d[i + 2] - 1,
+					g3 = d[i + 4] - d[i + 3] - 1;
 
-		hist[wd]++;
-		if (wd > mx)
-			mx = wd;
+		orr |= g0 | g1 | g2 | g3;
+		h0[PFOR_W(g0)]++;
+		h1[PFOR_W(g1)]++;
+		h2[PFOR_W(g2)]++;
+		h3[PFOR_W(g3)]++;
 	}
+	for (; i < m; i++)
+	{
+		uint32_t	g = d[i + 1] - d[i] - 1;
+
+		orr |= g;
+		h0[PFOR_W(g)]++;
+	}
+#undef PFOR_W
+	mx = gpx_bitwidth(orr);
 	for (b = mx + 1; b-- > 0;)
 	{
 		uint64_t	wds;
 
-		if (b < mx)
-			e += hist[b + 1];	/* gaps wider than b */
+		if (b < mx)				/* gaps wider than b */
+			e += (uint32_t) h0[b + 1] + h1[b + 1] + h2[b + 1] + h3[b + 1];
 		wds = gpx_words_for_bits(pfor_block_bits(m, b, e, e ? mx - b : 0));
 		if (wds < best_words)
 		{
@@ -290,7 +318,35 @@ gpx_pfor_blk_plan(const uint32_t *d, uint32_t cnt, uint32_t *hdr)
 	return best_words;
 }
 
-/* Write the planned block of d[0..cnt) at payload word wpos (zeroed). */
+/* A bit stream written LSB-first through a 64-bit accumulator. */
+typedef struct pfor_wr
+{
+	uint8_t    *p;				/* next word to store */
+	uint64_t	acc;
+	uint32_t	have;			/* bits in acc, < 32 between puts */
+} pfor_wr;
+
+/* Append the w bits (w <= 32) of v (< 2^w) to the stream. */
+static inline void
+pfor_put(pfor_wr *s, uint32_t v, uint32_t w)
+{
+	s->acc |= (uint64_t) v << s->have;
+	s->have += w;
+	if (s->have >= 32)
+	{
+		gpx_store32(s->p, (uint32_t) s->acc);
+		s->p += 4;
+		s->acc >>= 32;
+		s->have -= 32;
+	}
+}
+
+/*
+ * Write the planned block of d[0..cnt) at payload word wpos (zeroed): the
+ * header, LOW, POS and HIGH are one LSB-first stream from the block's
+ * first word, stored a word at a time (the block's words are its own, so
+ * whole-word stores write what OR-ing bits into zeros would).
+ */
 void
 gpx_pfor_blk_write(uint8_t *payload, uint64_t wpos, const uint32_t *d,
 				   uint32_t cnt, uint32_t hdr)
@@ -299,29 +355,29 @@ gpx_pfor_blk_write(uint8_t *payload, uint64_t wpos, const uint32_t *d,
 	uint32_t	b = PFOR_B(hdr),
 				e = PFOR_E(hdr),
 				hb = PFOR_HB(hdr);
-	uint64_t	bit = wpos * 32,
-				posbit,
-				hibit;
-	uint32_t	i;
+	uint32_t	mask = gpx_mask(b);
+	uint8_t		xpos[PFOR_BLOCK];
+	uint32_t	xhigh[PFOR_BLOCK];
+	uint32_t	x = 0;
+	pfor_wr		s = {payload + 4 * wpos, hdr, PFOR_HDR_BITS};
 
-	gpx_put_bits(payload, bit, 32, hdr);
-	bit += PFOR_HDR_BITS;
-	posbit = bit + (uint64_t) m * b;
-	hibit = posbit + (uint64_t) e * PFOR_POS_BITS;
-	for (i = 0; i < m; i++)
+	for (uint32_t i = 0; i < m; i++)
 	{
 		uint32_t	g = d[i + 1] - d[i] - 1;
 
-		gpx_put_bits(payload, bit, b, g & gpx_mask(b));
-		bit += b;
-		if (e > 0 && (g >> b) != 0) /* e > 0: b < mx <= 31 */
+		pfor_put(&s, g & mask, b);
+		if (e > 0 && (g >> b) != 0)	/* e > 0: b < mx <= 31 */
 		{
-			gpx_put_bits(payload, posbit, PFOR_POS_BITS, i);
-			gpx_put_bits(payload, hibit, hb, g >> b);
-			posbit += PFOR_POS_BITS;
-			hibit += hb;
+			xpos[x] = (uint8_t) i;
+			xhigh[x++] = g >> b;
 		}
 	}
+	for (uint32_t i = 0; i < x; i++)
+		pfor_put(&s, xpos[i], PFOR_POS_BITS);
+	for (uint32_t i = 0; i < x; i++)
+		pfor_put(&s, xhigh[i], hb);
+	if (s.have > 0)
+		gpx_store32(s.p, (uint32_t) s.acc);
 }
 
 /* Encode docs[0..n) as a v1 pfor blob into out[0..cap) (out is zeroed). */

@@ -14,6 +14,7 @@
 
 #include "gpx_setops.h"
 #include "gpx_intersect.h"
+#include "gpx_simd.h"
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -165,6 +166,9 @@ so_merge_union(const uint32_t *a, uint32_t na, const uint32_t *b, uint32_t nb,
 			return so_union_gallop(a, na, b, nb, out);
 		if (nb > (uint64_t) SO_GALLOP * na)
 			return so_union_gallop(b, nb, a, na, out);
+		/* the vectorised variant's share, then the scalar loop's */
+		if (gpx_simd()->setop != NULL)
+			k = gpx_simd()->setop(GPX_SIMD_UNION, a, na, b, nb, &i, &j, out);
 		while (i < na && j < nb)
 		{
 			uint32_t	va = a[i],
@@ -224,6 +228,8 @@ so_merge_difference(const uint32_t *a, uint32_t na, const uint32_t *b,
 	}
 	else
 	{
+		if (gpx_simd()->setop != NULL)
+			k = gpx_simd()->setop(GPX_SIMD_DIFFERENCE, a, na, b, nb, &i, &j, out);
 		while (i < na && j < nb)
 		{
 			uint32_t	va = a[i],
@@ -252,6 +258,8 @@ so_merge_symdiff(const uint32_t *a, uint32_t na, const uint32_t *b,
 		return so_symdiff_gallop(a, na, b, nb, out);
 	if (nb > (uint64_t) SO_GALLOP * na)
 		return so_symdiff_gallop(b, nb, a, na, out);
+	if (gpx_simd()->setop != NULL)
+		k = gpx_simd()->setop(GPX_SIMD_SYMDIFF, a, na, b, nb, &i, &j, out);
 	while (i < na && j < nb)
 	{
 		uint32_t	va = a[i],
@@ -578,6 +586,156 @@ gpx_symdiff(const gpx_list *a, const gpx_list *b, uint32_t *out,
 	return so_walk(a, b, SO_SYMDIFF, out, outcap, outn);
 }
 
+/* ------------------------------------------- two-list ops, encoded */
+
+/*
+ * Docs go to the encoder in batches of at least this many (so that its
+ * per-call work is spread thin and it encodes most blocks in place).
+ */
+#define SO_PUSH_AT		2048
+
+/* A batch of docIDs on its way to the encoder. */
+typedef struct so_batch
+{
+	gpx_encstream *es;
+	uint32_t	n;
+	uint32_t	d[SO_PUSH_AT + 2 * GPX_MAX_BLOCK];
+} so_batch;
+
+/* Push the batch once it holds SO_PUSH_AT docIDs (always when flush). */
+static inline gpx_status
+so_batch_push(so_batch *b, bool flush)
+{
+	gpx_status	st = GPX_OK;
+
+	if (b->n >= SO_PUSH_AT || (flush && b->n > 0))
+	{
+		st = gpx_encstream_push(b->es, b->d, b->n);
+		b->n = 0;
+	}
+	return st;
+}
+
+/* Push every docID of l to the encoder, a block at a time. */
+static gpx_status
+so_push_all(so_batch *b, const gpx_list *l)
+{
+	gpx_status	st = GPX_OK;
+
+	for (uint32_t k = 0; k < l->nblocks && st == GPX_OK; k++)
+	{
+		uint32_t	c = gpx_decode_block(l, k, b->d + b->n);
+
+		b->n += c;
+		st = so_batch_push(b, false);
+	}
+	return st;
+}
+
+/* The largest result of a op b and its largest docID, from the headers. */
+static void
+so_result_max(gpx_setop op, const gpx_list *a, const gpx_list *b,
+			  uint32_t *nmax, uint32_t *lastmax)
+{
+	if (op == GPX_SETOP_DIFFERENCE)
+	{
+		*nmax = a->n;
+		*lastmax = a->n > 0 ? a->last : 0;
+		return;
+	}
+	*nmax = gpx_union_bound(a, b);
+	*lastmax = a->n == 0 ? (b->n > 0 ? b->last : 0) :
+		b->n == 0 || a->last > b->last ? a->last : b->last;
+}
+
+/* Bytes of out gpx_setop_encode may need. */
+size_t
+gpx_setop_encode_bound(gpx_setop op, const gpx_list *a, const gpx_list *b,
+					   int codec)
+{
+	uint32_t	nmax,
+				lastmax;
+
+	so_result_max(op, a, b, &nmax, &lastmax);
+	return gpx_encstream_bound(codec, nmax, lastmax);
+}
+
+/*
+ * a op b encoded: the plan walked as in so_walk, the segments merged into
+ * a batch that goes to the encoder every SO_PUSH_AT docIDs; empty
+ * operands and disjoint ranges are the lists' blocks pushed in docID
+ * order.
+ */
+gpx_status
+gpx_setop_encode(gpx_setop op, const gpx_list *a, const gpx_list *b,
+				 int codec, uint8_t *out, size_t cap, size_t *outlen,
+				 uint32_t *outn)
+{
+	gpx_encstream es;
+	so_batch	bt;
+	uint32_t	nmax,
+				lastmax;
+	gpx_status	st;
+
+	if (a == NULL || b == NULL || outlen == NULL || outn == NULL ||
+		op < GPX_SETOP_UNION || op > GPX_SETOP_SYMDIFF)
+		return GPX_E_ARG;
+	so_result_max(op, a, b, &nmax, &lastmax);
+	st = gpx_encstream_init(&es, codec, nmax, lastmax, out, cap);
+	if (st != GPX_OK)
+		return st;
+	bt.es = &es;
+	bt.n = 0;
+	if (a->n == 0 || b->n == 0 || so_disjoint(a, b))
+	{
+		/* a, or a concatenation in docID order */
+		const gpx_list *lo = a,
+				   *hi = op == GPX_SETOP_DIFFERENCE ? NULL : b;
+
+		if (hi != NULL && (a->n == 0 || (b->n > 0 && b->last < a->first)))
+		{
+			lo = b;
+			hi = a;
+		}
+		st = so_push_all(&bt, lo);
+		if (st == GPX_OK && hi != NULL)
+			st = so_push_all(&bt, hi);
+	}
+	else
+	{
+		so_op		sop = op == GPX_SETOP_UNION ? SO_UNION :
+			op == GPX_SETOP_DIFFERENCE ? SO_DIFFERENCE : SO_SYMDIFF;
+		so_side		sa,
+					sb;
+		gpx_mplan	p;
+		gpx_mseg	sg;
+
+		so_side_init(&sa, a);
+		so_side_init(&sb, b);
+		gpx_mplan_init(&p, a, b);
+		while (st == GPX_OK && gpx_mplan_next(&p, &sg))
+		{
+			const uint32_t *ra,
+					   *rb;
+			uint32_t	na,
+						nb;
+
+			na = so_side_run(&sa, sg.blk[0], &sg, &ra);
+			if (sop == SO_DIFFERENCE && na == 0)
+				continue;
+			nb = so_side_run(&sb, sg.blk[1], &sg, &rb);
+			bt.n += so_merge(sop, ra, na, rb, nb, bt.d + bt.n);
+			st = so_batch_push(&bt, false);
+		}
+	}
+	if (st == GPX_OK)
+		st = so_batch_push(&bt, true);
+	if (st == GPX_OK)
+		st = gpx_encstream_finish(&es, outlen);
+	*outn = es.n;
+	return st;
+}
+
 /* |a & b| (0 without decoding when a list is empty or the ranges are apart). */
 static gpx_status
 so_isect_count(const gpx_list *a, const gpx_list *b, uint32_t *count)
@@ -843,11 +1001,11 @@ gpx_contains_all(const gpx_list *a, const gpx_list *b)
 
 /* ---------------------------------------------------------------- k lists */
 
-/* Work area bytes for k lists: the streams, then the heap of pointers. */
+/* Work area bytes for k lists: the tree's k leaves and k - 1 inner nodes. */
 size_t
 gpx_union_many_work(int k)
 {
-	return k <= 0 ? 0 : (size_t) k * (sizeof(gpx_ustream) + sizeof(gpx_ustream *));
+	return k <= 0 ? 0 : (size_t) (2 * k - 1) * sizeof(gpx_unode);
 }
 
 /* min(sum n, GPX_MAX_N). */
@@ -861,18 +1019,130 @@ gpx_union_many_bound(const gpx_list *const *lists, int k)
 	return s > GPX_MAX_N ? GPX_MAX_N : (uint32_t) s;
 }
 
+static uint32_t so_unode_produce(gpx_unode *x, uint32_t *dst, uint32_t room);
+
+/* Whether node x has an untaken docID in its buffer, refilling it if not. */
+static bool
+so_unode_avail(gpx_unode *x)
+{
+	if (x->pos < x->cnt)
+		return true;
+	if (x->done)
+		return false;
+	x->pos = 0;
+	if (x->l != NULL)
+		x->cnt = x->blk < x->l->nblocks ?
+			gpx_decode_block(x->l, x->blk++, x->buf) : 0;
+	else
+		x->cnt = so_unode_produce(x, x->buf, GPX_MAX_BLOCK);
+	x->done = x->cnt == 0;
+	return !x->done;
+}
+
+/*
+ * Union of the runs a[*ia..na) and b[*ib..nb) into out[0..room) until one
+ * run or the room is spent (equal docIDs are taken together); the runs'
+ * positions move past what was taken.  Returns the count written.
+ */
+static uint32_t
+so_union_step(const uint32_t *a, uint32_t *ia, uint32_t na, const uint32_t *b,
+			  uint32_t *ib, uint32_t nb, uint32_t *out, uint32_t room)
+{
+	const gpx_simd_ops *o = gpx_simd();
+	uint32_t	i = *ia,
+				j = *ib,
+				k = 0;
+
+	if (o->setop != NULL)
+	{
+		/* windows of at most room / 2 each: the output fits whatever comes */
+		uint32_t	wa = na - i < room / 2 ? na - i : room / 2,
+					wb = nb - j < room / 2 ? nb - j : room / 2;
+
+		k = o->setop(GPX_SIMD_UNION, a, i + wa, b, j + wb, &i, &j, out);
+	}
+	while (i < na && j < nb && k < room)
+	{
+		uint32_t	va = a[i],
+					vb = b[j];
+
+		out[k++] = va < vb ? va : vb;
+		i += va <= vb;
+		j += vb <= va;
+	}
+	*ia = i;
+	*ib = j;
+	return k;
+}
+
+/* Move up to room docIDs of x's buffer to dst. */
+static inline uint32_t
+so_unode_take(gpx_unode *x, uint32_t *dst, uint32_t room)
+{
+	uint32_t	m = x->cnt - x->pos < room ? x->cnt - x->pos : room;
+
+	memcpy(dst, x->buf + x->pos, (size_t) m * sizeof(uint32_t));
+	x->pos += m;
+	return m;
+}
+
+/*
+ * Up to room docIDs of inner node x's output (the union of its children's)
+ * into dst; fewer only when both children are spent.
+ */
+static uint32_t
+so_unode_produce(gpx_unode *x, uint32_t *dst, uint32_t room)
+{
+	gpx_unode  *a = x->a,
+			   *b = x->b;
+	uint32_t	k = 0;
+
+	while (k < room)
+	{
+		bool		ha = so_unode_avail(a),
+					hb = so_unode_avail(b);
+
+		if (!ha || !hb)
+		{
+			if (!ha && !hb)
+				break;
+			k += so_unode_take(ha ? a : b, dst + k, room - k);
+			continue;
+		}
+		/* a buffered run below the other child's next docID passes whole */
+		if (a->buf[a->cnt - 1] < b->buf[b->pos])
+			k += so_unode_take(a, dst + k, room - k);
+		else if (b->buf[b->cnt - 1] < a->buf[a->pos])
+			k += so_unode_take(b, dst + k, room - k);
+		else
+			k += so_union_step(a->buf, &a->pos, a->cnt, b->buf, &b->pos, b->cnt,
+							   dst + k, room - k);
+	}
+	return k;
+}
+
+/* One list's position in the heap of a k-way union (in the work area). */
+typedef struct so_hstream
+{
+	const gpx_list *l;
+	uint32_t	blk;			/* block decoded in buf */
+	uint32_t	pos;			/* next element of buf */
+	uint32_t	cnt;			/* elements in buf */
+	uint32_t	buf[GPX_MAX_BLOCK];
+} so_hstream;
+
 /* Head (smallest unread docID) of a stream. */
 static inline uint32_t
-so_head(const gpx_ustream *s)
+so_head(const so_hstream *s)
 {
 	return s->buf[s->pos];
 }
 
 /* Restore the heap below position i. */
 static inline void
-so_sift_down(gpx_ustream **h, int n, int i)
+so_sift_down(so_hstream **h, int n, int i)
 {
-	gpx_ustream *x = h[i];
+	so_hstream *x = h[i];
 	uint32_t	xv = so_head(x);
 
 	for (;;)
@@ -891,62 +1161,27 @@ so_sift_down(gpx_ustream **h, int n, int i)
 	h[i] = x;
 }
 
-/* Union (or its size) of k lists. */
-gpx_status
-gpx_union_many(const gpx_list *const *lists, int k, void *work,
-			   size_t workbytes, uint32_t *out, uint32_t outcap,
-			   uint32_t *outn)
+/*
+ * Union (or its size) of the m >= 3 non-empty lists among lists[0..k)
+ * through a heap of the lists' heads that emits whole runs: the list at
+ * the top gives every buffered docID below the next list's head at once,
+ * so lists that interleave little cost about one heap step per block.
+ * work holds k streams and k pointers (less than the tree's area).
+ */
+static gpx_status
+so_union_heap(const gpx_list *const *lists, int k, void *work, uint32_t *out,
+			  uint32_t outcap, uint32_t *outn)
 {
-	gpx_ustream *st = (gpx_ustream *) work;
-	gpx_ustream **heap;
-	const gpx_list *ne[2] = {NULL, NULL};
+	so_hstream *st = (so_hstream *) work;
+	so_hstream **heap = (so_hstream **) (st + k);
 	int			m = 0;
 	uint32_t	k_out = 0;
 	uint32_t	lastv = 0;
 	bool		have_last = false;
 
-	if (outn == NULL || (k > 0 && lists == NULL))
-		return GPX_E_ARG;
-	if (k <= 0)
-	{
-		*outn = 0;
-		return GPX_OK;
-	}
-	for (int i = 0; i < k; i++)
-		if (lists[i] == NULL)
-			return GPX_E_ARG;
-	for (int i = 0; i < k; i++)
-		if (lists[i]->n > 0)
-		{
-			if (m < 2)
-				ne[m] = lists[i];
-			m++;
-		}
-	if (m == 0)
-	{
-		*outn = 0;
-		return GPX_OK;
-	}
-	if (m == 1)
-	{
-		if (out != NULL && ne[0]->n > outcap)
-			return GPX_E_NOSPACE;
-		if (out != NULL)
-			so_decode_all(ne[0], out);
-		*outn = ne[0]->n;
-		return GPX_OK;
-	}
-	if (m == 2)
-		return out != NULL ? gpx_union(ne[0], ne[1], out, outcap, outn) :
-			gpx_union_count(ne[0], ne[1], outn);
-
-	if (work == NULL || workbytes < gpx_union_many_work(k))
-		return GPX_E_NOSPACE;
-	heap = (gpx_ustream **) (st + k);
-	m = 0;
 	for (int i = 0; i < k; i++)
 	{
-		gpx_ustream *s;
+		so_hstream *s;
 
 		if (lists[i]->n == 0)
 			continue;
@@ -962,7 +1197,7 @@ gpx_union_many(const gpx_list *const *lists, int k, void *work,
 
 	while (m > 0)
 	{
-		gpx_ustream *r = heap[0];
+		so_hstream *r = heap[0];
 		uint32_t	p = r->pos,
 					e;
 
@@ -1008,6 +1243,136 @@ gpx_union_many(const gpx_list *const *lists, int k, void *work,
 			}
 		}
 		so_sift_down(heap, m, 0);
+	}
+	*outn = k_out;
+	return GPX_OK;
+}
+
+/*
+ * The merge tree over leaves nodes[lo..hi) (hi > lo): a leaf, or an inner
+ * node taken at nodes[*next] over the two halves.
+ */
+static gpx_unode *
+so_unode_tree(gpx_unode *nodes, int lo, int hi, int *next)
+{
+	gpx_unode  *x;
+	int			mid = lo + (hi - lo) / 2;
+
+	if (hi - lo == 1)
+		return &nodes[lo];
+	x = &nodes[(*next)++];
+	x->l = NULL;
+	x->a = so_unode_tree(nodes, lo, mid, next);
+	x->b = so_unode_tree(nodes, mid, hi, next);
+	x->pos = x->cnt = 0;
+	x->done = false;
+	return x;
+}
+
+/* Union (or its size) of k lists. */
+gpx_status
+gpx_union_many(const gpx_list *const *lists, int k, void *work,
+			   size_t workbytes, uint32_t *out, uint32_t outcap,
+			   uint32_t *outn)
+{
+	gpx_unode  *nodes = (gpx_unode *) work;
+	const gpx_list *ne[2] = {NULL, NULL};
+	int			m = 0,
+				next;
+	uint32_t	k_out = 0;
+	gpx_unode  *root;
+
+	if (outn == NULL || (k > 0 && lists == NULL))
+		return GPX_E_ARG;
+	if (k <= 0)
+	{
+		*outn = 0;
+		return GPX_OK;
+	}
+	for (int i = 0; i < k; i++)
+		if (lists[i] == NULL)
+			return GPX_E_ARG;
+	for (int i = 0; i < k; i++)
+		if (lists[i]->n > 0)
+		{
+			if (m < 2)
+				ne[m] = lists[i];
+			m++;
+		}
+	if (m == 0)
+	{
+		*outn = 0;
+		return GPX_OK;
+	}
+	if (m == 1)
+	{
+		if (out != NULL && ne[0]->n > outcap)
+			return GPX_E_NOSPACE;
+		if (out != NULL)
+			so_decode_all(ne[0], out);
+		*outn = ne[0]->n;
+		return GPX_OK;
+	}
+	if (m == 2)
+		return out != NULL ? gpx_union(ne[0], ne[1], out, outcap, outn) :
+			gpx_union_count(ne[0], ne[1], outn);
+
+	if (work == NULL || workbytes < gpx_union_many_work(k))
+		return GPX_E_NOSPACE;
+
+	/*
+	 * Lists whose docID ranges overlap little pass through the heap in
+	 * whole runs; a tree would copy each docID once per level.  Ranges
+	 * that cover the union's span more than twice over on average
+	 * interleave: the tree merges them a vector at a time.
+	 */
+	{
+		uint64_t	cover = 0;
+		uint32_t	lo = GPX_MAX_DOCID,
+					hi = 0;
+
+		for (int i = 0; i < k; i++)
+			if (lists[i]->n > 0)
+			{
+				cover += (uint64_t) (lists[i]->last - lists[i]->first) + 1;
+				lo = lists[i]->first < lo ? lists[i]->first : lo;
+				hi = lists[i]->last > hi ? lists[i]->last : hi;
+			}
+		if (cover <= 2 * ((uint64_t) hi - lo + 1))
+			return so_union_heap(lists, k, work, out, outcap, outn);
+	}
+	/* the leaves nodes[0..m), then the inner nodes of a balanced tree */
+	m = 0;
+	for (int i = 0; i < k; i++)
+		if (lists[i]->n > 0)
+		{
+			gpx_unode  *x = &nodes[m++];
+
+			x->l = lists[i];
+			x->a = x->b = NULL;
+			x->blk = 0;
+			x->pos = x->cnt = 0;
+			x->done = false;
+		}
+	next = m;
+	root = so_unode_tree(nodes, 0, m, &next);
+	for (;;)
+	{
+		uint32_t	c;
+
+		if (out == NULL)
+			c = so_unode_produce(root, root->buf, GPX_MAX_BLOCK);
+		else if (k_out < outcap)
+			c = so_unode_produce(root, out + k_out, outcap - k_out);
+		else
+		{
+			if (so_unode_avail(root->a) || so_unode_avail(root->b))
+				return GPX_E_NOSPACE;
+			break;
+		}
+		if (c == 0)
+			break;
+		k_out += c;
 	}
 	*outn = k_out;
 	return GPX_OK;

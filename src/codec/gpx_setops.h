@@ -123,6 +123,28 @@ gpx_status	gpx_difference(const gpx_list *a, const gpx_list *b,
 gpx_status	gpx_symdiff(const gpx_list *a, const gpx_list *b, uint32_t *out,
 						uint32_t outcap, uint32_t *outn);
 
+/* The operations of gpx_setop_encode. */
+typedef enum gpx_setop
+{
+	GPX_SETOP_UNION,			/* a | b */
+	GPX_SETOP_DIFFERENCE,		/* a - b */
+	GPX_SETOP_SYMDIFF			/* a # b */
+} gpx_setop;
+
+/*
+ * a op b as a list of codec in the current format, encoded as it is
+ * merged (gpx_encstream): the blocks of the result are written as the
+ * plan's segments produce them, so the result's docIDs are never held
+ * whole; out[0..*outlen) is byte for byte gpx_encode of the result, *outn
+ * its size.  gpx_setop_encode_bound: bytes of out that suffice (from the
+ * largest result the headers allow).
+ */
+size_t		gpx_setop_encode_bound(gpx_setop op, const gpx_list *a,
+								   const gpx_list *b, int codec);
+gpx_status	gpx_setop_encode(gpx_setop op, const gpx_list *a, const gpx_list *b,
+							 int codec, uint8_t *out, size_t cap,
+							 size_t *outlen, uint32_t *outn);
+
 /*
  * The sizes of a | b, a - b and a # b without materialising anything: from
  * n and the size of the intersection (gpx_intersect_count, which skips
@@ -165,15 +187,22 @@ uint32_t	gpx_rank(const gpx_list *l, uint32_t x);
 
 /* ---- k lists ------------------------------------------------------------ */
 
-/* One list's position in a k-way union (part of the caller's work area). */
-typedef struct gpx_ustream
+/*
+ * One node of a k-way union's merge tree (part of the caller's work area):
+ * a leaf reads a list block by block, an inner node merges its two
+ * children; buf holds the node's output not yet taken by its parent.
+ */
+typedef struct gpx_unode
 {
-	const gpx_list *l;
-	uint32_t	blk;			/* block decoded in buf */
-	uint32_t	pos;			/* next element of buf */
-	uint32_t	cnt;			/* elements in buf */
+	const gpx_list *l;			/* a leaf's list; NULL for an inner node */
+	struct gpx_unode *a,
+			   *b;				/* an inner node's children */
+	uint32_t	blk;			/* a leaf's next block */
+	uint32_t	pos;			/* buf[pos..cnt) not yet taken */
+	uint32_t	cnt;
+	bool		done;			/* nothing follows buf */
 	uint32_t	buf[GPX_MAX_BLOCK];
-} gpx_ustream;
+} gpx_unode;
 
 /* Bytes of the work area gpx_union_many needs for k lists. */
 size_t		gpx_union_many_work(int k);
@@ -183,12 +212,16 @@ uint32_t	gpx_union_many_bound(const gpx_list *const *lists, int k);
 
 /*
  * Union of lists[0..k) into out[0..outcap) (GPX_E_NOSPACE if it does not
- * fit), or, with out == NULL, only its size into *outn.  work: gpx_union_many_work(k)
- * bytes, aligned for a pointer.  Two lists go through the merge plan (or,
- * counting, gpx_union_count); more through a heap of the lists' heads that
- * emits whole runs: the list at the top gives every buffered docID below
- * the next list's head at once, so lists that interleave little cost about
- * one heap step per block.
+ * fit), or, with out == NULL, only its size into *outn.  work:
+ * gpx_union_many_work(k) bytes, aligned for a pointer.  Two lists go
+ * through the merge plan (or, counting, gpx_union_count).  More lists whose
+ * docID ranges overlap (covering the union's span more than twice over)
+ * go through a balanced tree of two-way merges (the vectorised merge of
+ * the set operations), each node passing its output up a buffer at a
+ * time, so a docID costs a merge step per level, about log2(k); lists
+ * that overlap less go through a heap of the lists' heads that emits
+ * whole runs (the list at the top gives every buffered docID below the
+ * next list's head at once), about one heap step per block.
  */
 gpx_status	gpx_union_many(const gpx_list *const *lists, int k, void *work,
 						   size_t workbytes, uint32_t *out, uint32_t outcap,

@@ -83,7 +83,53 @@ typedef struct gpx_simd_ops
 	 */
 	uint32_t	(*merge) (const uint32_t *buf, uint32_t cnt, uint32_t *p,
 						  uint32_t *c, uint32_t i, uint32_t m, uint32_t *w);
+
+	/*
+	 * Gaps of a sorted run: the smallest and largest d[j] - d[j - 1] over
+	 * 1 <= j <= r into *gmin, *gmax (both untouched when r is 0), for the
+	 * r it returns: how many leading gaps of the cnt - 1 it looked at.
+	 */
+	uint32_t	(*gap_range) (const uint32_t *d, uint32_t cnt, uint32_t *gmin,
+							  uint32_t *gmax);
+
+	/*
+	 * The LRC encoder's exact ranges (gpx_lrc.c): over j < r, the largest
+	 * and the smallest of r_j - i j into mx[i], mn[i] for i < k (k = 2 or
+	 * 3), r_j = 256 (d[j] - d[0]) - s j, for the r it returns (how many
+	 * leading j it looked at; mx, mn untouched when 0).  The caller
+	 * guarantees 256 (d[cnt - 1] - d[0]) < 2^31 and (s + k - 1)(cnt - 1)
+	 * < 2^31, so every term is exact in int32 whatever order the
+	 * wrapping arithmetic takes.
+	 */
+	uint32_t	(*lrc_ext) (const uint32_t *d, uint32_t cnt, uint32_t s,
+							uint32_t k, int32_t *mx, int32_t *mn);
+
+	/*
+	 * The sortedness flag of gpx_check_sorted: *flag |= d[i] | (d[i] -
+	 * d[i - 1] - 1) (uint32) over 1 <= i <= r, for the r it returns (how
+	 * many leading i of the n - 1 it looked at).
+	 */
+	size_t		(*sorted_flag) (const uint32_t *d, size_t n, uint32_t *flag);
+
+	/*
+	 * A set operation on two strictly increasing runs of docIDs (values
+	 * <= 2^31 - 1; gpx_setops.c): op GPX_SIMD_UNION (a | b),
+	 * GPX_SIMD_DIFFERENCE (a - b) or GPX_SIMD_SYMDIFF (a # b), merged
+	 * from a[*ia] and b[*ib] on while both runs have a whole vector left.
+	 * Every step takes all docIDs up to a cut from both runs, so two
+	 * equal docIDs are always taken together; *ia and *ib end past what
+	 * was taken, and the elements of the result it gives (in order) go to
+	 * out[0..r), r returned.  Writes nothing past out[r - 1].
+	 */
+	uint32_t	(*setop) (int op, const uint32_t *a, uint32_t na,
+						  const uint32_t *b, uint32_t nb, uint32_t *ia,
+						  uint32_t *ib, uint32_t *out);
 } gpx_simd_ops;
+
+/* The operations of gpx_simd_ops.setop. */
+#define GPX_SIMD_UNION		0
+#define GPX_SIMD_DIFFERENCE	1
+#define GPX_SIMD_SYMDIFF	2
 
 /* The tables (NULL-filled beyond the scalar one where not compiled). */
 extern const gpx_simd_ops gpx_simd_scalar_ops;

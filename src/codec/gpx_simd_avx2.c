@@ -316,6 +316,241 @@ avx2_merge(const uint32_t *buf, uint32_t cnt, uint32_t *pp, uint32_t *c,
 	return i;
 }
 
+/* Unaligned loads of 8 uint32 / int32. */
+#define AVX2_LOAD(p) _mm256_loadu_si256((const __m256i *) (p))
+/* Horizontal reductions of 8 lanes: halves, then pairs, then neighbours. */
+#define AVX2_HRED(name, op) \
+AVX2_FN uint32_t \
+name(__m256i v) \
+{ \
+	__m128i		h = op(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1)); \
+\
+	h = op(h, _mm_shuffle_epi32(h, 0x4E)); \
+	h = op(h, _mm_shuffle_epi32(h, 0xB1)); \
+	return (uint32_t) _mm_cvtsi128_si32(h); \
+}
+AVX2_HRED(avx2_hmin_u32, _mm_min_epu32)
+AVX2_HRED(avx2_hmax_u32, _mm_max_epu32)
+AVX2_HRED(avx2_hmin_s32, _mm_min_epi32)
+AVX2_HRED(avx2_hmax_s32, _mm_max_epi32)
+AVX2_HRED(avx2_hor_32, _mm_or_si128)
+
+/* The smallest and largest gap of d's first gaps, 8 at a time. */
+AVX2_FN uint32_t
+avx2_gap_range(const uint32_t *d, uint32_t cnt, uint32_t *gmin,
+               uint32_t *gmax)
+{
+	__m256i		mn = _mm256_set1_epi32(-1),
+				mx = _mm256_setzero_si256();
+	uint32_t	r = 0,
+				lo,
+				hi;
+
+	for (; r + 8 < cnt; r += 8)
+	{
+		__m256i		g = _mm256_sub_epi32(AVX2_LOAD(d + r + 1), AVX2_LOAD(d + r));
+
+		mn = _mm256_min_epu32(mn, g);
+		mx = _mm256_max_epu32(mx, g);
+	}
+	if (r == 0)
+		return 0;
+	lo = avx2_hmin_u32(mn);
+	hi = avx2_hmax_u32(mx);
+	*gmin = lo < *gmin ? lo : *gmin;
+	*gmax = hi > *gmax ? hi : *gmax;
+	return r;
+}
+
+/*
+ * The LRC encoder's exact ranges at k slopes, 8 docIDs at a time: r_j =
+ * 256 (d[j] - d[0]) - s j in wrapping int32 (exact by the caller's
+ * bounds), s j kept by adding 8 s per step.
+ */
+AVX2_FN uint32_t
+avx2_lrc_ext(const uint32_t *d, uint32_t cnt, uint32_t s, uint32_t k,
+             int32_t *mx, int32_t *mn)
+{
+	const __m256i d0 = _mm256_set1_epi32((int32_t) d[0]),
+				step = _mm256_set1_epi32(8),
+				sstep = _mm256_set1_epi32((int32_t) (s * 8u));
+	__m256i		jv = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
+				sj = _mm256_mullo_epi32(jv, _mm256_set1_epi32((int32_t) s)),
+				x0 = _mm256_set1_epi32(INT32_MIN),
+				x1 = x0,
+				x2 = x0,
+				n0 = _mm256_set1_epi32(INT32_MAX),
+				n1 = n0,
+				n2 = n0;
+	uint32_t	j = 0;
+
+	if (k == 2)
+		for (; j + 8 <= cnt; j += 8)
+		{
+			__m256i		r = _mm256_sub_epi32(_mm256_slli_epi32(_mm256_sub_epi32(AVX2_LOAD(d + j), d0), 8), sj);
+
+			x0 = _mm256_max_epi32(x0, r);
+			n0 = _mm256_min_epi32(n0, r);
+			r = _mm256_sub_epi32(r, jv);
+			x1 = _mm256_max_epi32(x1, r);
+			n1 = _mm256_min_epi32(n1, r);
+			jv = _mm256_add_epi32(jv, step);
+			sj = _mm256_add_epi32(sj, sstep);
+		}
+	else
+		for (; j + 8 <= cnt; j += 8)
+		{
+			__m256i		r = _mm256_sub_epi32(_mm256_slli_epi32(_mm256_sub_epi32(AVX2_LOAD(d + j), d0), 8), sj);
+
+			x0 = _mm256_max_epi32(x0, r);
+			n0 = _mm256_min_epi32(n0, r);
+			r = _mm256_sub_epi32(r, jv);
+			x1 = _mm256_max_epi32(x1, r);
+			n1 = _mm256_min_epi32(n1, r);
+			r = _mm256_sub_epi32(r, jv);
+			x2 = _mm256_max_epi32(x2, r);
+			n2 = _mm256_min_epi32(n2, r);
+			jv = _mm256_add_epi32(jv, step);
+			sj = _mm256_add_epi32(sj, sstep);
+		}
+	if (j == 0)
+		return 0;
+	mx[0] = (int32_t) avx2_hmax_s32(x0);
+	mn[0] = (int32_t) avx2_hmin_s32(n0);
+	mx[1] = (int32_t) avx2_hmax_s32(x1);
+	mn[1] = (int32_t) avx2_hmin_s32(n1);
+	if (k > 2)
+	{
+		mx[2] = (int32_t) avx2_hmax_s32(x2);
+		mn[2] = (int32_t) avx2_hmin_s32(n2);
+	}
+	return j;
+}
+
+/* The sortedness flag of d's first elements, 8 at a time. */
+AVX2_FN size_t
+avx2_sorted_flag(const uint32_t *d, size_t n, uint32_t *flag)
+{
+	__m256i		f = _mm256_setzero_si256();
+	const __m256i one = _mm256_set1_epi32(1);
+	size_t		r = 0;
+
+	for (; r + 8 < n; r += 8)
+	{
+		__m256i		a = AVX2_LOAD(d + r + 1);
+
+		f = _mm256_or_si256(f, _mm256_or_si256(a, _mm256_sub_epi32(_mm256_sub_epi32(a, AVX2_LOAD(d + r)), one)));
+	}
+	*flag |= avx2_hor_32(f);
+	return r;
+}
+
+/* Sort a bitonic sequence of 8 unsigned lanes ascending (distances 4, 2, 1). */
+AVX2_FN __m256i
+avx2_bitonic8(__m256i v)
+{
+	__m256i		p;
+
+	p = _mm256_permute2x128_si256(v, v, 0x01);
+	v = _mm256_blend_epi32(_mm256_min_epu32(v, p), _mm256_max_epu32(v, p), 0xF0);
+	p = _mm256_shuffle_epi32(v, 0x4E);
+	v = _mm256_blend_epi32(_mm256_min_epu32(v, p), _mm256_max_epu32(v, p), 0xCC);
+	p = _mm256_shuffle_epi32(v, 0xB1);
+	return _mm256_blend_epi32(_mm256_min_epu32(v, p), _mm256_max_epu32(v, p), 0xAA);
+}
+
+/* The lanes of a tagged merged run op keeps (avx512_setop_keep's rule). */
+AVX2_FN uint32_t
+avx2_setop_keep(int op, __m256i x, __m256i prev, __m256i next)
+{
+	const __m256i one = _mm256_set1_epi32(1);
+	__m256i		isb = _mm256_cmpeq_epi32(_mm256_and_si256(x, one), one),
+				dup_b = _mm256_and_si256(isb, _mm256_cmpeq_epi32(_mm256_add_epi32(prev, one), x)),
+				dup_a = _mm256_andnot_si256(isb, _mm256_cmpeq_epi32(_mm256_add_epi32(x, one), next)),
+				drop;
+
+	if (op == GPX_SIMD_UNION)
+		drop = dup_b;
+	else if (op == GPX_SIMD_DIFFERENCE)
+		drop = _mm256_or_si256(isb, dup_a);
+	else
+		drop = _mm256_or_si256(dup_a, dup_b);
+	return ~(uint32_t) _mm256_movemask_ps(_mm256_castsi256_ps(drop)) & 0xFFu;
+}
+
+/*
+ * Store the lanes of v (untagged) that keep names, in order, at out: a
+ * permutation from the table of one-bit positions, then a store of the
+ * first popcount lanes.  Returns their count.
+ */
+AVX2_FN uint32_t
+avx2_store_kept(uint32_t *out, __m256i v, uint32_t keep)
+{
+	const __m256i iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+	__m256i		idx = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *) gpx_bm_pos[keep]));
+	uint32_t	n = (uint32_t) __builtin_popcount(keep);
+
+	_mm256_maskstore_epi32((int *) out,
+						   _mm256_cmpgt_epi32(_mm256_set1_epi32((int) n), iota),
+						   _mm256_permutevar8x32_epi32(_mm256_srli_epi32(v, 1), idx));
+	return n;
+}
+
+/*
+ * Set operations 8 + 8 at a time, as avx512_setop does 16 + 16: tagged
+ * docIDs, a bitonic merge, the lanes up to the cut, the kept ones stored.
+ */
+AVX2_FN uint32_t
+avx2_setop(int op, const uint32_t *a, uint32_t na, const uint32_t *b,
+		   uint32_t nb, uint32_t *ia, uint32_t *ib, uint32_t *out)
+{
+	const __m256i rev = _mm256_setr_epi32(7, 6, 5, 4, 3, 2, 1, 0),
+				up1 = _mm256_setr_epi32(1, 2, 3, 4, 5, 6, 7, 0),
+				dn1 = _mm256_setr_epi32(7, 0, 1, 2, 3, 4, 5, 6),
+				zero = _mm256_setzero_si256(),
+				one = _mm256_set1_epi32(1);
+	uint32_t	i = *ia,
+				j = *ib,
+				k = 0;
+
+	while (i + 8 <= na && j + 8 <= nb)
+	{
+		__m256i		va = _mm256_loadu_si256((const __m256i *) (a + i)),
+					vb = _mm256_loadu_si256((const __m256i *) (b + j)),
+					ta = _mm256_slli_epi32(va, 1),
+					tb = _mm256_permutevar8x32_epi32(_mm256_or_si256(_mm256_slli_epi32(vb, 1), one), rev),
+					lo = avx2_bitonic8(_mm256_min_epu32(ta, tb)),
+					hi = avx2_bitonic8(_mm256_max_epu32(ta, tb));
+		uint32_t	cut = a[i + 7] < b[j + 7] ? a[i + 7] : b[j + 7];
+		__m256i		vc = _mm256_set1_epi32((int32_t) cut);
+		/* docIDs are below 2^31: a signed compare orders them */
+		uint32_t	ca = 8 - (uint32_t) __builtin_popcount(_mm256_movemask_ps(
+			_mm256_castsi256_ps(_mm256_cmpgt_epi32(va, vc)))),
+					cb = 8 - (uint32_t) __builtin_popcount(_mm256_movemask_ps(
+			_mm256_castsi256_ps(_mm256_cmpgt_epi32(vb, vc)))),
+					t = ca + cb;	/* 8 <= t <= 16 */
+		__m256i		lo_prev = _mm256_permutevar8x32_epi32(lo, dn1),
+					lo_next = _mm256_blend_epi32(_mm256_permutevar8x32_epi32(lo, up1),
+												 _mm256_permutevar8x32_epi32(hi, zero), 0x80);
+
+		k += avx2_store_kept(out + k, lo, avx2_setop_keep(op, lo, lo_prev, lo_next));
+		if (t > 8)
+		{
+			__m256i		hi_prev = _mm256_blend_epi32(_mm256_permutevar8x32_epi32(hi, dn1),
+													 _mm256_permutevar8x32_epi32(lo, _mm256_set1_epi32(7)), 0x01),
+						hi_next = _mm256_permutevar8x32_epi32(hi, up1);
+
+			k += avx2_store_kept(out + k, hi, avx2_setop_keep(op, hi, hi_prev, hi_next) &
+								 ((1u << (t - 8)) - 1));
+		}
+		i += ca;
+		j += cb;
+	}
+	*ia = i;
+	*ib = j;
+	return k;
+}
+
 const gpx_simd_ops gpx_simd_avx2_ops = {
 	.level = GPX_SIMD_AVX2,
 	.unpack = avx2_unpack,
@@ -325,6 +560,10 @@ const gpx_simd_ops gpx_simd_avx2_ops = {
 	.ef_merge = avx2_ef_merge,
 	.scan = avx2_scan,
 	.merge = avx2_merge,
+	.gap_range = avx2_gap_range,
+	.lrc_ext = avx2_lrc_ext,
+	.sorted_flag = avx2_sorted_flag,
+	.setop = avx2_setop,
 };
 
 #endif							/* GPX_SIMD_X86 */

@@ -329,6 +329,216 @@ avx512_merge(const uint32_t *buf, uint32_t cnt, uint32_t *pp, uint32_t *c,
 	return i;
 }
 
+/* The smallest and largest gap of d's first gaps, 16 at a time. */
+AVX512_FN uint32_t
+avx512_gap_range(const uint32_t *d, uint32_t cnt, uint32_t *gmin,
+                 uint32_t *gmax)
+{
+	__m512i		mn = _mm512_set1_epi32(-1),
+				mx = _mm512_setzero_si512();
+	uint32_t	r = 0,
+				lo,
+				hi;
+
+	for (; r + 16 < cnt; r += 16)
+	{
+		__m512i		g = _mm512_sub_epi32(_mm512_loadu_si512(d + r + 1), _mm512_loadu_si512(d + r));
+
+		mn = _mm512_min_epu32(mn, g);
+		mx = _mm512_max_epu32(mx, g);
+	}
+	if (r == 0)
+		return 0;
+	lo = _mm512_reduce_min_epu32(mn);
+	hi = _mm512_reduce_max_epu32(mx);
+	*gmin = lo < *gmin ? lo : *gmin;
+	*gmax = hi > *gmax ? hi : *gmax;
+	return r;
+}
+
+/*
+ * The LRC encoder's exact ranges at k slopes, 16 docIDs at a time: r_j =
+ * 256 (d[j] - d[0]) - s j in wrapping int32 (exact by the caller's
+ * bounds), s j kept by adding 16 s per step.
+ */
+AVX512_FN uint32_t
+avx512_lrc_ext(const uint32_t *d, uint32_t cnt, uint32_t s, uint32_t k,
+               int32_t *mx, int32_t *mn)
+{
+	const __m512i d0 = _mm512_set1_epi32((int32_t) d[0]),
+				step = _mm512_set1_epi32(16),
+				sstep = _mm512_set1_epi32((int32_t) (s * 16u));
+	__m512i		jv = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+				sj = _mm512_mullo_epi32(jv, _mm512_set1_epi32((int32_t) s)),
+				x0 = _mm512_set1_epi32(INT32_MIN),
+				x1 = x0,
+				x2 = x0,
+				n0 = _mm512_set1_epi32(INT32_MAX),
+				n1 = n0,
+				n2 = n0;
+	uint32_t	j = 0;
+
+	if (k == 2)
+		for (; j + 16 <= cnt; j += 16)
+		{
+			__m512i		r = _mm512_sub_epi32(_mm512_slli_epi32(_mm512_sub_epi32(_mm512_loadu_si512(d + j), d0), 8), sj);
+
+			x0 = _mm512_max_epi32(x0, r);
+			n0 = _mm512_min_epi32(n0, r);
+			r = _mm512_sub_epi32(r, jv);
+			x1 = _mm512_max_epi32(x1, r);
+			n1 = _mm512_min_epi32(n1, r);
+			jv = _mm512_add_epi32(jv, step);
+			sj = _mm512_add_epi32(sj, sstep);
+		}
+	else
+		for (; j + 16 <= cnt; j += 16)
+		{
+			__m512i		r = _mm512_sub_epi32(_mm512_slli_epi32(_mm512_sub_epi32(_mm512_loadu_si512(d + j), d0), 8), sj);
+
+			x0 = _mm512_max_epi32(x0, r);
+			n0 = _mm512_min_epi32(n0, r);
+			r = _mm512_sub_epi32(r, jv);
+			x1 = _mm512_max_epi32(x1, r);
+			n1 = _mm512_min_epi32(n1, r);
+			r = _mm512_sub_epi32(r, jv);
+			x2 = _mm512_max_epi32(x2, r);
+			n2 = _mm512_min_epi32(n2, r);
+			jv = _mm512_add_epi32(jv, step);
+			sj = _mm512_add_epi32(sj, sstep);
+		}
+	if (j == 0)
+		return 0;
+	mx[0] = _mm512_reduce_max_epi32(x0);
+	mn[0] = _mm512_reduce_min_epi32(n0);
+	mx[1] = _mm512_reduce_max_epi32(x1);
+	mn[1] = _mm512_reduce_min_epi32(n1);
+	if (k > 2)
+	{
+		mx[2] = _mm512_reduce_max_epi32(x2);
+		mn[2] = _mm512_reduce_min_epi32(n2);
+	}
+	return j;
+}
+
+/* The sortedness flag of d's first elements, 16 at a time. */
+AVX512_FN size_t
+avx512_sorted_flag(const uint32_t *d, size_t n, uint32_t *flag)
+{
+	__m512i		f = _mm512_setzero_si512();
+	const __m512i one = _mm512_set1_epi32(1);
+	size_t		r = 0;
+
+	for (; r + 16 < n; r += 16)
+	{
+		__m512i		a = _mm512_loadu_si512(d + r + 1);
+
+		f = _mm512_or_si512(f, _mm512_or_si512(a, _mm512_sub_epi32(_mm512_sub_epi32(a, _mm512_loadu_si512(d + r)), one)));
+	}
+	*flag |= (uint32_t) _mm512_reduce_or_epi32(f);
+	return r;
+}
+
+/*
+ * Sort a bitonic sequence of 16 unsigned lanes ascending: compare-exchange
+ * at distances 8, 4, 2 and 1 (lane swaps within the register).
+ */
+AVX512_FN __m512i
+avx512_bitonic16(__m512i v)
+{
+	__m512i		p;
+
+	p = _mm512_shuffle_i32x4(v, v, _MM_SHUFFLE(1, 0, 3, 2));
+	v = _mm512_mask_mov_epi32(_mm512_min_epu32(v, p), 0xFF00, _mm512_max_epu32(v, p));
+	p = _mm512_shuffle_i32x4(v, v, _MM_SHUFFLE(2, 3, 0, 1));
+	v = _mm512_mask_mov_epi32(_mm512_min_epu32(v, p), 0xF0F0, _mm512_max_epu32(v, p));
+	p = _mm512_shuffle_epi32(v, _MM_PERM_BADC);
+	v = _mm512_mask_mov_epi32(_mm512_min_epu32(v, p), 0xCCCC, _mm512_max_epu32(v, p));
+	p = _mm512_shuffle_epi32(v, _MM_PERM_CDAB);
+	return _mm512_mask_mov_epi32(_mm512_min_epu32(v, p), 0xAAAA, _mm512_max_epu32(v, p));
+}
+
+/*
+ * Lanes of the merged, tagged run x (2 v for a docID v of a, 2 v + 1 for
+ * one of b, so that equal docIDs sit side by side, a's first) that op
+ * keeps, prev and next holding each lane's neighbours: a's copy of a
+ * common docID is followed by b's, b's preceded by a's.
+ */
+AVX512_FN __mmask16
+avx512_setop_keep(int op, __m512i x, __m512i prev, __m512i next)
+{
+	const __m512i one = _mm512_set1_epi32(1);
+	__mmask16	isb = _mm512_test_epi32_mask(x, one),
+				dup_b = _mm512_mask_cmpeq_epi32_mask(isb, _mm512_add_epi32(prev, one), x),
+				dup_a = _mm512_mask_cmpeq_epi32_mask((__mmask16) ~isb,
+													 _mm512_add_epi32(x, one), next);
+
+	if (op == GPX_SIMD_UNION)
+		return (__mmask16) ~dup_b;
+	if (op == GPX_SIMD_DIFFERENCE)
+		return (__mmask16) (~isb & ~dup_a);
+	return (__mmask16) (~dup_a & ~dup_b);
+}
+
+/*
+ * Set operations 16 + 16 at a time: load 16 docIDs of each run, tag them
+ * (a: 2 v, b: 2 v + 1), merge the two sorted vectors by a bitonic network
+ * (the second reversed, then min / max, then each half sorted), and take
+ * the merged lanes up to the cut min(a's 16th, b's 16th) (all 16 of the
+ * run with the smaller one, the others' prefix below it: a common docID
+ * is taken from both or from neither); the kept lanes, untagged, are
+ * compressed and stored under a mask.
+ */
+AVX512_FN uint32_t
+avx512_setop(int op, const uint32_t *a, uint32_t na, const uint32_t *b,
+			 uint32_t nb, uint32_t *ia, uint32_t *ib, uint32_t *out)
+{
+	const __m512i rev = _mm512_setr_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6,
+										  5, 4, 3, 2, 1, 0),
+				one = _mm512_set1_epi32(1);
+	uint32_t	i = *ia,
+				j = *ib,
+				k = 0;
+
+	while (i + 16 <= na && j + 16 <= nb)
+	{
+		__m512i		va = _mm512_loadu_si512(a + i),
+					vb = _mm512_loadu_si512(b + j),
+					ta = _mm512_slli_epi32(va, 1),
+					tb = _mm512_permutexvar_epi32(rev, _mm512_or_si512(_mm512_slli_epi32(vb, 1), one)),
+					lo = avx512_bitonic16(_mm512_min_epu32(ta, tb)),
+					hi = avx512_bitonic16(_mm512_max_epu32(ta, tb));
+		uint32_t	cut = a[i + 15] < b[j + 15] ? a[i + 15] : b[j + 15];
+		__m512i		vc = _mm512_set1_epi32((int32_t) cut);
+		uint32_t	ca = (uint32_t) __builtin_popcount(_mm512_cmple_epu32_mask(va, vc)),
+					cb = (uint32_t) __builtin_popcount(_mm512_cmple_epu32_mask(vb, vc)),
+					t = ca + cb;	/* 16 <= t <= 32 */
+		__mmask16	kl = avx512_setop_keep(op, lo, _mm512_alignr_epi32(lo, lo, 15),
+										   _mm512_alignr_epi32(hi, lo, 1));
+		uint32_t	nl = (uint32_t) __builtin_popcount(kl);
+
+		_mm512_mask_storeu_epi32(out + k, avx512_first(nl),
+								 _mm512_maskz_compress_epi32(kl, _mm512_srli_epi32(lo, 1)));
+		k += nl;
+		if (t > 16)
+		{
+			__mmask16	kh = avx512_setop_keep(op, hi, _mm512_alignr_epi32(hi, lo, 15),
+											   _mm512_alignr_epi32(hi, hi, 1)) &
+				avx512_first(t - 16);
+			uint32_t	nh = (uint32_t) __builtin_popcount(kh);
+
+			_mm512_mask_storeu_epi32(out + k, avx512_first(nh),
+									 _mm512_maskz_compress_epi32(kh, _mm512_srli_epi32(hi, 1)));
+			k += nh;
+		}
+		i += ca;
+		j += cb;
+	}
+	*ia = i;
+	*ib = j;
+	return k;
+}
+
 const gpx_simd_ops gpx_simd_avx512_ops = {
 	.level = GPX_SIMD_AVX512,
 	.unpack = avx512_unpack,
@@ -338,6 +548,10 @@ const gpx_simd_ops gpx_simd_avx512_ops = {
 	.ef_merge = avx512_ef_merge,
 	.scan = avx512_scan,
 	.merge = avx512_merge,
+	.gap_range = avx512_gap_range,
+	.lrc_ext = avx512_lrc_ext,
+	.sorted_flag = avx512_sorted_flag,
+	.setop = avx512_setop,
 };
 
 #endif							/* GPX_SIMD_X86 */

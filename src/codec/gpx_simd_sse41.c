@@ -330,6 +330,133 @@ sse41_merge(const uint32_t *buf, uint32_t cnt, uint32_t *pp, uint32_t *c,
 	return i;
 }
 
+/* Unaligned loads of 4 uint32 / int32. */
+#define SSE41_LOAD(p) _mm_loadu_si128((const __m128i *) (p))
+/* Horizontal reductions of 4 lanes: pairs, then neighbours. */
+#define SSE41_HRED(name, op) \
+SSE41_FN uint32_t \
+name(__m128i h) \
+{ \
+	h = op(h, _mm_shuffle_epi32(h, 0x4E)); \
+	h = op(h, _mm_shuffle_epi32(h, 0xB1)); \
+	return (uint32_t) _mm_cvtsi128_si32(h); \
+}
+SSE41_HRED(sse41_hmin_u32, _mm_min_epu32)
+SSE41_HRED(sse41_hmax_u32, _mm_max_epu32)
+SSE41_HRED(sse41_hmin_s32, _mm_min_epi32)
+SSE41_HRED(sse41_hmax_s32, _mm_max_epi32)
+SSE41_HRED(sse41_hor_32, _mm_or_si128)
+
+/* The smallest and largest gap of d's first gaps, 4 at a time. */
+SSE41_FN uint32_t
+sse41_gap_range(const uint32_t *d, uint32_t cnt, uint32_t *gmin,
+                uint32_t *gmax)
+{
+	__m128i		mn = _mm_set1_epi32(-1),
+				mx = _mm_setzero_si128();
+	uint32_t	r = 0,
+				lo,
+				hi;
+
+	for (; r + 4 < cnt; r += 4)
+	{
+		__m128i		g = _mm_sub_epi32(SSE41_LOAD(d + r + 1), SSE41_LOAD(d + r));
+
+		mn = _mm_min_epu32(mn, g);
+		mx = _mm_max_epu32(mx, g);
+	}
+	if (r == 0)
+		return 0;
+	lo = sse41_hmin_u32(mn);
+	hi = sse41_hmax_u32(mx);
+	*gmin = lo < *gmin ? lo : *gmin;
+	*gmax = hi > *gmax ? hi : *gmax;
+	return r;
+}
+
+/*
+ * The LRC encoder's exact ranges at k slopes, 4 docIDs at a time: r_j =
+ * 256 (d[j] - d[0]) - s j in wrapping int32 (exact by the caller's
+ * bounds), s j kept by adding 4 s per step.
+ */
+SSE41_FN uint32_t
+sse41_lrc_ext(const uint32_t *d, uint32_t cnt, uint32_t s, uint32_t k,
+              int32_t *mx, int32_t *mn)
+{
+	const __m128i d0 = _mm_set1_epi32((int32_t) d[0]),
+				step = _mm_set1_epi32(4),
+				sstep = _mm_set1_epi32((int32_t) (s * 4u));
+	__m128i		jv = _mm_setr_epi32(0, 1, 2, 3),
+				sj = _mm_mullo_epi32(jv, _mm_set1_epi32((int32_t) s)),
+				x0 = _mm_set1_epi32(INT32_MIN),
+				x1 = x0,
+				x2 = x0,
+				n0 = _mm_set1_epi32(INT32_MAX),
+				n1 = n0,
+				n2 = n0;
+	uint32_t	j = 0;
+
+	if (k == 2)
+		for (; j + 4 <= cnt; j += 4)
+		{
+			__m128i		r = _mm_sub_epi32(_mm_slli_epi32(_mm_sub_epi32(SSE41_LOAD(d + j), d0), 8), sj);
+
+			x0 = _mm_max_epi32(x0, r);
+			n0 = _mm_min_epi32(n0, r);
+			r = _mm_sub_epi32(r, jv);
+			x1 = _mm_max_epi32(x1, r);
+			n1 = _mm_min_epi32(n1, r);
+			jv = _mm_add_epi32(jv, step);
+			sj = _mm_add_epi32(sj, sstep);
+		}
+	else
+		for (; j + 4 <= cnt; j += 4)
+		{
+			__m128i		r = _mm_sub_epi32(_mm_slli_epi32(_mm_sub_epi32(SSE41_LOAD(d + j), d0), 8), sj);
+
+			x0 = _mm_max_epi32(x0, r);
+			n0 = _mm_min_epi32(n0, r);
+			r = _mm_sub_epi32(r, jv);
+			x1 = _mm_max_epi32(x1, r);
+			n1 = _mm_min_epi32(n1, r);
+			r = _mm_sub_epi32(r, jv);
+			x2 = _mm_max_epi32(x2, r);
+			n2 = _mm_min_epi32(n2, r);
+			jv = _mm_add_epi32(jv, step);
+			sj = _mm_add_epi32(sj, sstep);
+		}
+	if (j == 0)
+		return 0;
+	mx[0] = (int32_t) sse41_hmax_s32(x0);
+	mn[0] = (int32_t) sse41_hmin_s32(n0);
+	mx[1] = (int32_t) sse41_hmax_s32(x1);
+	mn[1] = (int32_t) sse41_hmin_s32(n1);
+	if (k > 2)
+	{
+		mx[2] = (int32_t) sse41_hmax_s32(x2);
+		mn[2] = (int32_t) sse41_hmin_s32(n2);
+	}
+	return j;
+}
+
+/* The sortedness flag of d's first elements, 4 at a time. */
+SSE41_FN size_t
+sse41_sorted_flag(const uint32_t *d, size_t n, uint32_t *flag)
+{
+	__m128i		f = _mm_setzero_si128();
+	const __m128i one = _mm_set1_epi32(1);
+	size_t		r = 0;
+
+	for (; r + 4 < n; r += 4)
+	{
+		__m128i		a = SSE41_LOAD(d + r + 1);
+
+		f = _mm_or_si128(f, _mm_or_si128(a, _mm_sub_epi32(_mm_sub_epi32(a, SSE41_LOAD(d + r)), one)));
+	}
+	*flag |= sse41_hor_32(f);
+	return r;
+}
+
 const gpx_simd_ops gpx_simd_sse41_ops = {
 	.level = GPX_SIMD_SSE41,
 	.unpack = sse41_unpack,
@@ -339,6 +466,9 @@ const gpx_simd_ops gpx_simd_sse41_ops = {
 	.ef_merge = sse41_ef_merge,
 	.scan = sse41_scan,
 	.merge = sse41_merge,
+	.gap_range = sse41_gap_range,
+	.lrc_ext = sse41_lrc_ext,
+	.sorted_flag = sse41_sorted_flag,
 };
 
 #endif							/* GPX_SIMD_X86 */

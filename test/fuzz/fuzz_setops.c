@@ -3,7 +3,8 @@
  * appends (gpx_append.h): two lists a, b built from the input, each in a
  * codec chosen by the input, and a sorted array c; every operation is
  * compared with a naive reference: union, difference, symmetric difference
- * and their counts (also with an exact-size output buffer), the merge plan,
+ * and their counts (also with an exact-size output buffer), the three
+ * encoded as merged (gpx_setop_encode, against gpx_encode), the merge plan,
  * containment, equality, order, hash, rank, the k-way union of (a, b, c as
  * a list, a again), union / difference with the array, and appending c
  * shifted above a's last docID.  Aborts on any disagreement.
@@ -123,6 +124,22 @@ check_pair(const gpx_list *la, const uint32_t *a, uint32_t na,
 		st = op == 0 ? gpx_union_count(la, lb, &c) :
 			op == 1 ? gpx_difference_count(la, lb, &c) : gpx_symdiff_count(la, lb, &c);
 		FZ_REQUIRE(st == GPX_OK && c == rn, "count op %d: %u ref %u", op, c, rn);
+
+		/* encoded as merged, in a's codec: gpx_encode's bytes, in its bound */
+		{
+			size_t cap = gpx_setop_encode_bound((gpx_setop) op, la, lb, la->codec),
+				   wcap = gpx_encode_bound(la->codec, rn, rn ? ref[rn - 1] : 0),
+				   len = 0, wlen = 0;
+			uint8_t *got = fz_alloc(cap), *want = fz_alloc(wcap);
+
+			st = gpx_setop_encode((gpx_setop) op, la, lb, la->codec, got, cap, &len, &n);
+			FZ_REQUIRE(gpx_encode(la->codec, ref, rn, want, wcap, &wlen) == GPX_OK, "encode ref");
+			if (st != GPX_OK || n != rn || len != wlen || memcmp(got, want, wlen) != 0)
+				FZ_FAIL("op %d encoded: n %u ref %u, %zu bytes, gpx_encode %zu: %s",
+						op, n, rn, len, wlen, gpx_status_str(st));
+			free(got);
+			free(want);
+		}
 	}
 
 	/* containment, equality, order, hash */

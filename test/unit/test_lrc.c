@@ -1214,6 +1214,159 @@ test_sizes(void)
 	free(out);
 }
 
+/*
+ * The encoder's segment plan against a full search done the slow way, the
+ * way the encoder did it before it searched over the hulls: the binary
+ * search for the first s with range(s + 1) >= range(s), every range over
+ * all points (model_exact), then the floored fits of s - 1, s, s + 1
+ * against slope 0, the first strictly smaller deviation kept.
+ */
+static void
+full_plan(const uint32_t *d, uint32_t c, gpx_lrc_plan *pl)
+{
+	uint64_t	lo = UINT64_MAX,
+				hi = 0,
+				best = (uint64_t) (d[c - 1] - d[0]);
+
+	pl->slope_q = 0;
+	pl->base = d[0];
+	for (uint32_t j = 1; j < c; j++)
+	{
+		uint64_t	g = (uint64_t) (d[j] - d[j - 1]) << 8;
+
+		lo = g < lo ? g : lo;
+		hi = g > hi ? g : hi;
+	}
+	if (c >= 2)
+	{
+		if (hi > UINT32_MAX)
+			hi = UINT32_MAX;
+		if (lo > hi)
+			lo = hi;
+		while (lo < hi)
+		{
+			uint64_t	mid = lo + (hi - lo) / 2;
+
+			if (model_exact(d, c, mid + 1) < model_exact(d, c, mid))
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (int k = -1; k <= 1; k++)
+		{
+			int64_t		mn = INT64_MAX,
+						mx = INT64_MIN;
+			uint64_t	sq = lo + k;
+
+			if ((k < 0 && lo == 0) || sq > UINT32_MAX)
+				continue;
+			for (uint32_t j = 0; j < c; j++)
+			{
+				int64_t		v = (int64_t) d[j] - (int64_t) ((sq * j) >> 8);
+
+				mn = v < mn ? v : mn;
+				mx = v > mx ? v : mx;
+			}
+			if (mn >= INT32_MIN && (uint64_t) (mx - mn) < best)
+			{
+				best = (uint64_t) (mx - mn);
+				pl->base = mn;
+				pl->slope_q = (uint32_t) sq;
+			}
+		}
+	}
+	pl->maxdev = (uint32_t) best;
+	pl->words = HDR_WORDS + gpx_words_for_bits((uint64_t) c * bw64(best));
+}
+
+/*
+ * One segment of c strictly increasing docIDs of a shape chosen by kind
+ * into d (0 when the shape ran past GPX_MAX_DOCID).
+ */
+static uint32_t
+plan_segment(uint32_t kind, uint32_t c, uint32_t *d)
+{
+	uint64_t	v = below(1000),
+				big = 1 + below(1u << below(31));
+
+	if (kind % 9 == 8)
+		v = GPX_MAX_DOCID - (uint64_t) c * (1 + big % 64);
+	for (uint32_t j = 0; j < c; j++)
+	{
+		uint64_t	g;
+
+		if (v > GPX_MAX_DOCID)
+			return 0;
+		d[j] = (uint32_t) v;
+		switch (kind % 9)
+		{
+			case 0:				/* uniform, a random scale */
+				g = 1 + below(big);
+				break;
+			case 1:				/* heavy tail */
+				g = 1 + (rnd() >> (63 - below(32)));
+				break;
+			case 2:				/* convex */
+				g = 1 + (uint64_t) j * j * (1 + big % 7);
+				break;
+			case 3:				/* concave */
+				g = 1 + (uint64_t) (c - j) * (c - j) * (1 + big % 5);
+				break;
+			case 4:				/* an exact line, a few points off it */
+				g = (1 + big % 1000) + (below(16) == 0 ? below(50) : 0);
+				break;
+			case 5:				/* two slopes */
+				g = j < c / 2 ? 1 + below(3) : 1 + below(1 + big % 5000);
+				break;
+			case 6:				/* rare huge jumps */
+				g = below(40) == 0 ? big * 64 : 1 + below(8);
+				break;
+			case 7:				/* every gap huge */
+				g = (1u << 23) + below(1u << 22);
+				break;
+			default:			/* near the top: small gaps */
+				g = 1 + below(1 + big % 64);
+				break;
+		}
+		v += g;
+	}
+	return c;
+}
+
+static void
+test_plan_search(void)
+{
+	uint32_t	d[SEG];
+	uint32_t	tried = 0,
+				bad = 0;
+
+	for (uint32_t it = 0; it < 200000; it++)
+	{
+		uint32_t	c = it % 5 == 0 ? SEG : 1 + below(SEG);
+		gpx_lrc_plan got,
+					want;
+
+		if (plan_segment(it, c, d) == 0)
+			continue;
+		tried++;
+		gpx_lrc_blk_plan(d, c, &got);
+		full_plan(d, c, &want);
+		if (got.slope_q != want.slope_q || got.base != want.base ||
+			got.maxdev != want.maxdev || got.words != want.words)
+		{
+			if (bad++ < 5)
+				CHECKF(false, "segment %u (shape %u, %u docIDs from %u): slope %u/%u base %lld/%lld maxdev %u/%u",
+					   it, it % 9, c, d[0], got.slope_q, want.slope_q,
+					   (long long) got.base, (long long) want.base, got.maxdev,
+					   want.maxdev);
+		}
+		else
+			CHECK(true);
+	}
+	CHECKF(bad == 0, "%u of %u segments planned differently", bad, tried);
+	CHECKF(tried > 150000, "only %u segments tried", tried);
+}
+
 /* Run everything. */
 int
 main(void)
@@ -1222,6 +1375,7 @@ main(void)
 	UNIT_RUN(test_roundtrips());
 	UNIT_RUN(test_corruptions());
 	UNIT_RUN(test_fuzz());
+	UNIT_RUN(test_plan_search());
 	UNIT_RUN(test_sizes());
 	return unit_finish();
 }

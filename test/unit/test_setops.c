@@ -232,6 +232,31 @@ check_pair(const tl *a, const tl *b)
 		else
 			st = gpx_symdiff_count(&a->l, &b->l, &c);
 		CHECKF(st == GPX_OK && c == rn, "count op %d: %u ref %u", op, c, rn);
+		/* encoded as it merges: gpx_encode's bytes for the reference */
+		for (int rc = 0; rc < 2; rc++)
+		{
+			int			codec = rc == 0 ? a->codec : a->codec % GPX_CODEC_MAX + 1;
+			size_t		cap = gpx_setop_encode_bound((gpx_setop) op, &a->l, &b->l, codec),
+						wcap = gpx_encode_bound(codec, rn, rn ? ref[rn - 1] : 0),
+						len = 0,
+						wlen = 0;
+			uint8_t    *got = unit_xmalloc(cap),
+					   *want = unit_xmalloc(wcap);
+			uint32_t	en = 0;
+
+			memset(got, 0x77, cap);
+			st = gpx_setop_encode((gpx_setop) op, &a->l, &b->l, codec, got, cap, &len, &en);
+			CHECK(gpx_encode(codec, ref, rn, want, wcap, &wlen) == GPX_OK);
+			CHECKF(st == GPX_OK && en == rn && len == wlen && memcmp(got, want, wlen) == 0,
+				   "encoded op %d %s(%u) %s(%u) as %s: %s, n %u ref %u, %zu bytes, gpx_encode %zu",
+				   op, ca, a->n, cb, b->n, gpx_codec_name(codec), gpx_status_str(st),
+				   en, rn, len, wlen);
+			if (cap > 0)
+				CHECK(gpx_setop_encode((gpx_setop) op, &a->l, &b->l, codec, got, cap - 1,
+									   &len, &en) == GPX_E_NOSPACE);
+			free(got);
+			free(want);
+		}
 		/* room for exactly the result suffices; one less is refused */
 		memset(out, 0xAB, ((size_t) bound + 1) * sizeof(uint32_t));
 		for (int less = 0; less <= 1 && less <= (int) rn; less++)
@@ -567,6 +592,10 @@ test_union_many(unit_rng *r)
 				n[i] = random_list(r, d[i], 1200);
 			if (n[i] > 5000)
 				n[i] = 5000;
+			/* every third round, lists apart (the heap's case, not the tree's) */
+			if (it % 3 == 0 && n[i] > 0 && d[i][n[i] - 1] < (1u << 26))
+				for (uint32_t j = 0; j < n[i]; j++)
+					d[i][j] += (uint32_t) i << 26;
 			tl_make_fmt(&t[i], GPX_CODEC_MIN + (int) unit_below(r, 3), d[i],
 						n[i], (int) unit_below(r, NFMT));
 			lp[i] = &t[i].l;
@@ -587,7 +616,7 @@ test_union_many(unit_rng *r)
 
 			for (int i = 0; i < k; i++)
 				nonempty += n[i] > 0;
-			/* a heap merge needs its whole work area */
+			/* a heap or tree merge needs its whole work area */
 			if (nonempty > 2)
 				CHECK(gpx_union_many(lp, k, work, gpx_union_many_work(k) - 1, NULL, 0,
 									 &cnt) == GPX_E_NOSPACE);

@@ -4,8 +4,9 @@
  * turn: whole-list and per-block decode of every codec and block kind
  * (format 1, and format 2 with own, Elias-Fano and bitmap blocks forced),
  * on edge lists (0, 1, 2 elements, block boundaries, 0 and 2^31 - 1,
- * every field width from 1 to 31 bits), and intersections (every
- * strategy) against a naive merge.
+ * every field width from 1 to 31 bits), intersections (every strategy)
+ * against a naive merge, and the kernels of the encoders and of the set
+ * operations against naive loops.
  *
  *   test_simd            run the tests (GPX_SIMD is ignored: all variants)
  *   test_simd --levels   print the names of the supported variants
@@ -17,6 +18,7 @@
 #include "gpx_codec.h"
 #include "gpx_cpu.h"
 #include "gpx_intersect.h"
+#include "gpx_simd.h"
 #include "unit.h"
 
 static const int codecs[3] = {GPX_CODEC_PFOR, GPX_CODEC_LRC, GPX_CODEC_QS};
@@ -250,6 +252,180 @@ test_intersect(unit_rng *r)
 	free(out);
 }
 
+/* A strictly increasing run of n docIDs, gaps from a random scale. */
+static void
+kernel_run(unit_rng *r, uint32_t *d, uint32_t n, uint64_t start, uint32_t scale)
+{
+	uint64_t	v = start;
+
+	for (uint32_t i = 0; i < n; i++)
+	{
+		d[i] = (uint32_t) (v > GPX_MAX_DOCID ? GPX_MAX_DOCID : v);
+		v += 1 + unit_below(r, scale);
+	}
+}
+
+/* The naive a op b (0 union, 1 difference, 2 symmetric difference). */
+static uint32_t
+naive_setop(int op, const uint32_t *a, uint32_t na, const uint32_t *b,
+			uint32_t nb, uint32_t *out)
+{
+	uint32_t	i = 0,
+				j = 0,
+				k = 0;
+
+	while (i < na || j < nb)
+	{
+		if (j >= nb || (i < na && a[i] < b[j]))
+		{
+			out[k++] = a[i++];
+			continue;
+		}
+		if (i >= na || b[j] < a[i])
+		{
+			if (op != 1)
+				out[k++] = b[j];
+			j++;
+			continue;
+		}
+		if (op == 0)
+			out[k++] = a[i];
+		i++;
+		j++;
+	}
+	return k;
+}
+
+/*
+ * The kernels of the encoders and of the set operations, variant by
+ * variant, against naive loops over the share each says it did: the
+ * extremes of gaps and of the LRC terms, the sortedness flag, and the set
+ * operations (which must cut the runs between docIDs, never between two
+ * equal ones, and write nothing past their result).
+ */
+static void
+test_kernels(unit_rng *r)
+{
+	uint32_t	a[600],
+				b[600],
+				out[1300],
+				want[1300];
+
+	for (int v = 0; v < nlevels; v++)
+	{
+		const gpx_simd_ops *o;
+
+		gpx_simd_force(levels[v]);
+		o = gpx_simd();
+		for (int it = 0; it < 3000; it++)
+		{
+			uint32_t	cnt = 1 + unit_below(r, it % 3 == 0 ? 300 : 40),
+						scale = 1u << unit_below(r, it % 2 ? 8 : 31),
+						got;
+
+			kernel_run(r, a, cnt, unit_below(r, 1000), scale);
+			if (o->gap_range != NULL)
+			{
+				uint32_t	mn = UINT32_MAX,
+							mx = 0,
+							wmn = UINT32_MAX,
+							wmx = 0;
+
+				got = o->gap_range(a, cnt, &mn, &mx);
+				CHECK(got < cnt || (cnt == 1 && got == 0));
+				for (uint32_t j = 1; j <= got; j++)
+				{
+					wmn = a[j] - a[j - 1] < wmn ? a[j] - a[j - 1] : wmn;
+					wmx = a[j] - a[j - 1] > wmx ? a[j] - a[j - 1] : wmx;
+				}
+				CHECKF(mn == wmn && mx == wmx, "%s gap_range n %u", gpx_simd_name(levels[v]), cnt);
+			}
+			if (o->sorted_flag != NULL)
+			{
+				uint32_t	f = 0,
+							wf = 0;
+
+				if (it % 4 == 0)
+					a[unit_below(r, cnt)] ^= 1u << unit_below(r, 32);
+				got = (uint32_t) o->sorted_flag(a, cnt, &f);
+				for (uint32_t j = 1; j <= got; j++)
+					wf |= a[j] | (a[j] - a[j - 1] - 1);
+				CHECKF(got < cnt && f == wf, "%s sorted_flag n %u", gpx_simd_name(levels[v]), cnt);
+				kernel_run(r, a, cnt, unit_below(r, 1000), scale);
+			}
+			if (o->lrc_ext != NULL && cnt >= 2 && a[cnt - 1] - a[0] < (1u << 23))
+			{
+				uint32_t	k = 2 + (uint32_t) (it & 1),
+							s = (uint32_t) unit_below(r, (uint64_t) INT32_MAX / (cnt - 1) - k + 1);
+				int32_t		mx[3],
+							mn[3];
+
+				got = o->lrc_ext(a, cnt, s, k, mx, mn);
+				CHECK(got <= cnt);
+				for (uint32_t i = 0; i < k && got > 0; i++)
+				{
+					int64_t		wx = INT64_MIN,
+								wn = INT64_MAX;
+
+					for (uint32_t j = 0; j < got; j++)
+					{
+						int64_t		t = ((int64_t) (a[j] - a[0]) << 8) - (int64_t) (s + i) * j;
+
+						wx = t > wx ? t : wx;
+						wn = t < wn ? t : wn;
+					}
+					CHECKF(mx[i] == wx && mn[i] == wn, "%s lrc_ext n %u s %u slope +%u",
+						   gpx_simd_name(levels[v]), cnt, s, i);
+				}
+			}
+			if (o->setop != NULL)
+			{
+				uint32_t	na = cnt + unit_below(r, 300),
+							nb = 1 + unit_below(r, 600),
+							ia = 0,
+							ib = 0,
+							op = unit_below(r, 3),
+							nw;
+				uint64_t	top = it % 5 == 0 ? GPX_MAX_DOCID - 4 * 600 : 0;
+
+				/* b: a's docIDs, some dropped, others added between */
+				kernel_run(r, a, na, top + unit_below(r, 3), 1 + unit_below(r, 4));
+				nb = 0;
+				for (uint32_t i = 0; i < na && nb < 600; i++)
+				{
+					if (unit_below(r, 3) != 0)
+						b[nb++] = a[i];
+					if (nb < 600 && unit_below(r, 3) == 0 && i + 1 < na && a[i + 1] > a[i] + 1)
+						b[nb++] = a[i] + 1;
+				}
+				if (it % 7 == 0)
+				{
+					uint32_t	t[600];
+
+					memcpy(t, a, sizeof(uint32_t) * na);
+					memcpy(a, b, sizeof(uint32_t) * nb);
+					memcpy(b, t, sizeof(uint32_t) * na);
+					nw = na;
+					na = nb;
+					nb = nw;
+				}
+				memset(out, 0xEE, sizeof(out));
+				got = o->setop((int) op, a, na, b, nb, &ia, &ib, out);
+				nw = naive_setop((int) op, a, ia, b, ib, want);
+				CHECKF(ia <= na && ib <= nb && got == nw &&
+					   memcmp(out, want, sizeof(uint32_t) * nw) == 0 &&
+					   out[got] == 0xEEEEEEEEu,
+					   "%s setop %u: %u + %u, took %u + %u, %u docIDs, want %u",
+					   gpx_simd_name(levels[v]), op, na, nb, ia, ib, got, nw);
+				/* the cut: no docID taken from one run is left in the other */
+				CHECK(ia == 0 || ib >= nb || b[ib] > a[ia - 1]);
+				CHECK(ib == 0 || ia >= na || a[ia] > b[ib - 1]);
+			}
+		}
+	}
+	gpx_simd_force(-1);
+}
+
 /* The dispatch API itself. */
 static void
 test_api(void)
@@ -292,5 +468,6 @@ main(int argc, char **argv)
 	test_api();
 	test_decode(&r);
 	test_intersect(&r);
+	test_kernels(&r);
 	return unit_finish();
 }

@@ -140,7 +140,11 @@ unit_encode_exact(int codec, const uint32_t *docs, uint32_t n, size_t *len)
 	size_t		cap = gpx_encode_bound_ex(codec, n, n ? docs[n - 1] : 0, &o);
 	uint8_t    *buf = ref_xmalloc(cap);
 	uint8_t    *out;
-	gpx_status	st = gpx_encode_ex(codec, docs, n, &o, buf, cap, len);
+	gpx_status	st;
+
+	/* the encoder owes nothing to what the buffer held: poison it */
+	memset(buf, 0x5A, cap);
+	st = gpx_encode_ex(codec, docs, n, &o, buf, cap, len);
 
 	CHECKF(st == GPX_OK, "%s encode n=%u: %s", gpx_codec_name(codec), n,
 		   gpx_status_str(st));
