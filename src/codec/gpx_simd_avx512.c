@@ -287,46 +287,71 @@ avx512_scan(const uint32_t *buf, uint32_t p, uint32_t x)
 }
 
 /*
- * Merge by windows of 16: position the window at the first value >= the
- * next candidate, then test every candidate up to the window's last value
- * against all 16 at once.  The tests of successive candidates do not
- * depend on each other, so they overlap, unlike a scan per candidate
- * whose next start waits for the previous one's result.
+ * Merge by sampled windows: the block is cut into windows of 16 values,
+ * and the last value of each (at most 16 windows: a block holds at most
+ * 256) is gathered once into one register.  A candidate x can only be in
+ * the first window whose last value is >= x: its index is the count of
+ * samples below x (one compare, one popcount), and one compare of x with
+ * that window answers.  No candidate's work depends on another's, and
+ * nothing branches on the data, so successive candidates overlap fully
+ * (a walk through the block from candidate to candidate would chain each
+ * to the last one's position, and mispredict where a step ends).
  */
 AVX512_FN uint32_t
 avx512_merge(const uint32_t *buf, uint32_t cnt, uint32_t *pp, uint32_t *c,
 			 uint32_t i, uint32_t m, uint32_t *wp)
 {
-	uint32_t	p = *pp,
-				w = *wp,
-				last = buf[cnt - 1];
+	const __m512i idx = _mm512_setr_epi32(15, 31, 47, 63, 79, 95, 111, 127,
+										  143, 159, 175, 191, 207, 223, 239, 255);
+	uint32_t	w = *wp,
+				last = buf[cnt - 1],
+				e = i,
+				step = 1,
+				j = *pp >> 4;
+	__m512i		samples;
 
-	while (i < m && c[i] <= last)
+	/* cnt <= GPX_MAX_BLOCK = 256: the 16 samples cover the block */
+	/* e: the first candidate above the block (gallop, then bisect) */
+	while (e + step < m && c[e + step] <= last)
 	{
-		uint32_t	lt = _mm512_cmplt_epu32_mask(_mm512_loadu_si512(buf + p),
-												 _mm512_set1_epi32((int32_t) c[i])),
-					lim;
-		__m512i		win;
-
-		if (lt == 0xFFFFu)
-		{
-			p += 16;
-			continue;
-		}
-		p += (uint32_t) __builtin_ctz(~lt);
-		win = _mm512_loadu_si512(buf + p);
-		lim = buf[p + 15] < last ? buf[p + 15] : last;
-		do
-		{
-			uint32_t	x = c[i++];
-
-			c[w] = x;
-			w += _mm512_cmpeq_epu32_mask(win, _mm512_set1_epi32((int32_t) x)) != 0;
-		} while (i < m && c[i] <= lim);
+		e += step;
+		step <<= 1;
 	}
-	*pp = p;
+	if (c[e] <= last)
+	{
+		uint32_t	lo = e,
+					hi = e + step < m ? e + step : m;
+
+		/* c[lo] <= last, and c[hi] > last or hi == m */
+		while (hi - lo > 1)
+		{
+			uint32_t	mid = lo + (hi - lo) / 2;
+
+			if (c[mid] <= last)
+				lo = mid;
+			else
+				hi = mid;
+		}
+		e = hi;
+	}
+	if (e == i)
+		return i;
+	/* lanes past the block's windows never count as below a candidate */
+	samples = _mm512_mask_i32gather_epi32(_mm512_set1_epi32((int32_t) GPX_MAX_DOCID),
+										  avx512_first((cnt + 15) >> 4), idx,
+										  buf, 4);
+	for (; i < e; i++)
+	{
+		uint32_t	x = c[i];
+		__m512i		vx = _mm512_set1_epi32((int32_t) x);
+
+		j = (uint32_t) __builtin_popcount(_mm512_cmplt_epu32_mask(samples, vx));
+		c[w] = x;
+		w += _mm512_cmpeq_epu32_mask(_mm512_loadu_si512(buf + 16 * j), vx) != 0;
+	}
+	*pp = 16 * j;
 	*wp = w;
-	return i;
+	return e;
 }
 
 const gpx_simd_ops gpx_simd_avx512_ops = {
