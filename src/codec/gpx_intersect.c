@@ -77,6 +77,67 @@ isect_search(const uint32_t *a, uint32_t lo, uint32_t cnt, uint32_t x)
 	return hi;
 }
 
+/* Candidates between a probe and the one whose block it prefetches. */
+/*
+ * Probe passes: the block of the candidate ISECT_PROBE_AHEAD places on is
+ * prefetched, its first ISECT_PROBE_LINES cache lines (a probe reads a
+ * header and a few fields; farther or more lines measured slower on the
+ * GOV2-calibrated queries, docs/bench/simd.md).
+ */
+#ifndef ISECT_PROBE_AHEAD
+#define ISECT_PROBE_AHEAD 2
+#endif
+
+#ifndef ISECT_PROBE_LINES
+#define ISECT_PROBE_LINES 4
+#endif
+
+/* Most cache lines of one block that a decode's prefetch asks for. */
+#define ISECT_PREFETCH_LINES 16
+
+/*
+ * Ask the memory system for block b's bytes (a hint: no fault, no read
+ * the caller sees), so that a decode one or two blocks later finds them
+ * in cache: lists read in place from a shared cache or a buffer are
+ * mostly not in cache, and skipping blocks defeats the hardware's stream
+ * detection.
+ */
+static inline void
+isect_prefetch_n(const gpx_list *l, uint32_t b, size_t lines)
+{
+	size_t		off,
+				end;
+
+	if (b >= l->nblocks || l->dir == NULL)
+		return;
+	if (l->version == GPX_FORMAT_V1)
+	{
+		off = (size_t) gpx_dir_loc_at(l, b) * 4;
+		end = b + 1 < l->nblocks ? (size_t) gpx_dir_loc_at(l, b + 1) * 4 :
+			l->payload_bytes;
+	}
+	else
+	{
+		off = gpx_dir_loc_at(l, b) >> 2;
+		end = b + 1 < l->nblocks ? gpx_dir_loc_at(l, b + 1) >> 2 :
+			l->payload_bytes;
+	}
+	if (end > l->payload_bytes)
+		end = l->payload_bytes;
+	if (end > off + lines * 64)
+		end = off + lines * 64;
+	/* every line the block's bytes touch */
+	for (size_t a = off & ~(size_t) 63; a < end; a += 64)
+		__builtin_prefetch(l->payload + a, 0, 3);
+}
+
+/* isect_prefetch_n of a whole block (a decode reads it all). */
+static inline void
+isect_prefetch(const gpx_list *l, uint32_t b)
+{
+	isect_prefetch_n(l, b, ISECT_PREFETCH_LINES);
+}
+
 /* Set up the state of list l, positioned on block blk. */
 static void
 isect_state_init(isect_state *st, const gpx_list *l, uint32_t blk,
@@ -123,6 +184,8 @@ isect_seek(isect_state *st, uint32_t x)
 static inline void
 isect_decode(isect_state *st, gpx_isect_stats *stats)
 {
+	isect_prefetch(st->l, st->blk + 1);
+	isect_prefetch(st->l, st->blk + 2);
 	st->cnt = gpx_blk_decode_at(st->l, st->blk, st->buf);
 	for (int i = 0; i < ISECT_PAD; i++)
 		st->buf[st->cnt + i] = GPX_MAX_DOCID;
@@ -253,12 +316,28 @@ isect_probe(isect_state *st, uint32_t *cand, uint32_t m, bool allow_decode,
 {
 	uint32_t	i,
 				w = 0,
-				v;
+				v,
+				pf = st->blk,
+				pfdone = UINT32_MAX;
 
 	for (i = 0; i < m; i++)
 	{
 		uint32_t	x = cand[i];
 
+		/*
+		 * The block of the candidate ISECT_PROBE_AHEAD places on, asked
+		 * for now: the probes' cache misses overlap instead of each
+		 * waiting for the last.
+		 */
+		if (i + ISECT_PROBE_AHEAD < m)
+		{
+			pf = gpx_dir_gallop(st->l, pf, cand[i + ISECT_PROBE_AHEAD]);
+			if (pf != pfdone)
+			{
+				isect_prefetch_n(st->l, pf, ISECT_PROBE_LINES);
+				pfdone = pf;
+			}
+		}
 		if (!isect_lower_bound(st, x, allow_decode, &v, stats))
 			break;
 		cand[w] = x;
@@ -561,6 +640,8 @@ isect_run(const gpx_list *const *lists, int k, const gpx_isect_opts *opts,
 
 		if (gpx_dir_first_at(src, b) > hi)
 			break;
+		isect_prefetch(src, b + 1);
+		isect_prefetch(src, b + 2);
 		m = gpx_blk_decode_at(src, b, cand);
 		stats->source_blocks++;
 		if (m == 0)
