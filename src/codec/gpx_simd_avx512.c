@@ -287,6 +287,26 @@ avx512_scan(const uint32_t *buf, uint32_t p, uint32_t x)
 }
 
 /*
+ * The first index e >= i with c[e] > x, or m (c[i..m) increasing): 16
+ * candidates a compare, no dependent loads as in a binary search.
+ */
+AVX512_FN uint32_t
+avx512_upto(const uint32_t *c, uint32_t i, uint32_t m, uint32_t x)
+{
+	const __m512i vx = _mm512_set1_epi32((int32_t) x);
+
+	for (;;)
+	{
+		__mmask16	kin = avx512_first(m - i < 16 ? m - i : 16),
+					k = _mm512_mask_cmple_epu32_mask(kin, _mm512_maskz_loadu_epi32(kin, c + i), vx);
+
+		i += (uint32_t) __builtin_popcount((uint32_t) k);
+		if (k != 0xFFFF)
+			return i;
+	}
+}
+
+/*
  * Merge by sampled windows: the block is cut into windows of 16 values,
  * and the last value of each (at most 16 windows: a block holds at most
  * 256) is gathered once into one register.  A candidate x can only be in
@@ -305,35 +325,12 @@ avx512_merge(const uint32_t *buf, uint32_t cnt, uint32_t *pp, uint32_t *c,
 										  143, 159, 175, 191, 207, 223, 239, 255);
 	uint32_t	w = *wp,
 				last = buf[cnt - 1],
-				e = i,
-				step = 1,
+				e,
 				j = *pp >> 4;
 	__m512i		samples;
 
 	/* cnt <= GPX_MAX_BLOCK = 256: the 16 samples cover the block */
-	/* e: the first candidate above the block (gallop, then bisect) */
-	while (e + step < m && c[e + step] <= last)
-	{
-		e += step;
-		step <<= 1;
-	}
-	if (c[e] <= last)
-	{
-		uint32_t	lo = e,
-					hi = e + step < m ? e + step : m;
-
-		/* c[lo] <= last, and c[hi] > last or hi == m */
-		while (hi - lo > 1)
-		{
-			uint32_t	mid = lo + (hi - lo) / 2;
-
-			if (c[mid] <= last)
-				lo = mid;
-			else
-				hi = mid;
-		}
-		e = hi;
-	}
+	e = avx512_upto(c, i, m, last);
 	if (e == i)
 		return i;
 	/* lanes past the block's windows never count as below a candidate */
