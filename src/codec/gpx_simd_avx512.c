@@ -1,7 +1,8 @@
 /*
  * gpx_simd_avx512.c - the AVX-512 variant of the inner loops (gpx_simd.h):
- * F, BW, VL, DQ and VBMI, every function compiled for them by its target
- * attribute (gpx_cpu.c calls it only where the CPU has them all).
+ * F, BW, VL, DQ, VBMI and VBMI2 (every CPU with VBMI but Cannon Lake has
+ * VBMI2 too), every function compiled for them by its target attribute
+ * (gpx_cpu.c calls it only where the CPU has them all).
  *
  * Unpacking fields of width w <= 25: a group of 16 fields spans exactly
  * 2w bytes, so one layout serves the whole run; a byte-masked load of the
@@ -9,8 +10,9 @@
  * group may end anywhere inside the readable bytes), one cross-lane byte
  * permute (VBMI) puts each field's 4 bytes in its slot, a variable shift
  * and a mask finish it, and a masked store writes a last, partial group.
- * One bits become positions 16 at a time by compressing a vector of
- * consecutive positions under the bits as a mask.
+ * One bits become positions 56 bits at a time: a byte compress (VBMI2)
+ * of the byte positions 0..63 under the bits as a mask, then widened 16
+ * at a time.
  */
 #include "gpx_simd.h"
 
@@ -18,7 +20,7 @@
 
 #include <immintrin.h>
 
-#define AVX512_FN __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi,bmi2,popcnt"))) static
+#define AVX512_FN __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi,avx512vbmi2,bmi2,popcnt"))) static
 
 /* A run's field layout for groups of 16. */
 typedef struct avx512_layout
@@ -215,30 +217,43 @@ AVX512_FN uint32_t
 avx512_ones(const uint8_t *p, uint64_t bit, uint64_t end, uint32_t want,
 			uint32_t cap, uint32_t add, uint32_t *out)
 {
-	const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9,
-										   10, 11, 12, 13, 14, 15);
+	const __m512i iota8 = _mm512_set_epi8(63, 62, 61, 60, 59, 58, 57, 56, 55, 54,
+										  53, 52, 51, 50, 49, 48, 47, 46, 45, 44,
+										  43, 42, 41, 40, 39, 38, 37, 36, 35, 34,
+										  33, 32, 31, 30, 29, 28, 27, 26, 25, 24,
+										  23, 22, 21, 20, 19, 18, 17, 16, 15, 14,
+										  13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2,
+										  1, 0);
+	const __m512i z = _mm512_setzero_si512();
 	uint64_t	pos = bit;
 	uint32_t	r = 0;
 
 	while (r < want && pos < end)
 	{
 		uint64_t	w;
-		uint32_t	nb = end - pos < 48 ? (uint32_t) (end - pos) : 48,
-					rel = add + (uint32_t) (pos - bit);
+		uint32_t	nb = end - pos < 56 ? (uint32_t) (end - pos) : 56,
+					c;
+		__m512i		b,
+					vrel;
 
 		memcpy(&w, p + (pos >> 3), 8);
 		w = _bzhi_u64(w >> (pos & 7), nb);
-		for (uint32_t k = 0; w != 0; k += 16, w >>= 16)
+		c = (uint32_t) __builtin_popcountll(w);
+		/* the ones' positions as bytes, in order (VBMI2) */
+		b = _mm512_maskz_compress_epi8(w, iota8);
+		vrel = _mm512_set1_epi32((int32_t) (add + (uint32_t) (pos - bit)));
+		for (uint32_t k = 0; k < c; k += 16)
 		{
-			__mmask16	m = (__mmask16) (w & 0xFFFF);
-			__m512i		v = _mm512_maskz_compress_epi32(
-				m, _mm512_add_epi32(iota, _mm512_set1_epi32((int32_t) (rel + k))));
+			__m512i		v = _mm512_add_epi32(_mm512_cvtepu8_epi32(_mm512_castsi512_si128(b)),
+											 vrel);
 
-			if (r < cap)
-				_mm512_mask_storeu_epi32(out + r,
-										 avx512_first(cap - r < 16 ? cap - r : 16), v);
-			r += (uint32_t) __builtin_popcount(m);
+			if (r + k + 16 <= cap)
+				_mm512_storeu_si512(out + r + k, v);
+			else if (r + k < cap)
+				_mm512_mask_storeu_epi32(out + r + k, avx512_first(cap - r - k), v);
+			b = _mm512_alignr_epi32(z, b, 4);
 		}
+		r += c;
 		pos += nb;
 	}
 	return r < want ? r : want;
