@@ -242,6 +242,26 @@ avx512_ones(const uint8_t *p, uint64_t bit, uint64_t end, uint32_t want,
 		/* the ones' positions as bytes, in order (VBMI2) */
 		b = _mm512_maskz_compress_epi8(w, iota8);
 		vrel = _mm512_set1_epi32((int32_t) (add + (uint32_t) (pos - bit)));
+		if (r + 64 <= cap)
+		{
+			/*
+			 * room for all 56: three groups whatever the count (about
+			 * half the bits of Elias-Fano's upper part are ones), no
+			 * branch on it but for a rare fourth
+			 */
+			_mm512_storeu_si512(out + r, _mm512_add_epi32(
+				_mm512_cvtepu8_epi32(_mm512_castsi512_si128(b)), vrel));
+			_mm512_storeu_si512(out + r + 16, _mm512_add_epi32(
+				_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(b, 1)), vrel));
+			_mm512_storeu_si512(out + r + 32, _mm512_add_epi32(
+				_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(b, 2)), vrel));
+			if (c > 48)
+				_mm512_storeu_si512(out + r + 48, _mm512_add_epi32(
+					_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(b, 3)), vrel));
+			r += c;
+			pos += nb;
+			continue;
+		}
 		for (uint32_t k = 0; k < c; k += 16)
 		{
 			__m512i		v = _mm512_add_epi32(_mm512_cvtepu8_epi32(_mm512_castsi512_si128(b)),
