@@ -82,12 +82,12 @@ isect_search(const uint32_t *a, uint32_t lo, uint32_t cnt, uint32_t x)
 	return hi;
 }
 
-/* Candidates between a probe and the one whose block it prefetches. */
 /*
  * Probe passes: the block of the candidate ISECT_PROBE_AHEAD places on is
  * prefetched, its first ISECT_PROBE_LINES cache lines (a probe reads a
  * header and a few fields; farther or more lines measured slower on the
- * GOV2-calibrated queries, docs/bench/simd.md).
+ * GOV2-calibrated queries, docs/bench/simd.md).  Merge passes prefetch
+ * nothing: blocks decoded in turn gained nothing measurable from it.
  */
 #ifndef ISECT_PROBE_AHEAD
 #define ISECT_PROBE_AHEAD 2
@@ -97,15 +97,11 @@ isect_search(const uint32_t *a, uint32_t lo, uint32_t cnt, uint32_t x)
 #define ISECT_PROBE_LINES 4
 #endif
 
-/* Most cache lines of one block that a decode's prefetch asks for. */
-#define ISECT_PREFETCH_LINES 16
-
 /*
- * Ask the memory system for block b's bytes (a hint: no fault, no read
- * the caller sees), so that a decode one or two blocks later finds them
- * in cache: lists read in place from a shared cache or a buffer are
- * mostly not in cache, and skipping blocks defeats the hardware's stream
- * detection.
+ * Ask the memory system for the first `lines` cache lines of block b (a
+ * hint: no fault, no read the caller sees), so that a probe two
+ * candidates later finds them in cache and the probes' misses overlap:
+ * lists read in place from a shared cache are mostly not in cache.
  */
 static inline void
 isect_prefetch_n(const gpx_list *l, uint32_t b, size_t lines)
@@ -134,13 +130,6 @@ isect_prefetch_n(const gpx_list *l, uint32_t b, size_t lines)
 	/* every line the block's bytes touch */
 	for (size_t a = off & ~(size_t) 63; a < end; a += 64)
 		__builtin_prefetch(l->payload + a, 0, 3);
-}
-
-/* isect_prefetch_n of a whole block (a decode reads it all). */
-static inline void
-isect_prefetch(const gpx_list *l, uint32_t b)
-{
-	isect_prefetch_n(l, b, ISECT_PREFETCH_LINES);
 }
 
 /* Set up the state of list l, positioned on block blk. */
@@ -189,8 +178,6 @@ isect_seek(isect_state *st, uint32_t x)
 static inline void
 isect_decode(isect_state *st, gpx_isect_stats *stats)
 {
-	isect_prefetch(st->l, st->blk + 1);
-	isect_prefetch(st->l, st->blk + 2);
 	st->cnt = gpx_blk_decode_at(st->l, st->blk, st->buf);
 	/* one copy of whole vectors, not ISECT_PAD stores */
 	memcpy(st->buf + st->cnt, isect_sentinels, sizeof(isect_sentinels));
@@ -645,8 +632,6 @@ isect_run(const gpx_list *const *lists, int k, const gpx_isect_opts *opts,
 
 		if (gpx_dir_first_at(src, b) > hi)
 			break;
-		isect_prefetch(src, b + 1);
-		isect_prefetch(src, b + 2);
 		m = gpx_blk_decode_at(src, b, cand);
 		stats->source_blocks++;
 		if (m == 0)
