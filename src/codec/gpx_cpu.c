@@ -56,6 +56,7 @@ gpx_simd_supported(int level)
 				__builtin_cpu_supports("avx512vl") &&
 				__builtin_cpu_supports("avx512dq") &&
 				__builtin_cpu_supports("avx512vbmi") &&
+				__builtin_cpu_supports("avx512vbmi2") &&
 				__builtin_cpu_supports("bmi2") &&
 				__builtin_cpu_supports("popcnt");
 	}

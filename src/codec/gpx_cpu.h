@@ -4,7 +4,8 @@
  *
  * One library build holds every variant the compiler can emit for the
  * target: scalar always; on x86-64 also SSE4.1, AVX2 and AVX-512 (F, BW,
- * VL, DQ, VBMI), each function compiled with its own target attribute.
+ * VL, DQ, VBMI, VBMI2), each function compiled with its own target
+ * attribute.
  * At first use the library picks the best variant the CPU supports
  * (__builtin_cpu_supports) and keeps it in a function-pointer table; the
  * choice is a single pointer-sized store, so concurrent first uses pick
@@ -32,7 +33,7 @@ typedef enum gpx_simd_level
 	GPX_SIMD_SCALAR = 0,		/* portable C, always available */
 	GPX_SIMD_SSE41 = 1,			/* x86-64 SSE4.1 (128-bit) */
 	GPX_SIMD_AVX2 = 2,			/* x86-64 AVX2 (256-bit) */
-	GPX_SIMD_AVX512 = 3			/* x86-64 AVX-512 F/BW/VL/DQ/VBMI */
+	GPX_SIMD_AVX512 = 3			/* x86-64 AVX-512 F/BW/VL/DQ/VBMI/VBMI2 */
 } gpx_simd_level;
 
 #define GPX_SIMD_LEVELS 4

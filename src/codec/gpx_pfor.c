@@ -213,6 +213,21 @@ pfor_decode_gaps(const uint8_t *payload, size_t plen, uint32_t off,
 		done = o->unpack(payload, plen, bit, b, m, g);
 	pfor_unpack_trusted(payload, plen, bit + (uint64_t) done * b, b, m - done,
 						g + done);
+	if (GPX_FAST_BITS && e > 0 && ((hibit + (uint64_t) e * hb) >> 3) + 8 <= plen)
+	{
+		/* every field readable with one 8-byte load: no branch per field */
+		uint32_t	hmask = gpx_mask(hb);
+
+		for (x = 0; x < e; x++)
+		{
+			uint32_t	pos = gpx_get_bits_fast(payload, posbit, (1u << PFOR_POS_BITS) - 1);
+
+			g[pos] |= gpx_get_bits_fast(payload, hibit, hmask) << (b & 31);
+			posbit += PFOR_POS_BITS;
+			hibit += hb;
+		}
+		return;
+	}
 	for (x = 0; x < e; x++)
 	{
 		uint32_t	pos = gpx_get_bits(payload, posbit + (uint64_t) x * PFOR_POS_BITS,

@@ -271,49 +271,78 @@ avx2_scan(const uint32_t *buf, uint32_t p, uint32_t x)
 }
 
 /*
- * Merge by windows of 16 (two registers), as gpx_simd_avx512.c does: the
- * window at the first value >= the next candidate, then every candidate
- * up to its last value tested against all 16 at once, independently.
+ * Merge by sampled windows, as gpx_simd_avx512.c does: the last value of
+ * each window of 16 (at most 16 windows) in two registers, once per call;
+ * a candidate's window is the count of samples below it, and two compares
+ * with that window answer, no candidate waiting for another's result.
+ * Samples past the block's windows repeat its last value, which no
+ * candidate merged here exceeds.
  */
 AVX2_FN uint32_t
 avx2_merge(const uint32_t *buf, uint32_t cnt, uint32_t *pp, uint32_t *c,
 		   uint32_t i, uint32_t m, uint32_t *wp)
 {
-	uint32_t	p = *pp,
-				w = *wp,
-				last = buf[cnt - 1];
+	const __m256i lastv = _mm256_set1_epi32((int32_t) (cnt - 1));
+	uint32_t	w = *wp,
+				last = buf[cnt - 1],
+				e = i,
+				step = 1,
+				j = *pp >> 4;
+	__m256i		s0,
+				s1;
 
-	while (i < m && c[i] <= last)
+	/* e: the first candidate above the block (gallop, then bisect) */
+	while (e + step < m && c[e + step] <= last)
 	{
-		const __m256i vx = _mm256_set1_epi32((int32_t) c[i]);
-		uint32_t	lt = avx2_lt8(buf + p, vx) | avx2_lt8(buf + p + 8, vx) << 8,
-					lim;
-		__m256i		w0,
-					w1;
-
-		if (lt == 0xFFFFu)
-		{
-			p += 16;
-			continue;
-		}
-		p += (uint32_t) __builtin_ctz(~lt);
-		w0 = _mm256_loadu_si256((const __m256i *) (buf + p));
-		w1 = _mm256_loadu_si256((const __m256i *) (buf + p + 8));
-		lim = buf[p + 15] < last ? buf[p + 15] : last;
-		do
-		{
-			uint32_t	x = c[i++];
-			__m256i		v = _mm256_set1_epi32((int32_t) x);
-
-			c[w] = x;
-			w += !_mm256_testz_si256(_mm256_or_si256(_mm256_cmpeq_epi32(w0, v),
-													 _mm256_cmpeq_epi32(w1, v)),
-									 _mm256_set1_epi32(-1));
-		} while (i < m && c[i] <= lim);
+		e += step;
+		step <<= 1;
 	}
-	*pp = p;
+	if (c[e] <= last)
+	{
+		uint32_t	lo = e,
+					hi = e + step < m ? e + step : m;
+
+		/* c[lo] <= last, and c[hi] > last or hi == m */
+		while (hi - lo > 1)
+		{
+			uint32_t	mid = lo + (hi - lo) / 2;
+
+			if (c[mid] <= last)
+				lo = mid;
+			else
+				hi = mid;
+		}
+		e = hi;
+	}
+	if (e == i)
+		return i;
+	/* cnt <= GPX_MAX_BLOCK = 256: the 16 samples cover the block */
+	s0 = _mm256_i32gather_epi32((const int *) buf,
+								_mm256_min_epu32(_mm256_setr_epi32(15, 31, 47, 63, 79, 95, 111, 127),
+												 lastv), 4);
+	s1 = _mm256_i32gather_epi32((const int *) buf,
+								_mm256_min_epu32(_mm256_setr_epi32(143, 159, 175, 191, 207, 223, 239, 255),
+												 lastv), 4);
+	for (; i < e; i++)
+	{
+		uint32_t	x = c[i];
+		const __m256i vx = _mm256_set1_epi32((int32_t) x);
+		const uint32_t *win;
+
+		/* values <= GPX_MAX_DOCID: signed compares order them */
+		j = (uint32_t) __builtin_popcount((uint32_t) _mm256_movemask_ps(_mm256_castsi256_ps(
+			_mm256_cmpgt_epi32(vx, s0))) |
+			(uint32_t) _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(vx, s1))) << 8);
+		win = buf + 16 * j;
+		c[w] = x;
+		w += !_mm256_testz_si256(_mm256_or_si256(
+			_mm256_cmpeq_epi32(_mm256_loadu_si256((const __m256i *) win), vx),
+			_mm256_cmpeq_epi32(_mm256_loadu_si256((const __m256i *) (win + 8)), vx)),
+								 _mm256_set1_epi32(-1));
+	}
+	*pp = 16 * j;
 	*wp = w;
-	return i;
+	return e;
 }
 
 /* Unaligned loads of 8 uint32 / int32. */

@@ -1,7 +1,8 @@
 /*
  * gpx_simd_avx512.c - the AVX-512 variant of the inner loops (gpx_simd.h):
- * F, BW, VL, DQ and VBMI, every function compiled for them by its target
- * attribute (gpx_cpu.c calls it only where the CPU has them all).
+ * F, BW, VL, DQ, VBMI and VBMI2 (every CPU with VBMI but Cannon Lake has
+ * VBMI2 too), every function compiled for them by its target attribute
+ * (gpx_cpu.c calls it only where the CPU has them all).
  *
  * Unpacking fields of width w <= 25: a group of 16 fields spans exactly
  * 2w bytes, so one layout serves the whole run; a byte-masked load of the
@@ -9,8 +10,9 @@
  * group may end anywhere inside the readable bytes), one cross-lane byte
  * permute (VBMI) puts each field's 4 bytes in its slot, a variable shift
  * and a mask finish it, and a masked store writes a last, partial group.
- * One bits become positions 16 at a time by compressing a vector of
- * consecutive positions under the bits as a mask.
+ * One bits become positions 56 bits at a time: a byte compress (VBMI2)
+ * of the byte positions 0..63 under the bits as a mask, then widened 16
+ * at a time.
  */
 #include "gpx_simd.h"
 
@@ -18,7 +20,7 @@
 
 #include <immintrin.h>
 
-#define AVX512_FN __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi,bmi2,popcnt"))) static
+#define AVX512_FN __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi,avx512vbmi2,bmi2,popcnt"))) static
 
 /* A run's field layout for groups of 16. */
 typedef struct avx512_layout
@@ -215,30 +217,63 @@ AVX512_FN uint32_t
 avx512_ones(const uint8_t *p, uint64_t bit, uint64_t end, uint32_t want,
 			uint32_t cap, uint32_t add, uint32_t *out)
 {
-	const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9,
-										   10, 11, 12, 13, 14, 15);
+	const __m512i iota8 = _mm512_set_epi8(63, 62, 61, 60, 59, 58, 57, 56, 55, 54,
+										  53, 52, 51, 50, 49, 48, 47, 46, 45, 44,
+										  43, 42, 41, 40, 39, 38, 37, 36, 35, 34,
+										  33, 32, 31, 30, 29, 28, 27, 26, 25, 24,
+										  23, 22, 21, 20, 19, 18, 17, 16, 15, 14,
+										  13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2,
+										  1, 0);
+	const __m512i z = _mm512_setzero_si512();
 	uint64_t	pos = bit;
 	uint32_t	r = 0;
 
 	while (r < want && pos < end)
 	{
 		uint64_t	w;
-		uint32_t	nb = end - pos < 48 ? (uint32_t) (end - pos) : 48,
-					rel = add + (uint32_t) (pos - bit);
+		uint32_t	nb = end - pos < 56 ? (uint32_t) (end - pos) : 56,
+					c;
+		__m512i		b,
+					vrel;
 
 		memcpy(&w, p + (pos >> 3), 8);
 		w = _bzhi_u64(w >> (pos & 7), nb);
-		for (uint32_t k = 0; w != 0; k += 16, w >>= 16)
+		c = (uint32_t) __builtin_popcountll(w);
+		/* the ones' positions as bytes, in order (VBMI2) */
+		b = _mm512_maskz_compress_epi8(w, iota8);
+		vrel = _mm512_set1_epi32((int32_t) (add + (uint32_t) (pos - bit)));
+		if (r + 64 <= cap)
 		{
-			__mmask16	m = (__mmask16) (w & 0xFFFF);
-			__m512i		v = _mm512_maskz_compress_epi32(
-				m, _mm512_add_epi32(iota, _mm512_set1_epi32((int32_t) (rel + k))));
-
-			if (r < cap)
-				_mm512_mask_storeu_epi32(out + r,
-										 avx512_first(cap - r < 16 ? cap - r : 16), v);
-			r += (uint32_t) __builtin_popcount(m);
+			/*
+			 * room for all 56: three groups whatever the count (about
+			 * half the bits of Elias-Fano's upper part are ones), no
+			 * branch on it but for a rare fourth
+			 */
+			_mm512_storeu_si512(out + r, _mm512_add_epi32(
+				_mm512_cvtepu8_epi32(_mm512_castsi512_si128(b)), vrel));
+			_mm512_storeu_si512(out + r + 16, _mm512_add_epi32(
+				_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(b, 1)), vrel));
+			_mm512_storeu_si512(out + r + 32, _mm512_add_epi32(
+				_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(b, 2)), vrel));
+			if (c > 48)
+				_mm512_storeu_si512(out + r + 48, _mm512_add_epi32(
+					_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(b, 3)), vrel));
+			r += c;
+			pos += nb;
+			continue;
 		}
+		for (uint32_t k = 0; k < c; k += 16)
+		{
+			__m512i		v = _mm512_add_epi32(_mm512_cvtepu8_epi32(_mm512_castsi512_si128(b)),
+											 vrel);
+
+			if (r + k + 16 <= cap)
+				_mm512_storeu_si512(out + r + k, v);
+			else if (r + k < cap)
+				_mm512_mask_storeu_epi32(out + r + k, avx512_first(cap - r - k), v);
+			b = _mm512_alignr_epi32(z, b, 4);
+		}
+		r += c;
 		pos += nb;
 	}
 	return r < want ? r : want;
@@ -287,46 +322,68 @@ avx512_scan(const uint32_t *buf, uint32_t p, uint32_t x)
 }
 
 /*
- * Merge by windows of 16: position the window at the first value >= the
- * next candidate, then test every candidate up to the window's last value
- * against all 16 at once.  The tests of successive candidates do not
- * depend on each other, so they overlap, unlike a scan per candidate
- * whose next start waits for the previous one's result.
+ * The first index e >= i with c[e] > x, or m (c[i..m) increasing): 16
+ * candidates a compare, no dependent loads as in a binary search.
+ */
+AVX512_FN uint32_t
+avx512_upto(const uint32_t *c, uint32_t i, uint32_t m, uint32_t x)
+{
+	const __m512i vx = _mm512_set1_epi32((int32_t) x);
+
+	for (;;)
+	{
+		__mmask16	kin = avx512_first(m - i < 16 ? m - i : 16),
+					k = _mm512_mask_cmple_epu32_mask(kin, _mm512_maskz_loadu_epi32(kin, c + i), vx);
+
+		i += (uint32_t) __builtin_popcount((uint32_t) k);
+		if (k != 0xFFFF)
+			return i;
+	}
+}
+
+/*
+ * Merge by sampled windows: the block is cut into windows of 16 values,
+ * and the last value of each (at most 16 windows: a block holds at most
+ * 256) is gathered once into one register.  A candidate x can only be in
+ * the first window whose last value is >= x: its index is the count of
+ * samples below x (one compare, one popcount), and one compare of x with
+ * that window answers.  No candidate's work depends on another's, and
+ * nothing branches on the data, so successive candidates overlap fully
+ * (a walk through the block from candidate to candidate would chain each
+ * to the last one's position, and mispredict where a step ends).
  */
 AVX512_FN uint32_t
 avx512_merge(const uint32_t *buf, uint32_t cnt, uint32_t *pp, uint32_t *c,
 			 uint32_t i, uint32_t m, uint32_t *wp)
 {
-	uint32_t	p = *pp,
-				w = *wp,
-				last = buf[cnt - 1];
+	const __m512i idx = _mm512_setr_epi32(15, 31, 47, 63, 79, 95, 111, 127,
+										  143, 159, 175, 191, 207, 223, 239, 255);
+	uint32_t	w = *wp,
+				last = buf[cnt - 1],
+				e,
+				j = *pp >> 4;
+	__m512i		samples;
 
-	while (i < m && c[i] <= last)
+	/* cnt <= GPX_MAX_BLOCK = 256: the 16 samples cover the block */
+	e = avx512_upto(c, i, m, last);
+	if (e == i)
+		return i;
+	/* lanes past the block's windows never count as below a candidate */
+	samples = _mm512_mask_i32gather_epi32(_mm512_set1_epi32((int32_t) GPX_MAX_DOCID),
+										  avx512_first((cnt + 15) >> 4), idx,
+										  buf, 4);
+	for (; i < e; i++)
 	{
-		uint32_t	lt = _mm512_cmplt_epu32_mask(_mm512_loadu_si512(buf + p),
-												 _mm512_set1_epi32((int32_t) c[i])),
-					lim;
-		__m512i		win;
+		uint32_t	x = c[i];
+		__m512i		vx = _mm512_set1_epi32((int32_t) x);
 
-		if (lt == 0xFFFFu)
-		{
-			p += 16;
-			continue;
-		}
-		p += (uint32_t) __builtin_ctz(~lt);
-		win = _mm512_loadu_si512(buf + p);
-		lim = buf[p + 15] < last ? buf[p + 15] : last;
-		do
-		{
-			uint32_t	x = c[i++];
-
-			c[w] = x;
-			w += _mm512_cmpeq_epu32_mask(win, _mm512_set1_epi32((int32_t) x)) != 0;
-		} while (i < m && c[i] <= lim);
+		j = (uint32_t) __builtin_popcount(_mm512_cmplt_epu32_mask(samples, vx));
+		c[w] = x;
+		w += _mm512_cmpeq_epu32_mask(_mm512_loadu_si512(buf + 16 * j), vx) != 0;
 	}
-	*pp = p;
+	*pp = 16 * j;
 	*wp = w;
-	return i;
+	return e;
 }
 
 /* The smallest and largest gap of d's first gaps, 16 at a time. */

@@ -10,6 +10,10 @@
 # Knobs: AB_SCALE (0.3), AB_QUERIES (10000), AB_MIN_SHORTEST (10000),
 # AB_ORDER (random), AB_ROUNDS (3), AB_MIN_TIME (3 seconds per figure).
 # The defaults are the collection of the acceptance figure (BENCHMARKS.md).
+# AB_COLLECTION=DIR: that collection instead of a generated one (DIR holds
+# postings.copy and queries.copy, gpx_gen's formats; answers.copy if there
+# is one; AB_NDOCS, default the largest docID + 1; AB_SCALE, AB_QUERIES,
+# AB_MIN_SHORTEST and AB_ORDER do not apply), e.g. a real-text one.
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -43,29 +47,48 @@ for r in A B; do
 		test/bench/bench_codec.c src/codec/gpx_*.c "${ref[@]}" -lm -lpthread) || exit 1
 done
 
-bl_step "generating the collection: scale $SCALE, $QUERIES queries, order $ORDER"
-$CC -O2 -Isrc/codec -Itest/ref -o "$W/gpx_gen" test/gen/gpx_gen.c test/ref/gpx_ref.c -lm || exit 1
-"$W/gpx_gen" --scale "$SCALE" --queries "$QUERIES" --extra 0 --seed 1 --order "$ORDER" \
-	--quiet --out "$W/gen" >/dev/null || exit 1
-if [ "$MIN_SHORTEST" -gt 0 ]; then
-	read -r nq _ np < <(bl_prune_min_shortest "$W/gen" "$MIN_SHORTEST") || exit 1
-	bl_step "  $nq queries with shortest list >= $MIN_SHORTEST, $np postings"
-	[ "$nq" -gt 0 ] || { echo "no query qualifies" >&2; exit 1; }
+if [ -n "${AB_COLLECTION:-}" ]; then
+	bl_step "the collection of $AB_COLLECTION"
+	mkdir -p "$W/gen"
+	for f in postings.copy queries.copy answers.copy; do
+		[ ! -f "$AB_COLLECTION/$f" ] || ln -s "$(cd "$AB_COLLECTION" && pwd)/$f" "$W/gen/$f"
+	done
+	[ -f "$W/gen/postings.copy" ] && [ -f "$W/gen/queries.copy" ] ||
+		{ echo "$AB_COLLECTION needs postings.copy and queries.copy" >&2; exit 1; }
+	ndocs=${AB_NDOCS:-$(awk -F'[{},\t]' '{ v = $(NF - 1) + 0; if (v > m) m = v } END { print m + 1 }' \
+		"$W/gen/postings.copy")}
+	SCALE=- QUERIES=$(wc -l <"$W/gen/queries.copy") MIN_SHORTEST=- ORDER=-
+else
+	bl_step "generating the collection: scale $SCALE, $QUERIES queries, order $ORDER"
+	$CC -O2 -Isrc/codec -Itest/ref -o "$W/gpx_gen" test/gen/gpx_gen.c test/ref/gpx_ref.c -lm || exit 1
+	"$W/gpx_gen" --scale "$SCALE" --queries "$QUERIES" --extra 0 --seed 1 --order "$ORDER" \
+		--quiet --out "$W/gen" >/dev/null || exit 1
+	if [ "$MIN_SHORTEST" -gt 0 ]; then
+		read -r nq _ np < <(bl_prune_min_shortest "$W/gen" "$MIN_SHORTEST") || exit 1
+		bl_step "  $nq queries with shortest list >= $MIN_SHORTEST, $np postings"
+		[ "$nq" -gt 0 ] || { echo "no query qualifies" >&2; exit 1; }
+	fi
+	ndocs=$(sed -n 's/^ndocs=//p' "$W/gen/stats.txt")
 fi
-ndocs=$(sed -n 's/^ndocs=//p' "$W/gen/stats.txt")
+answers=()
+[ ! -f "$W/gen/answers.copy" ] || answers=(--answers "$W/gen/answers.copy")
 
 for i in $(seq 1 "$ROUNDS"); do
 	for r in A B; do
 		bl_step "round $i: $r"
 		env -u LD_LIBRARY_PATH "$W/$r/bench_codec" --postings "$W/gen/postings.copy" \
-			--ndocs "$ndocs" --queries "$W/gen/queries.copy" --answers "$W/gen/answers.copy" \
+			--ndocs "$ndocs" --queries "$W/gen/queries.copy" "${answers[@]}" \
 			--dataset "$r" --min-time "$MIN_TIME" --tsv "$W/results.tsv" >/dev/null || exit 1
 	done
 done
 
 echo
 echo "A = ${rev[A]}, B = ${rev[B]}; $(uname -m), $(nproc) CPUs, $(date -u '+%Y-%m-%d %H:%M UTC');"
-echo "scale $SCALE, $QUERIES queries, shortest list >= $MIN_SHORTEST, order $ORDER; best of $ROUNDS rounds"
+if [ -n "${AB_COLLECTION:-}" ]; then
+	echo "collection $AB_COLLECTION ($ndocs documents), $QUERIES queries; best of $ROUNDS rounds"
+else
+	echo "scale $SCALE, $QUERIES queries, shortest list >= $MIN_SHORTEST, order $ORDER; best of $ROUNDS rounds"
+fi
 echo
 echo "| figure | A | B | B / A |"
 echo "|---|---|---|---|"

@@ -34,11 +34,10 @@
 #   SHM_TIME       seconds of timed rounds per path (4)
 #   SHM_CACHE      gpuidx.cache_size (1GB: every list of the set fits)
 #   SHM_SCALE, SHM_QUERIES, SHM_MIN_SHORTEST   the collection (0.3, 10000, 10000)
-#   SHM_PERF       1: profile the read-in-place runs, the whole machine
-#                  (perf record -a -g, as root; OUTDIR/perf-T.txt, the
-#                  report of the processes named postgres by object and
-#                  symbol: on a machine that runs other servers too, theirs
-#                  are in it)
+#   SHM_PERF       1: profile the read-in-place runs, this cluster's
+#                  processes only (perf record -g -p of the postmaster, the
+#                  backends it starts followed; as root; OUTDIR/perf-T.txt,
+#                  the report by object and symbol)
 # Writes OUTDIR/shmread.md (queries/s, p50, p99, x intarray, % of the
 # stored-answer floor, % of the read-lists floor of the codec),
 # OUTDIR/results.tsv (bench_query's rows), OUTDIR/stats.txt, OUTDIR/meta.txt;
@@ -129,13 +128,14 @@ for nc in $CLIENTS; do
 		pgc_psql -d d -c "SELECT gpuidx_stats_reset()" >/dev/null
 		perf_pid=""
 		if [ "${SHM_PERF:-0}" = 1 ]; then
-			perf record -F 999 -a -g -o "$BL_WORK/perf-$t.data" >/dev/null 2>&1 &
+			perf record -F 999 -g -p "$(head -n 1 "$PGC_DIR/data/postmaster.pid")" \
+				-o "$BL_WORK/perf-$t.data" >/dev/null 2>&1 &
 			perf_pid=$!
+			sleep 2		# attached before the client connects
 		fi
 		bq "$nc" "$t read in place|SET gpuidx.device = 'auto'|$q"
 		if [ -n "$perf_pid" ]; then
 			kill -INT "$perf_pid"; wait "$perf_pid"
-			# the server's processes only (the machine may run other jobs)
 			perf report -i "$BL_WORK/perf-$t.data" --no-children --comms postgres \
 				--percentage relative --sort dso,symbol --stdio --percent-limit 0.3 \
 				-g none 2>/dev/null | grep -v -e '^$' -e '^# *$' >"$OUTD/perf-$t.txt"
