@@ -283,7 +283,8 @@ suite_decode(gpx_cuda_ctx *ctx)
 		1000, 10000, 100000, 1000000, 10000000};
 	rng			r = {g_seed ^ 0xDEC0DEull};
 	long		f0 = unit_failed,
-				cases = 0;
+				cases = 0,
+				forms[GPX_FORM_BITMAP + 1] = {0};
 
 	for (int codec = GPX_CODEC_MIN; codec <= GPX_CODEC_MAX; codec++)
 		for (uint32_t n : lens)
@@ -327,10 +328,27 @@ suite_decode(gpx_cuda_ctx *ctx)
 				}
 				else
 					unit_passed++;
+				/* the block forms the GPU just read */
+				for (uint32_t k = 0; k < b.l.nblocks; k++)
+				{
+					gpx_form	fm = gpx_block_form(&b.l, k);
+
+					if (fm >= GPX_FORM_PFOR && fm <= GPX_FORM_BITMAP)
+						forms[fm]++;
+				}
 				cases++;
 			}
-	printf("decode %s: %ld cases, %s\n", g_mixed ? "mixed" : g_enc.version == 1 ? "v1" : "v2",
-		   cases, unit_failed == f0 ? "all equal" : "FAILURES");
+	printf("decode %s: %ld cases, %s; blocks read: pfor %ld, lrc %ld, qs v1 %ld, "
+		   "Elias-Fano %ld, bitmap %ld\n",
+		   g_mixed ? "mixed" : g_enc.version == 1 ? "v1" : "v2",
+		   cases, unit_failed == f0 ? "all equal" : "FAILURES",
+		   forms[GPX_FORM_PFOR], forms[GPX_FORM_LRC], forms[GPX_FORM_QS1],
+		   forms[GPX_FORM_EF], forms[GPX_FORM_BITMAP]);
+	/* format 2's dense lists must have reached the kernels as bitmap blocks */
+	if (g_mixed || g_enc.version != 1)
+		CHECKF(forms[GPX_FORM_BITMAP] > 0 && forms[GPX_FORM_EF] > 0,
+			   "format 2 decode read %ld bitmap and %ld Elias-Fano blocks",
+			   forms[GPX_FORM_BITMAP], forms[GPX_FORM_EF]);
 }
 
 /* ------------------------------------------------------------- batch -- */
