@@ -18,51 +18,11 @@
 
 /* ---------------------------------------------------------------- helpers */
 
-/* First index i in [lo, n) with a[i] > x, or n (gallop, then bisect). */
-static inline uint32_t
-so_upper(const uint32_t *a, uint32_t lo, uint32_t n, uint32_t x)
-{
-	uint32_t	hi,
-				step = 1;
-
-	if (lo >= n || a[lo] > x)
-		return lo;
-	/* a[lo] <= x */
-	for (;;)
-	{
-		uint64_t	p = (uint64_t) lo + step;
-
-		if (p >= n)
-		{
-			hi = n;
-			break;
-		}
-		if (a[p] > x)
-		{
-			hi = (uint32_t) p;
-			break;
-		}
-		lo = (uint32_t) p;
-		step <<= 1;
-	}
-	/* a[lo] <= x, a[hi] > x or hi == n */
-	while (hi - lo > 1)
-	{
-		uint32_t	mid = lo + (hi - lo) / 2;
-
-		if (a[mid] <= x)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return hi;
-}
-
 /* First index i in [lo, n) with a[i] >= x, or n. */
 static inline uint32_t
 so_lower(const uint32_t *a, uint32_t lo, uint32_t n, uint32_t x)
 {
-	return x == 0 ? lo : so_upper(a, lo, n, x - 1);
+	return x == 0 ? lo : gpx_simd_upper(a, lo, n, x - 1);
 }
 
 /*
@@ -431,7 +391,7 @@ so_side_run(so_side *sd, uint32_t blk, const gpx_mseg *s, const uint32_t **run)
 	if (start < sd->cnt && sd->buf[sd->cnt - 1] <= s->hi)
 		end = sd->cnt;
 	else
-		end = so_upper(sd->buf, start, sd->cnt, s->hi);
+		end = gpx_simd_upper(sd->buf, start, sd->cnt, s->hi);
 	sd->pos = end;
 	*run = sd->buf + start;
 	return end - start;
@@ -1419,7 +1379,7 @@ gpx_union_array(const gpx_list *l, const uint32_t *docs, uint32_t m,
 	for (uint32_t b = 0; b < l->nblocks; b++)
 	{
 		uint32_t	cnt = gpx_decode_block(l, b, buf);
-		uint32_t	e = so_upper(docs, j, m, buf[cnt - 1]);
+		uint32_t	e = gpx_simd_upper(docs, j, m, buf[cnt - 1]);
 
 		k += so_merge_union(buf, cnt, docs + j, e - j, out + k);
 		j = e;
@@ -1456,7 +1416,7 @@ gpx_difference_array(const gpx_list *l, const uint32_t *docs, uint32_t m,
 	{
 		uint32_t	cnt = gpx_decode_block(l, b, buf);
 		uint32_t	s = so_lower(docs, j, m, buf[0]);
-		uint32_t	e = so_upper(docs, s, m, buf[cnt - 1]);
+		uint32_t	e = gpx_simd_upper(docs, s, m, buf[cnt - 1]);
 
 		k += so_merge_difference(buf, cnt, docs + s, e - s, out + k);
 		j = e;

@@ -157,6 +157,50 @@ gpx_simd(void)
 	return o != NULL ? o : gpx_simd_init();
 }
 
+/*
+ * First index i in [lo, n) with a[i] > x, or n, for a strictly increasing
+ * a (gallop from lo, then bisect): the scalar search the variants' merges
+ * and the set operations share.
+ */
+static inline uint32_t
+gpx_simd_upper(const uint32_t *a, uint32_t lo, uint32_t n, uint32_t x)
+{
+	uint32_t	hi,
+				step = 1;
+
+	if (lo >= n || a[lo] > x)
+		return lo;
+	/* a[lo] <= x */
+	for (;;)
+	{
+		uint64_t	p = (uint64_t) lo + step;
+
+		if (p >= n)
+		{
+			hi = n;
+			break;
+		}
+		if (a[p] > x)
+		{
+			hi = (uint32_t) p;
+			break;
+		}
+		lo = (uint32_t) p;
+		step <<= 1;
+	}
+	/* a[lo] <= x, a[hi] > x or hi == n */
+	while (hi - lo > 1)
+	{
+		uint32_t	mid = lo + (hi - lo) / 2;
+
+		if (a[mid] <= x)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return hi;
+}
+
 /* Positions of the one bits of every byte value, low first, 0-padded. */
 extern const uint8_t gpx_bm_pos[256][8];
 

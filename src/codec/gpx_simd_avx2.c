@@ -285,35 +285,13 @@ avx2_merge(const uint32_t *buf, uint32_t cnt, uint32_t *pp, uint32_t *c,
 	const __m256i lastv = _mm256_set1_epi32((int32_t) (cnt - 1));
 	uint32_t	w = *wp,
 				last = buf[cnt - 1],
-				e = i,
-				step = 1,
+				e,
 				j = *pp >> 4;
 	__m256i		s0,
 				s1;
 
-	/* e: the first candidate above the block (gallop, then bisect) */
-	while (e + step < m && c[e + step] <= last)
-	{
-		e += step;
-		step <<= 1;
-	}
-	if (c[e] <= last)
-	{
-		uint32_t	lo = e,
-					hi = e + step < m ? e + step : m;
-
-		/* c[lo] <= last, and c[hi] > last or hi == m */
-		while (hi - lo > 1)
-		{
-			uint32_t	mid = lo + (hi - lo) / 2;
-
-			if (c[mid] <= last)
-				lo = mid;
-			else
-				hi = mid;
-		}
-		e = hi;
-	}
+	/* e: the first candidate above the block */
+	e = gpx_simd_upper(c, i, m, last);
 	if (e == i)
 		return i;
 	/* cnt <= GPX_MAX_BLOCK = 256: the 16 samples cover the block */
