@@ -429,6 +429,27 @@ pool_make_order(const gpx_batch *b)
 }
 
 /*
+ * Append job to the queue and wake up to wake helpers (all of them by one
+ * broadcast when that is every thread); p->mu held.
+ */
+static void
+pool_enqueue_locked(gpx_batch_pool *p, gpx_batch_job *job, uint32_t wake)
+{
+	if (p->tail != NULL)
+		p->tail->link = job;
+	else
+		p->head = job;
+	p->tail = job;
+	if (wake > (uint32_t) p->nthreads)
+		wake = (uint32_t) p->nthreads;
+	if (wake == (uint32_t) p->nthreads)
+		pthread_cond_broadcast(&p->work_cv);
+	else
+		for (uint32_t i = 0; i < wake; i++)
+			pthread_cond_signal(&p->work_cv);
+}
+
+/*
  * Queue a job; wake at most wake helpers (the caller may run queries
  * itself).  A batch without queries is done at once.
  */
@@ -449,20 +470,7 @@ pool_submit(gpx_batch_pool *p, gpx_batch *b, gpx_batch_job *job, uint32_t wake)
 	if (b->nqueries == 0)
 		pool_job_done(p, job);
 	else
-	{
-		if (p->tail != NULL)
-			p->tail->link = job;
-		else
-			p->head = job;
-		p->tail = job;
-		if (wake > (uint32_t) p->nthreads)
-			wake = (uint32_t) p->nthreads;
-		if (wake == (uint32_t) p->nthreads)
-			pthread_cond_broadcast(&p->work_cv);
-		else
-			for (uint32_t i = 0; i < wake; i++)
-				pthread_cond_signal(&p->work_cv);
-	}
+		pool_enqueue_locked(p, job, wake);
 	pthread_mutex_unlock(&p->mu);
 	return GPX_OK;
 }
@@ -473,7 +481,6 @@ gpx_batch_pool_for(gpx_batch_pool *p, uint32_t n, void (*fn) (void *arg, uint32_
 				   void *arg)
 {
 	gpx_batch_job job;
-	uint32_t	wake;
 
 	if (p == NULL || fn == NULL)
 		return GPX_E_ARG;
@@ -484,19 +491,9 @@ gpx_batch_pool_for(gpx_batch_pool *p, uint32_t n, void (*fn) (void *arg, uint32_
 	job.arg = arg;
 	job.limit = n;
 	job.t0 = pool_now_ms();
-	/* the caller runs one call: helpers for the others */
-	wake = n - 1 < (uint32_t) p->nthreads ? n - 1 : (uint32_t) p->nthreads;
 	pthread_mutex_lock(&p->mu);
-	if (p->tail != NULL)
-		p->tail->link = &job;
-	else
-		p->head = &job;
-	p->tail = &job;
-	if (wake == (uint32_t) p->nthreads)
-		pthread_cond_broadcast(&p->work_cv);
-	else
-		for (uint32_t i = 0; i < wake; i++)
-			pthread_cond_signal(&p->work_cv);
+	/* the caller runs one call: helpers for the others */
+	pool_enqueue_locked(p, &job, n - 1);
 	pthread_mutex_unlock(&p->mu);
 	gpx_batch_pool_wait(p, &job);
 	return GPX_OK;
