@@ -873,6 +873,40 @@ typedef enum
 
 static const char *const strat_name[SL_NSTRAT] = {"LS", "endpt", "LS|endpt|0", "minimax"};
 
+/*
+ * The encoder's minimax slope search the slow way: the first slope s in
+ * [min gap, max gap] (x 256, capped at 2^32-1) with range(s + 1) >=
+ * range(s), every range over all points (model_exact).
+ */
+static uint64_t
+model_minimax_slope(const uint32_t *d, uint32_t c)
+{
+	uint64_t	lo = UINT64_MAX,
+				hi = 0;
+
+	for (uint32_t j = 1; j < c; j++)
+	{
+		uint64_t	g = (uint64_t) (d[j] - d[j - 1]) << 8;
+
+		lo = g < lo ? g : lo;
+		hi = g > hi ? g : hi;
+	}
+	if (hi > UINT32_MAX)
+		hi = UINT32_MAX;
+	if (lo > hi)
+		lo = hi;
+	while (lo < hi)
+	{
+		uint64_t	mid = lo + (hi - lo) / 2;
+
+		if (model_exact(d, c, mid + 1) < model_exact(d, c, mid))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /* Max deviation of a segment (any length) under a slope strategy. */
 static uint64_t
 model_maxdev(const uint32_t *d, uint32_t c, slope_strat st)
@@ -932,32 +966,8 @@ model_maxdev(const uint32_t *d, uint32_t c, slope_strat st)
 	}
 	/* minimax, as the encoder does it */
 	{
-		uint64_t	lo = UINT64_MAX,
-					hi = 0;
-		uint32_t	j;
+		uint64_t	lo = model_minimax_slope(d, c);
 
-		for (j = 1; j < c; j++)
-		{
-			uint64_t	g = (uint64_t) (d[j] - d[j - 1]) << 8;
-
-			if (g < lo)
-				lo = g;
-			if (g > hi)
-				hi = g;
-		}
-		if (hi > UINT32_MAX)
-			hi = UINT32_MAX;
-		if (lo > hi)
-			lo = hi;
-		while (lo < hi)
-		{
-			uint64_t	mid = lo + (hi - lo) / 2;
-
-			if (model_exact(d, c, mid + 1) < model_exact(d, c, mid))
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
 		for (k = -1; k <= 1; k++)
 		{
 			if ((k < 0 && lo == 0) || lo + k > UINT32_MAX)
@@ -1224,34 +1234,14 @@ test_sizes(void)
 static void
 full_plan(const uint32_t *d, uint32_t c, gpx_lrc_plan *pl)
 {
-	uint64_t	lo = UINT64_MAX,
-				hi = 0,
-				best = (uint64_t) (d[c - 1] - d[0]);
+	uint64_t	best = (uint64_t) (d[c - 1] - d[0]);
 
 	pl->slope_q = 0;
 	pl->base = d[0];
-	for (uint32_t j = 1; j < c; j++)
-	{
-		uint64_t	g = (uint64_t) (d[j] - d[j - 1]) << 8;
-
-		lo = g < lo ? g : lo;
-		hi = g > hi ? g : hi;
-	}
 	if (c >= 2)
 	{
-		if (hi > UINT32_MAX)
-			hi = UINT32_MAX;
-		if (lo > hi)
-			lo = hi;
-		while (lo < hi)
-		{
-			uint64_t	mid = lo + (hi - lo) / 2;
+		uint64_t	lo = model_minimax_slope(d, c);
 
-			if (model_exact(d, c, mid + 1) < model_exact(d, c, mid))
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
 		for (int k = -1; k <= 1; k++)
 		{
 			int64_t		mn = INT64_MAX,
