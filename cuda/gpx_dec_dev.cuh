@@ -258,6 +258,61 @@ gpx_d_stage3(const uint8_t *P, uint32_t w0, uint32_t nw, uint32_t lane, uint32_t
 }
 
 /*
+ * Stage words [0, nw) of src into s[0 .. nw) with the 16 lanes of one half
+ * warp (hl: the lane within the half), four predicated loads a lane in
+ * flight per round of 64 words, rounds ending by a warp vote: every lane
+ * of the warp must call (each half with its own src, nw and s).  The
+ * caller has bounded nw by GPX_D_STAGE and the payload, and __syncwarp()s
+ * after.
+ */
+GPX_DEV void
+gpx_d_stage_half(const uint8_t *src, uint32_t nw, uint32_t hl, uint32_t *s)
+{
+#pragma unroll
+	for (uint32_t k = 0; k < GPX_D_STAGE; k += 64)
+	{
+		uint32_t	a0 = 0,
+					a1 = 0,
+					a2 = 0,
+					a3 = 0;
+
+		if (k + hl < nw)
+			a0 = gpx_load32(src + 4 * (k + hl));
+		if (k + 16 + hl < nw)
+			a1 = gpx_load32(src + 4 * (k + 16 + hl));
+		if (k + 32 + hl < nw)
+			a2 = gpx_load32(src + 4 * (k + 32 + hl));
+		if (k + 48 + hl < nw)
+			a3 = gpx_load32(src + 4 * (k + 48 + hl));
+		if (k + hl < nw)
+			s[k + hl] = a0;
+		if (k + 16 + hl < nw)
+			s[k + 16 + hl] = a1;
+		if (k + 32 + hl < nw)
+			s[k + 32 + hl] = a2;
+		if (k + 48 + hl < nw)
+			s[k + 48 + hl] = a3;
+		if (__all_sync(GPX_D_FULL, k + 64 >= nw))
+			break;
+	}
+}
+
+/* Inclusive prefix sum of x within each half warp (hl: the lane in it). */
+GPX_DEV uint32_t
+gpx_d_half_incl(uint32_t x, uint32_t hl)
+{
+#pragma unroll
+	for (uint32_t d = 1; d < 16; d <<= 1)
+	{
+		uint32_t	y = __shfl_up_sync(GPX_D_FULL, x, d);
+
+		if (hl >= d)
+			x += y;
+	}
+	return x;
+}
+
+/*
  * The rest of a lane's run of ones after the one at stage bit P (W: the
  * bits from P on, bit-reversed, so P's one is the top bit), values into
  * rv[1..7] (rv[0] is the caller's); h: the first one's high part (EF:
@@ -733,38 +788,8 @@ gpx_d_ef16p(const gpx_dl *L, uint32_t b0, uint32_t lane, uint32_t *xs, uint32_t 
 	if (!__all_sync(GPX_D_FULL, nw <= GPX_D_STAGE - 2 && w0 <= L->payload_words &&
 					nw <= L->payload_words - w0 && nbits > sb))
 		return false;
-	{
-		/* each half stages its block: 16 lanes, 4 words each per round */
-		const uint8_t *src = L->payload + 4 * (size_t) w0;
-
-#pragma unroll
-		for (uint32_t k0 = 0; k0 < GPX_D_STAGE; k0 += 64)
-		{
-			uint32_t	a0 = 0,
-						a1 = 0,
-						a2 = 0,
-						a3 = 0;
-
-			if (k0 + hl < nw)
-				a0 = gpx_load32(src + 4 * (k0 + hl));
-			if (k0 + 16 + hl < nw)
-				a1 = gpx_load32(src + 4 * (k0 + 16 + hl));
-			if (k0 + 32 + hl < nw)
-				a2 = gpx_load32(src + 4 * (k0 + 32 + hl));
-			if (k0 + 48 + hl < nw)
-				a3 = gpx_load32(src + 4 * (k0 + 48 + hl));
-			if (k0 + hl < nw)
-				st[k0 + hl] = a0;
-			if (k0 + 16 + hl < nw)
-				st[k0 + 16 + hl] = a1;
-			if (k0 + 32 + hl < nw)
-				st[k0 + 32 + hl] = a2;
-			if (k0 + 48 + hl < nw)
-				st[k0 + 48 + hl] = a3;
-			if (__all_sync(GPX_D_FULL, k0 + 64 >= nw))
-				break;
-		}
-	}
+	/* each half stages its block */
+	gpx_d_stage_half(L->payload + 4 * (size_t) w0, nw, hl, st);
 	__syncwarp();
 	b = gpx_d_win(st, sb) & 31u;
 	urel = sb + 5 + m * b;
@@ -785,15 +810,7 @@ gpx_d_ef16p(const gpx_dl *L, uint32_t b0, uint32_t lane, uint32_t *xs, uint32_t 
 	for (int j = 0; j < 4; j++)
 		q[j] = 4 * hl + j < nwu ? su[4 * hl + j] : 0;
 	pq = __popc(q[0]) + __popc(q[1]) + __popc(q[2]) + __popc(q[3]);
-	incl = pq;
-#pragma unroll
-	for (uint32_t d = 1; d < 16; d <<= 1)
-	{
-		uint32_t	y = __shfl_up_sync(GPX_D_FULL, incl, d);
-
-		if (hl >= d)
-			incl += y;
-	}
+	incl = gpx_d_half_incl(pq, hl);
 	/* k: the quads of this half whose ones all rank below tq */
 #pragma unroll
 	for (uint32_t s2 = 8; s2 >= 1; s2 >>= 1)
@@ -1065,38 +1082,8 @@ gpx_d_pfor8p(const gpx_dl *L, uint32_t b0, uint32_t lane, uint32_t *xs,
 		nw = GPX_D_STAGE - 1;
 	if (w0 + nw > L->payload_words)
 		nw = w0 < L->payload_words ? L->payload_words - w0 : 0;
-	{
-		/* each half stages its block: 16 lanes, 10 words each at most */
-		const uint8_t *src = L->payload + 4 * (size_t) w0;
-
-#pragma unroll
-		for (uint32_t k = 0; k < GPX_D_STAGE; k += 64)
-		{
-			uint32_t	a = 0,
-						c = 0,
-						d = 0,
-						f = 0;
-
-			if (k + hl < nw)
-				a = gpx_load32(src + 4 * (k + hl));
-			if (k + 16 + hl < nw)
-				c = gpx_load32(src + 4 * (k + 16 + hl));
-			if (k + 32 + hl < nw)
-				d = gpx_load32(src + 4 * (k + 32 + hl));
-			if (k + 48 + hl < nw)
-				f = gpx_load32(src + 4 * (k + 48 + hl));
-			if (k + hl < nw)
-				st[k + hl] = a;
-			if (k + 16 + hl < nw)
-				st[k + 16 + hl] = c;
-			if (k + 32 + hl < nw)
-				st[k + 32 + hl] = d;
-			if (k + 48 + hl < nw)
-				st[k + 48 + hl] = f;
-			if (__all_sync(GPX_D_FULL, k + 64 >= nw))
-				break;
-		}
-	}
+	/* each half stages its block: 10 words a lane at most */
+	gpx_d_stage_half(L->payload + 4 * (size_t) w0, nw, hl, st);
 	__syncwarp();
 	hd = st[0];
 	b = hd & 0x3Fu;
@@ -1156,16 +1143,7 @@ gpx_d_pfor8p(const gpx_dl *L, uint32_t b0, uint32_t lane, uint32_t *xs,
 	for (int t = 1; t < 8; t++)
 		v[t] = v[t - 1] + g[t] + 1;
 	tot = v[7];
-	s = tot;
-#pragma unroll
-	for (uint32_t d = 1; d < 16; d <<= 1)
-	{
-		uint32_t	y = __shfl_up_sync(GPX_D_FULL, s, d);
-
-		if (hl >= d)
-			s += y;
-	}
-	s = s - tot + first;
+	s = gpx_d_half_incl(tot, hl) - tot + first;
 #pragma unroll
 	for (int t = 0; t < 8; t++)
 		v[t] += s;
