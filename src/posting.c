@@ -196,13 +196,36 @@ posting_report_encode(gpx_status st, int codec, uint32 n)
  * (palloc'd with room for cap): its size set, a large over-estimate given
  * back.
  */
-Datum
+static Datum
 posting_finish_blob(struct varlena *vl, size_t cap, size_t len)
 {
 	if (cap - len > 8192 && cap - len > len / 4)
 		vl = (struct varlena *) repalloc(vl, VARHDRSZ + len);
 	SET_VARSIZE(vl, VARHDRSZ + len);
 	return PointerGetDatum(vl);
+}
+
+/* a op b encoded into a new datum as it is merged (posting.h). */
+Datum
+posting_setop_encode(gpx_setop op, const gpx_list *a, const gpx_list *b, int codec,
+					 uint32 *n, gpx_status *st)
+{
+	size_t		cap = gpx_setop_encode_bound(op, a, b, codec),
+				len = 0;
+	struct varlena *vl;
+
+	*n = 0;
+	*st = GPX_OK;
+	if (cap == 0 || cap > MaxAllocSize - VARHDRSZ)
+		return (Datum) 0;
+	vl = (struct varlena *) palloc(VARHDRSZ + cap);
+	*st = gpx_setop_encode(op, a, b, codec, (uint8_t *) VARDATA(vl), cap, &len, n);
+	if (*st != GPX_OK)
+	{
+		pfree(vl);
+		return (Datum) 0;
+	}
+	return posting_finish_blob(vl, cap, len);
 }
 
 /* Encode sorted unique docs as a datum of codec. */

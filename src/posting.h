@@ -20,6 +20,7 @@
 #include "utils/memutils.h"
 
 #include "gpx_codec.h"
+#include "gpx_setops.h"
 
 /*
  * The most docIDs any in-memory path (text input, int4[] conversion in
@@ -80,11 +81,14 @@ extern Datum posting_build_tf(int codec, const uint32 *docs, const uint32 *tfs,
 							  uint32 n);
 
 /*
- * The datum of a blob of len bytes an encoder wrote into the data of vl
- * (palloc'd with VARHDRSZ + cap bytes): its size set, a large
- * over-estimate given back.
+ * a op b in codec, encoded as the merge produces it straight into a new
+ * datum (gpx_setop_encode: the bytes posting_build would write for it);
+ * *n its length, *st the merge's status (the caller reports a failure).
+ * (Datum) 0 when *st is not GPX_OK or the encoded bound does not fit a
+ * value (the caller then goes through an array).
  */
-extern Datum posting_finish_blob(struct varlena *vl, size_t cap, size_t len);
+extern Datum posting_setop_encode(gpx_setop op, const gpx_list *a, const gpx_list *b,
+								  int codec, uint32 *n, gpx_status *st);
 
 /* d without its term frequencies (d itself when it has none): posting_tf.c. */
 extern Datum posting_without_tfs(Datum d);

@@ -126,24 +126,19 @@ posting_setop(FunctionCallInfo fcinfo, PostingSetOp op)
 		/* the common case: the result encoded as the merge produces it */
 		gpx_setop	gop = op == POSTING_OR ? GPX_SETOP_UNION :
 			op == POSTING_ANDNOT ? GPX_SETOP_DIFFERENCE : GPX_SETOP_SYMDIFF;
-		size_t		cap = gpx_setop_encode_bound(gop, &pa.l, &pb.l, ha.codec),
-					len = 0;
+		Datum		res = posting_setop_encode(gop, &pa.l, &pb.l, ha.codec, &n, &st);
 
-		if (cap > 0 && cap <= MaxAllocSize - VARHDRSZ)
+		if (st != GPX_OK)
+			posting_setop_report(st, op, &pa.l, &pb.l);
+		if (res != (Datum) 0)
 		{
-			struct varlena *vl = (struct varlena *) palloc(VARHDRSZ + cap);
-
-			st = gpx_setop_encode(gop, &pa.l, &pb.l, ha.codec,
-								  (uint8_t *) VARDATA(vl), cap, &len, &n);
-			if (st != GPX_OK)
-				posting_setop_report(st, op, &pa.l, &pb.l);
 			/* nothing removed, or nothing added: a is the answer as it is */
 			if (n == pa.l.n && op != POSTING_XOR)
 			{
-				pfree(vl);
+				pfree(DatumGetPointer(res));
 				return posting_without_tfs(da);
 			}
-			return posting_finish_blob(vl, cap, len);
+			return res;
 		}
 	}
 	if (bound > POSTING_MAX_ELEMS)

@@ -634,25 +634,19 @@ unionagg_encode2(UnionAggState *st)
 {
 	PostingList pa,
 				pb;
-	size_t		cap,
-				len = 0;
 	uint32		n;
-	struct varlena *vl;
+	Datum		d;
 	gpx_status	rc;
 
 	Assert(st->n == 2);
 	posting_open(PointerGetDatum(st->vals[0]), &pa);
 	posting_open(PointerGetDatum(st->vals[1]), &pb);
-	cap = gpx_setop_encode_bound(GPX_SETOP_UNION, &pa.l, &pb.l, st->codec);
-	if (gpx_union_bound(&pa.l, &pb.l) > POSTING_MAX_ELEMS ||
-		cap == 0 || cap > MaxAllocSize - VARHDRSZ)
+	if (gpx_union_bound(&pa.l, &pb.l) > POSTING_MAX_ELEMS)
 		return (Datum) 0;
-	vl = (struct varlena *) palloc(VARHDRSZ + cap);
-	rc = gpx_setop_encode(GPX_SETOP_UNION, &pa.l, &pb.l, st->codec,
-						  (uint8_t *) VARDATA(vl), cap, &len, &n);
+	d = posting_setop_encode(GPX_SETOP_UNION, &pa.l, &pb.l, st->codec, &n, &rc);
 	if (rc != GPX_OK)
 		unionagg_report(rc);
-	return posting_finish_blob(vl, cap, len);
+	return d;
 }
 
 /* The union of st's inputs (two or more) as an int4[] built in place. */
