@@ -53,7 +53,6 @@ struct gpx_rk_mem
 	}
 };
 
-
 /* Candidate slots of query bq, and (AND) the position of its shortest list. */
 static uint64_t
 gpx_rk_cands(const gpx_rank_batch *b, const gpx_rank_bquery *bq, uint32_t *drv)

@@ -88,7 +88,6 @@ struct gpx_un_geom
 	size_t		tmp_bytes;
 };
 
-
 /* The call's state: the batch, its device, scratch reused by every chunk. */
 struct gpx_un_call
 {
