@@ -488,6 +488,14 @@ uint32_t	gpx_block_tf_max(const gpx_list *l, uint32_t blk);
  */
 uint32_t	gpx_decode_block_tfs(const gpx_list *l, uint32_t blk, uint32_t *out);
 
+/*
+ * The term frequencies of the postings at positions pos[0..n) (strictly
+ * increasing, below the block's count) of block blk into out[0..n),
+ * reading only what holds them (1s for a list without frequencies).
+ */
+void		gpx_block_tfs_at(const gpx_list *l, uint32_t blk,
+							 const uint32_t *pos, uint32_t n, uint32_t *out);
+
 /* Decode all n term frequencies into out[0..n) (1s without a section). */
 void		gpx_decode_tfs(const gpx_list *l, uint32_t *out);
 

@@ -6,6 +6,10 @@
 #include <string.h>
 
 #include "gpx_plist.h"
+#include "gpx_simd.h"
+
+/* Readable slots past a decoded block for gpx_simd_ops.scan. */
+#define PLIST_PAD 32
 
 /* The array form. */
 gpx_status
@@ -277,6 +281,71 @@ gpx_pcursor_next_geq(gpx_pcursor *c, uint32_t x)
 	}
 	c->pos = pcursor_search(c->docs, c->pos, c->cnt, x);
 	c->doc = c->docs[c->pos];
+}
+
+/* Frequencies of the postings at positions pos[0..n) of block blk. */
+static void
+plist_block_tfs_at(const gpx_plist *p, uint32_t blk, const uint32_t *pos,
+				   uint32_t n, uint32_t *out)
+{
+	const uint32_t *t;
+
+	if (p->list != NULL)
+	{
+		gpx_block_tfs_at(p->list, blk, pos, n, out);
+		return;
+	}
+	t = p->tfs + (size_t) blk * p->block;
+	for (uint32_t i = 0; i < n; i++)
+		out[i] = p->tfs != NULL ? t[pos[i]] : 1;
+}
+
+/* Frequencies of docIDs of p, block by block (see gpx_plist.h). */
+gpx_status
+gpx_plist_tfs_of(const gpx_plist *p, const uint32_t *x, uint32_t n,
+				 uint32_t *tf, gpx_plist_counts *counts)
+{
+	const gpx_simd_ops *o = gpx_simd();
+	uint32_t	docs[GPX_MAX_BLOCK + PLIST_PAD],
+				pos[GPX_MAX_BLOCK],
+				lo = 0,			/* first block that may hold x[i] */
+				i = 0;
+
+	/* the scan reads past a block's values: defined bytes there */
+	memset(docs, 0, sizeof(docs));
+	while (i < n)
+	{
+		uint32_t	b,
+					cnt,
+					at = 0,
+					e;
+
+		if (lo >= p->nblocks)
+			return GPX_E_PAYLOAD;
+		b = pcursor_find_block(p, lo, x[i]);
+		if (b + 1 == lo)
+			return GPX_E_PAYLOAD;	/* x[i] is below block lo's first */
+		cnt = gpx_plist_block_docs(p, b, docs);
+		if (counts)
+			counts->blocks_decoded++;
+		/* the positions of x[i..e), the ones this block can hold */
+		for (e = i; e < n && e - i < cnt && x[e] <= docs[cnt - 1]; e++)
+		{
+			at = o->scan != NULL ? o->scan(docs, at, x[e]) :
+				pcursor_search(docs, at, cnt, x[e]);
+			if (docs[at] != x[e])
+				return GPX_E_PAYLOAD;
+			pos[e - i] = at;
+		}
+		if (e == i)
+			return GPX_E_PAYLOAD;	/* x[i] falls after block b's last */
+		plist_block_tfs_at(p, b, pos, e - i, tf + i);
+		if (counts)
+			counts->tf_blocks++;
+		i = e;
+		lo = b + 1;
+	}
+	return GPX_OK;
 }
 
 /* Move the shallow pointer to the block that may hold x. */

@@ -79,6 +79,15 @@ typedef struct gpx_plist_counts
 } gpx_plist_counts;
 
 /*
+ * The frequencies of docIDs x[0..n) (strictly increasing, each in p) into
+ * tf[0..n): block by block, each block that holds some of them decoded
+ * once (counted in counts, which may be NULL) and only their frequencies
+ * read.  GPX_E_PAYLOAD when some x[i] is not in p.
+ */
+gpx_status	gpx_plist_tfs_of(const gpx_plist *p, const uint32_t *x, uint32_t n,
+							 uint32_t *tf, gpx_plist_counts *counts);
+
+/*
  * A forward cursor.  doc is the current posting's docID (GPX_PLIST_END
  * once exhausted); next / next_geq move it forward; tf reads its
  * frequency (decoding the block's frequencies on first use).  The shallow

@@ -545,7 +545,7 @@ gpx_rank_and_work_size_n(int nterms, uint32_t shortest)
 
 	return rank_align(m * sizeof(gpx_pcursor)) +
 		rank_align(m * sizeof(gpx_list *)) +
-		rank_align((c > 0 ? c : 1) * sizeof(uint32_t)) +	/* candidates */
+		2 * rank_align((c > 0 ? c : 1) * sizeof(uint32_t)) +	/* cand, tf */
 		2 * rank_align((c > 0 ? c : 1) * sizeof(double));	/* norm, score */
 }
 
@@ -600,6 +600,7 @@ gpx_rank_and(const gpx_rank_query *q, void *work, size_t worklen,
 	gpx_pcursor *curs;
 	const gpx_list **lists;
 	uint32_t   *cand,
+			   *tf,
 				nc = 0,
 				shortest;
 	double	   *norm,
@@ -628,6 +629,8 @@ gpx_rank_and(const gpx_rank_query *q, void *work, size_t worklen,
 	lists = (const gpx_list **) p;
 	p += rank_align((size_t) m * sizeof(gpx_list *));
 	cand = (uint32_t *) p;
+	p += rank_align((size_t) shortest * sizeof(uint32_t));
+	tf = (uint32_t *) p;
 	p += rank_align((size_t) shortest * sizeof(uint32_t));
 	norm = (double *) p;
 	p += rank_align((size_t) shortest * sizeof(double));
@@ -663,26 +666,25 @@ gpx_rank_and(const gpx_rank_query *q, void *work, size_t worklen,
 		norm[i] = rank_norm(q, &bm, cand[i]);
 		score[i] = 0.0;
 	}
-	/* one pass per term in query order: score[i] += w(term, cand[i]) */
+	/*
+	 * one pass per term in query order: the candidates' frequencies in
+	 * the term's list (each block holding some decoded once, only their
+	 * frequencies read), then score[i] += w(term, cand[i])
+	 */
 	for (int j = 0; j < m && nc > 0; j++)
 	{
-		gpx_pcursor *c = &curs[0];
 		double		idf = gpx_bm25_idf(q->doclen->ndocs, q->terms[j]->n);
 
-		gpx_pcursor_init(c, q->terms[j], &st->lists);
+		s = gpx_plist_tfs_of(q->terms[j], cand, nc, tf, &st->lists);
+		if (s != GPX_OK)
+			return s;			/* the list lost a candidate */
 		for (uint32_t i = 0; i < nc; i++)
-		{
-			gpx_pcursor_next_geq(c, cand[i]);
-			if (c->doc != cand[i])
-				return GPX_E_PAYLOAD;	/* the list lost a candidate */
-			score[i] += gpx_bm25_weight(&bm, idf, gpx_pcursor_tf(c), norm[i]);
-		}
+			score[i] += gpx_bm25_weight(&bm, idf, tf[i], norm[i]);
 		st->postings += nc;
 	}
-	for (uint32_t i = 0; i < nc; i++)
-		gpx_topk_push(&top, cand[i], score[i]);
+	/* norm[] is free now: 2 nc uint32 slots of scratch */
+	gpx_topk_all(&top, cand, score, nc, (uint32_t *) norm);
 	st->scored = nc;
-	gpx_topk_finish(&top);
 	*outn = top.n;
 	return GPX_OK;
 }

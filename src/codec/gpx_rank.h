@@ -124,7 +124,7 @@ gpx_status	gpx_rank_or(const gpx_rank_query *q, gpx_rank_algo algo,
 						double *scores, uint32_t *outn, gpx_rank_stats *stats);
 
 /*
- * Workspace bytes gpx_rank_and needs: a few cursors plus 20 bytes per
+ * Workspace bytes gpx_rank_and needs: a few cursors plus 24 bytes per
  * posting of the shortest list (0 when a term is NULL or empty, or on
  * overflow: check with gpx_rank_check first).
  */

@@ -380,6 +380,35 @@ gpx_s8b_decode_block(const uint8_t *buf, uint32_t count, uint32_t base,
 	return pos;
 }
 
+/* Values at sorted positions of a block (see gpx_simple8b.h). */
+void
+gpx_s8b_select_block(const uint8_t *buf, uint32_t base, const uint32_t *pos,
+					 uint32_t n, uint32_t *out)
+{
+	uint64_t	w;
+	uint32_t	s,
+				start = 0,		/* position of the word's first value */
+				end;			/* one past its last */
+
+	if (n == 0)
+		return;
+	w = gpx_s8b_load(buf);
+	s = gpx_s8b_selector(w);
+	end = gpx_s8b_count(s);
+	for (uint32_t i = 0; i < n; i++)
+	{
+		while (pos[i] >= end)
+		{
+			buf += GPX_S8B_WORD_BYTES;
+			w = gpx_s8b_load(buf);
+			s = gpx_s8b_selector(w);
+			start = end;
+			end += gpx_s8b_count(s);
+		}
+		out[i] = (uint32_t) gpx_s8b_field(w, s, pos[i] - start) + base;
+	}
+}
+
 /* Decode a whole section: its blocks are consecutive whole words. */
 size_t
 gpx_s8b_decode(const uint8_t *buf, uint32_t n, uint32_t base, uint32_t *out)

@@ -185,6 +185,16 @@ size_t		gpx_s8b_decode(const uint8_t *buf, uint32_t n, uint32_t base,
 size_t		gpx_s8b_decode_block(const uint8_t *buf, uint32_t count,
 								 uint32_t base, uint32_t *out);
 
+/*
+ * Values number pos[0..n) (strictly increasing, each below the count of
+ * the valid block at buf) into out[0..n), + base: the words before and
+ * between them are skipped by their selectors, only the fields wanted are
+ * read (ranked AND needs a few frequencies of a block).
+ */
+void		gpx_s8b_select_block(const uint8_t *buf, uint32_t base,
+								 const uint32_t *pos, uint32_t n,
+								 uint32_t *out);
+
 /* Byte length of the block of count values at buf (valid), not decoding it. */
 size_t		gpx_s8b_block_bytes(const uint8_t *buf, uint32_t count);
 

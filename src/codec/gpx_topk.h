@@ -64,6 +64,15 @@ bool		gpx_topk_push(gpx_topk *t, uint32_t doc, double score);
 /* Sort the held pairs best first (the heap is unusable afterwards). */
 void		gpx_topk_finish(gpx_topk *t);
 
+/*
+ * Offer docs[0..n) (strictly increasing docIDs) with scores[0..n) to an
+ * empty t and finish it: the same pairs in the same order as pushing them
+ * one by one and gpx_topk_finish give, by a stable sort of the scores
+ * when n is not much above k.  tmp: 2 n slots of scratch.
+ */
+void		gpx_topk_all(gpx_topk *t, const uint32_t *docs, const double *scores,
+						 uint32_t n, uint32_t *tmp);
+
 #ifdef __cplusplus
 }
 #endif

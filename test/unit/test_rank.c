@@ -87,6 +87,74 @@ test_topk(void)
 	}
 }
 
+/*
+ * gpx_topk_all against pushing one by one and finishing: docIDs in order,
+ * scores with ties, +0, +inf, huge and tiny values, bits that differ in
+ * every byte; a negative or NaN score (the heap's order, not the sort's).
+ */
+static void
+test_topk_all(void)
+{
+	unit_rng	r = {13};
+
+	for (int it = 0; it < 400; it++)
+	{
+		uint32_t	n = unit_below(&r, it % 4 == 0 ? 40 : 5000),
+					k = 1 + unit_below(&r, it % 3 == 0 ? 8 : 3000);
+		uint32_t   *in_docs = unit_xmalloc(sizeof(uint32_t) * (n + 1)),
+				   *tmp = unit_xmalloc(sizeof(uint32_t) * (2 * n + 1)),
+				   *d1 = unit_xmalloc(sizeof(uint32_t) * k),
+				   *d2 = unit_xmalloc(sizeof(uint32_t) * k);
+		double	   *in_scores = unit_xmalloc(sizeof(double) * (n + 1)),
+				   *s1 = unit_xmalloc(sizeof(double) * k),
+				   *s2 = unit_xmalloc(sizeof(double) * k);
+		uint32_t	levels = 1 + unit_below(&r, 30),
+					doc = unit_below(&r, 10);
+		gpx_topk	t1,
+					t2;
+		bool		ok = true;
+
+		for (uint32_t i = 0; i < n; i++)
+		{
+			uint32_t	c = unit_below(&r, 100);
+
+			in_docs[i] = doc;
+			doc += 1 + unit_below(&r, 5);
+			in_scores[i] = it % 2 ? (double) unit_below(&r, levels) / 7.0 :
+				ldexp((double) (1 + unit_below(&r, 1u << 30)), (int) unit_below(&r, 200) - 100);
+			if (c == 0)
+				in_scores[i] = 0.0;
+			else if (c == 1)
+				in_scores[i] = INFINITY;
+			else if (c == 2)
+				in_scores[i] = 1e300;
+			else if (c == 3)
+				in_scores[i] = 5e-324;
+			else if (c == 4 && it % 7 == 0)
+				in_scores[i] = -1.0;
+			else if (c == 5 && it % 11 == 0)
+				in_scores[i] = NAN;
+		}
+		gpx_topk_init(&t1, k, d1, s1);
+		for (uint32_t i = 0; i < n; i++)
+			gpx_topk_push(&t1, in_docs[i], in_scores[i]);
+		gpx_topk_finish(&t1);
+		gpx_topk_init(&t2, k, d2, s2);
+		gpx_topk_all(&t2, in_docs, in_scores, n, tmp);
+		for (uint32_t i = 0; i < t1.n && i < t2.n; i++)
+			ok &= d1[i] == d2[i] && memcmp(&s1[i], &s2[i], sizeof(double)) == 0;
+		CHECKF(t1.n == t2.n && ok, "#%d: n %u k %u: %u and %u pairs, %s", it, n, k,
+			   t1.n, t2.n, ok ? "same" : "different");
+		free(in_docs);
+		free(tmp);
+		free(d1);
+		free(d2);
+		free(in_scores);
+		free(s1);
+		free(s2);
+	}
+}
+
 /* ----------------------------------------------------------- doclen -- */
 
 /* Encode entries into a fresh exact-size blob (NULL on failure). */
@@ -618,6 +686,136 @@ test_rank_random(void)
 	}
 }
 
+/*
+ * tf[i] of docID x[i] of list pl (see gpx_plist_tfs_of), want[i] its
+ * frequency; and GPX_E_PAYLOAD once a docID not in the list joins x.
+ */
+static void
+tfs_of_check(const gpx_plist *pl, const uint32_t *docs, const uint32_t *want,
+			 uint32_t n, unit_rng *r, const char *what)
+{
+	uint32_t   *x = unit_xmalloc(sizeof(uint32_t) * (n + 2)),
+			   *w = unit_xmalloc(sizeof(uint32_t) * (n + 2)),
+			   *tf = unit_xmalloc(sizeof(uint32_t) * (n + 2));
+
+	for (int pass = 0; pass < 6; pass++)
+	{
+		/* every posting, then thinner subsets, then the last one alone */
+		uint32_t	keep = pass == 0 ? 1 : pass == 1 ? 2 : pass == 2 ? 20 : 500,
+					nx = 0;
+		gpx_plist_counts cnt = {0};
+		gpx_status	s;
+		bool		ok = true;
+
+		for (uint32_t i = 0; i < n && pass < 4; i++)
+			if (unit_below(r, keep) == 0)
+			{
+				x[nx] = docs[i];
+				w[nx++] = want ? want[i] : 1;
+			}
+		if (pass >= 4 && n > 0)
+		{
+			x[nx] = docs[n - 1];
+			w[nx++] = want ? want[n - 1] : 1;
+		}
+		if (pass == 5)
+		{
+			/* a docID the list lacks, among present ones */
+			uint32_t	i = unit_below(r, n + 1),
+						gap;
+
+			if (n == 0)
+				gap = unit_below(r, 1000);
+			else if (i == n)
+				gap = docs[n - 1] + 1 + unit_below(r, 100);
+			else if (i == 0 && docs[0] > 0)
+				gap = docs[0] - 1;
+			else
+			{
+				/* the first hole at or after docs[i] */
+				while (i + 1 < n && docs[i + 1] == docs[i] + 1)
+					i++;
+				if (i + 1 == n)
+				{
+					gap = docs[n - 1] + 1;
+					i = n;
+				}
+				else
+					gap = docs[i] + 1;
+			}
+			nx = 0;
+			for (uint32_t j = 0; j < n && docs[j] < gap; j++)
+				if (unit_below(r, 3) == 0)
+					x[nx++] = docs[j];
+			x[nx++] = gap;
+			s = gpx_plist_tfs_of(pl, x, nx, tf, &cnt);
+			CHECKF(s == GPX_E_PAYLOAD, "%s: docID %u not in the list: %s", what, gap,
+				   gpx_status_str(s));
+			continue;
+		}
+		for (uint32_t i = 0; i < nx; i++)
+			tf[i] = 0;
+		tf[nx] = 0xEEEEEEEE;
+		s = gpx_plist_tfs_of(pl, x, nx, tf, &cnt);
+		for (uint32_t i = 0; i < nx; i++)
+			ok &= tf[i] == w[i];
+		CHECKF(s == GPX_OK && ok && tf[nx] == 0xEEEEEEEE, "%s: pass %d, %u of %u docIDs: %s",
+			   what, pass, nx, n, gpx_status_str(s));
+		CHECKF(cnt.blocks_decoded == cnt.tf_blocks && cnt.blocks_decoded <= pl->nblocks &&
+			   (nx == 0 || cnt.blocks_decoded >= 1),
+			   "%s: pass %d: %llu blocks decoded of %u", what, pass,
+			   (unsigned long long) cnt.blocks_decoded, pl->nblocks);
+	}
+	free(x);
+	free(w);
+	free(tf);
+}
+
+/*
+ * gpx_plist_tfs_of on every form: arrays (block sizes 1 .. GPX_MAX_BLOCK),
+ * blobs without frequencies (all 1) and with them, each codec.
+ */
+static void
+test_plist_tfs_of(void)
+{
+	unit_rng	r = {67};
+
+	for (int it = 0; it < 24; it++)
+	{
+		coll		c;
+		uint32_t	span = 100 + unit_below(&r, it % 3 == 0 ? 300000 : 20000);
+		blobs		bl,
+					blt;
+		char		what[96];
+
+		coll_make(&c, &r, span, 7, it % 2 ? 3 : 1u << unit_below(&r, 31), false,
+				  it % 4 == 0);
+		blobs_make(&bl, &c, codecs[it % 3], false);
+		blobs_make(&blt, &c, codecs[(it + 1) % 3], true);
+		for (int t = 0; t < c.nterms; t++)
+		{
+			gpx_plist	arr;
+			uint32_t	block = it % 2 ? 1 + unit_below(&r, GPX_MAX_BLOCK) : 128;
+
+			CHECK(gpx_plist_arrays(&arr, c.docs[t], c.tfs[t], c.n[t], block) == GPX_OK);
+			snprintf(what, sizeof(what), "#%d term %d arrays (block %u)", it, t, block);
+			tfs_of_check(&arr, c.docs[t], c.tfs[t], c.n[t], &r, what);
+			CHECK(gpx_plist_arrays(&arr, c.docs[t], NULL, c.n[t], block) == GPX_OK);
+			snprintf(what, sizeof(what), "#%d term %d arrays without tfs", it, t);
+			tfs_of_check(&arr, c.docs[t], NULL, c.n[t], &r, what);
+			snprintf(what, sizeof(what), "#%d term %d %s blob", it, t,
+					 gpx_codec_name(codecs[it % 3]));
+			tfs_of_check(&bl.pl[t], c.docs[t], NULL, c.n[t], &r, what);
+			snprintf(what, sizeof(what), "#%d term %d %s blob with tfs", it, t,
+					 gpx_codec_name(codecs[(it + 1) % 3]));
+			tfs_of_check(&blt.pl[t], c.docs[t], c.tfs[t], c.n[t], &r, what);
+		}
+		blobs_free(&bl, c.nterms);
+		blobs_free(&blt, c.nterms);
+		coll_free(&c);
+	}
+}
+
 /* Edge cases and argument checks. */
 static void
 test_rank_edges(void)
@@ -846,8 +1044,10 @@ int
 main(void)
 {
 	UNIT_RUN(test_topk());
+	UNIT_RUN(test_topk_all());
 	UNIT_RUN(test_doclen());
 	UNIT_RUN(test_bm25());
+	UNIT_RUN(test_plist_tfs_of());
 	UNIT_RUN(test_rank_random());
 	UNIT_RUN(test_rank_edges());
 	UNIT_RUN(test_rank_pruning());

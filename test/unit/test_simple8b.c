@@ -125,10 +125,41 @@ static uint32_t dec[MAXN + 256];
 static uint32_t ref[MAXN + 256];
 
 /*
+ * gpx_s8b_select_block on the valid block at buf of cnt values (v): every
+ * position, a random subset of them, the last one alone, none.
+ */
+static int
+select_matches(const uint8_t *buf, uint32_t cnt, uint32_t base, const uint32_t *v)
+{
+	static uint32_t sel[MAXN],
+				got[MAXN];
+	uint32_t	ns = 0;
+	int			ok = 1;
+
+	for (uint32_t j = 0; j < cnt; j++)
+		sel[j] = j;
+	gpx_s8b_select_block(buf, base, sel, cnt, got);
+	ok &= memcmp(got, v, sizeof(uint32_t) * cnt) == 0;
+	for (uint32_t j = 0; j < cnt; j++)
+		if (unit_below(&rng, 5) == 0)
+			sel[ns++] = j;
+	got[ns] = 0xEEEEEEEE;
+	gpx_s8b_select_block(buf, base, sel, ns, got);
+	for (uint32_t r = 0; r < ns; r++)
+		ok &= got[r] == v[sel[r]];
+	ok &= got[ns] == 0xEEEEEEEE;	/* nothing written past n */
+	sel[0] = cnt - 1;
+	gpx_s8b_select_block(buf, base, sel, 1, got);
+	ok &= got[0] == v[cnt - 1];
+	gpx_s8b_select_block(buf, base, sel, 0, got);
+	return ok;
+}
+
+/*
  * Encode v[0..n) in blocks of `block` with both packings and check: the
  * words decode (reference decoder and the codec, whole and block by block)
- * to v, validate, optimal <= greedy words, greedy = the reference greedy
- * per block.  Returns the optimal encoding's byte length.
+ * to v, selected values of each block are v's, validate, optimal <= greedy
+ * words, greedy = the reference greedy per block.  Returns the optimal encoding's byte length.
  */
 static size_t
 roundtrip(const char *what, const uint32_t *v, uint32_t n, uint32_t block, uint32_t base)
@@ -167,6 +198,7 @@ roundtrip(const char *what, const uint32_t *v, uint32_t n, uint32_t block, uint3
 			ok &= gpx_s8b_validate_block(copy + pos, len[p] - pos, cnt, base, &used) == GPX_OK;
 			ok &= used == bytes;
 			ok &= gpx_s8b_decode_block(copy + pos, cnt, base, dec + i) == bytes;
+			ok &= select_matches(copy + pos, cnt, base, v + i);
 			if (p == GPX_S8B_GREEDY)
 				ok &= bytes / 8 == ref_greedy_words(v + i, cnt, base);
 			pos += bytes;
