@@ -401,9 +401,30 @@ bl_floor_paths() {
 	return 0
 }
 
+# bl_rank_raw_sql DIR: the SQL that loads a gpx_gen --tf directory into the
+# raw tables terms, queries, postings_raw, tfs_raw and doclens, and builds
+# the collection's statistics (rank_bench.sh, rank_ab.sh).
+bl_rank_raw_sql() {
+	cat <<EOF
+CREATE TABLE terms (term_id int PRIMARY KEY, df int NOT NULL);
+CREATE TABLE queries (qid int PRIMARY KEY, term_ids int[] NOT NULL);
+CREATE TABLE postings_raw (term_id int, docs int4[]);
+CREATE TABLE tfs_raw (term_id int, tfs int4[]);
+CREATE TABLE doclens (doc_id int, len int);
+\copy terms FROM '$1/terms.copy'
+\copy queries FROM '$1/queries.copy'
+\copy postings_raw FROM '$1/postings.copy'
+\copy tfs_raw FROM '$1/tfs.copy'
+\copy doclens FROM '$1/doclens.copy'
+-- the collection statistics: every document of the collection
+CREATE TABLE collection AS SELECT posting_doclen_agg(doc_id, len) AS stats FROM doclens;
+EOF
+}
+
 # bl_prune_min_shortest DIR N: rewrite a gpx_gen directory in place, keeping
 # the queries (and their answers) whose shortest list has >= N docIDs, and
-# only the terms those queries use (--extra terms are dropped too).  Prints
+# only the terms those queries use (their postings, and frequencies where
+# gpx_gen --tf wrote them; --extra terms are dropped too).  Prints
 # "queries terms postings" kept.
 bl_prune_min_shortest() {
 	local dir=$1 n=$2
@@ -430,6 +451,11 @@ bl_prune_min_shortest() {
 		&& mv "$dir/answers.keep" "$dir/answers.copy" || return 1
 	awk 'NR == FNR { k[$1] = 1; next } $1 in k' "$dir/terms.copy" "$dir/postings.copy" >"$dir/postings.keep" \
 		&& mv "$dir/postings.keep" "$dir/postings.copy" || return 1
+	# gpx_gen --tf's frequencies, one row per term like the postings
+	if [ -f "$dir/tfs.copy" ]; then
+		awk 'NR == FNR { k[$1] = 1; next } $1 in k' "$dir/terms.copy" "$dir/tfs.copy" >"$dir/tfs.keep" \
+			&& mv "$dir/tfs.keep" "$dir/tfs.copy" || return 1
+	fi
 	rm -f "$dir/terms.keep" "$dir/qids.keep"
 	# what is loaded from now on (run-bench.sh keeps the generator's own
 	# figures in its results directory)

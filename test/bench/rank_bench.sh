@@ -443,8 +443,6 @@ chmod -R a+rX "$gdir"
 npost_gen=$(sed -n 's/^postings=//p' "$gdir/stats.txt")
 bl_prune_min_shortest "$gdir" "$MIN_SHORTEST" >"$BL_WORK/prune" || exit 1
 read -r nq_kept nterms_kept npost_kept <"$BL_WORK/prune"
-awk 'NR == FNR { k[$1] = 1; next } $1 in k' "$gdir/terms.copy" "$gdir/tfs.copy" >"$gdir/tfs.keep" \
-	&& mv "$gdir/tfs.keep" "$gdir/tfs.copy" || exit 1
 shortest_stats=$(awk 'FILENAME ~ /terms.copy$/ { df[$1] = $2; next } {
 	s = $2; gsub(/[{}]/, "", s); k = split(s, a, ","); m = -1; t = 0
 	for (i = 1; i <= k; i++) { if (m < 0 || df[a[i]] < m) m = df[a[i]]; t += df[a[i]] }
@@ -461,18 +459,7 @@ rank_exec_device "$db"
 pgc_psql -d "$db" <<EOF || exit 1
 SET work_mem = '1GB';
 SET maintenance_work_mem = '2GB';
-CREATE TABLE terms (term_id int PRIMARY KEY, df int NOT NULL);
-CREATE TABLE queries (qid int PRIMARY KEY, term_ids int[] NOT NULL);
-CREATE TABLE postings_raw (term_id int, docs int4[]);
-CREATE TABLE tfs_raw (term_id int, tfs int4[]);
-CREATE TABLE doclens (doc_id int, len int);
-\copy terms FROM '$gdir/terms.copy'
-\copy queries FROM '$gdir/queries.copy'
-\copy postings_raw FROM '$gdir/postings.copy'
-\copy tfs_raw FROM '$gdir/tfs.copy'
-\copy doclens FROM '$gdir/doclens.copy'
--- the collection statistics: every document of the collection
-CREATE TABLE collection AS SELECT posting_doclen_agg(doc_id, len) AS stats FROM doclens;
+$(bl_rank_raw_sql "$gdir")
 CREATE TABLE lists_raw AS SELECT term_id, p.docs, t.tfs FROM postings_raw p JOIN tfs_raw t USING (term_id);
 -- GIN and RUM documents: each posting a lexeme with tf positions (<= 256)
 CREATE TABLE pos_str AS SELECT n, string_agg(i::text, ',' ORDER BY i) AS s

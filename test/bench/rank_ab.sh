@@ -1,0 +1,88 @@
+#!/bin/bash
+# test/bench/rank_ab.sh - A/B of ranked AND in the backend between two
+# trees of gpuidx on one machine, one cluster, one data set: the old tree
+# and this one are built, then installed in turn into pg_config's
+# PostgreSQL (root: `make install`), the server restarted after each, and
+# each round times, in one PL/pgSQL loop per figure (every answer counted,
+# so consumed), posting_rank_and top-10 and top-1000 and the floor (the
+# same lists read, no ranking) over the GOV2-calibrated queries whose
+# shortest list has >= 10^4 docIDs (gpx_gen --scale 0.2 --seed 1 --tf, as
+# rank_bench.sh).  Each figure is ms per query over 5 passes; a round runs
+# every figure twice (the first in a fresh backend also reads the
+# statistics into its cache).
+#
+#   test/bench/rank_ab.sh OLD_TREE OUTDIR [JOBS] [ROUNDS]
+#
+# OLD_TREE: a checkout of the old version, e.g.
+#   mkdir /tmp/old && git archive eb6be61 | tar -x -C /tmp/old
+# Writes OUTDIR/rank-ab.txt ("old|new round R: figure|ms per query").
+old=$1 out=$2 jobs=${3:-2} rounds=${4:-4}
+[ -d "$old" ] && [ -n "$out" ] || { sed -n '2,21p' "$0" >&2; exit 2; }
+old=$(cd "$old" && pwd)
+mkdir -p "$out" && out=$(cd "$out" && pwd)
+cd "$(dirname "$0")/../.." || exit 1
+export BL_ROOT=$PWD
+source test/bench/pgcluster.sh
+source test/bench/benchlib.sh
+PGC_BIN=$(pg_config --bindir)
+(cd "$old" && make -s -j"$jobs" >"$out/build-old.log" 2>&1) &
+make -s -j"$jobs" >"$out/build-new.log" 2>&1; wait
+make -s test/gen/bin/gpx_gen >/dev/null 2>&1 || exit 1
+make -s install >/dev/null 2>&1 || { echo "make install failed" >&2; exit 1; }
+dir=$(mktemp -d /tmp/gpuidx-rank-ab.XXXXXX)
+chmod 755 "$dir"
+pgc_start "$dir/c" 1 || exit 1
+g=$dir/gen
+mkdir -p "$g"
+test/gen/bin/gpx_gen --scale 0.2 --queries 8000 --extra 0 --seed 1 --order clustered \
+	--tf --quiet --out "$g" >/dev/null || exit 1
+bl_prune_min_shortest "$g" 10000 >/dev/null || exit 1
+chmod -R a+rX "$g"
+pgc_psql <<SQL || exit 1
+SET work_mem = '1GB';
+CREATE EXTENSION IF NOT EXISTS gpuidx;
+$(bl_rank_raw_sql "$g")
+CREATE TABLE rank_lists AS
+	SELECT term_id, posting_pfor(p.docs, t.tfs) AS docs_pfor
+	FROM postings_raw p JOIN tfs_raw t USING (term_id);
+ALTER TABLE rank_lists ADD PRIMARY KEY (term_id);
+DROP TABLE postings_raw, tfs_raw, doclens;
+-- ms per query of one figure over the queries, rounds passes
+CREATE FUNCTION ab_time(k int, rounds int, mode text) RETURNS float8 LANGUAGE plpgsql AS \$\$
+DECLARE r record; t0 timestamptz; n bigint; tot bigint := 0;
+BEGIN
+	t0 := clock_timestamp();
+	FOR i IN 1..rounds LOOP
+		FOR r IN SELECT term_ids FROM queries ORDER BY qid LOOP
+			IF mode = 'and' THEN
+				SELECT count(*) INTO n FROM posting_rank_and(ARRAY(
+					SELECT l.docs_pfor FROM unnest(r.term_ids) WITH ORDINALITY u(t, pos)
+					LEFT JOIN rank_lists l ON l.term_id = u.t ORDER BY u.pos),
+					(SELECT stats FROM collection), k);
+			ELSE
+				SELECT cardinality(ARRAY(
+					SELECT l.docs_pfor FROM unnest(r.term_ids) WITH ORDINALITY u(t, pos)
+					LEFT JOIN rank_lists l ON l.term_id = u.t ORDER BY u.pos)) INTO n;
+			END IF;
+			tot := tot + n;
+		END LOOP;
+	END LOOP;
+	RETURN 1000.0 * extract(epoch FROM clock_timestamp() - t0) /
+		(rounds * (SELECT count(*) FROM queries));
+END \$\$;
+VACUUM ANALYZE;
+SQL
+for round in $(seq 1 "$rounds"); do
+	for v in old new; do
+		if [ $v = old ]; then (cd "$old" && make -s install >/dev/null 2>&1); else make -s install >/dev/null 2>&1; fi
+		pgc_as "$PGC_BIN/pg_ctl" -D "$dir/c/data" -l "$dir/c/server.log" -w -m fast restart >>"$out/restart.log" 2>&1 ||
+			{ echo "restart failed: $(tail -n 3 "$dir/c/server.log")" >&2; exit 1; }
+		pgc_psql -At -c "SET gpuidx.use_executor = off" \
+			-c "SELECT 'and10', ab_time(10, 5, 'and')" -c "SELECT 'and1000', ab_time(1000, 5, 'and')" \
+			-c "SELECT 'floor', ab_time(10, 5, 'floor')" \
+			-c "SELECT 'and10', ab_time(10, 5, 'and')" -c "SELECT 'and1000', ab_time(1000, 5, 'and')" \
+			-c "SELECT 'floor', ab_time(10, 5, 'floor')" | sed "s/^/$v round $round: /"
+	done
+done | tee "$out/rank-ab.txt"
+pgc_stop
+rm -rf "$dir"
