@@ -295,9 +295,15 @@ plist_block_tfs_at(const gpx_plist *p, uint32_t blk, const uint32_t *pos,
 		gpx_block_tfs_at(p->list, blk, pos, n, out);
 		return;
 	}
+	if (p->tfs == NULL)
+	{
+		for (uint32_t i = 0; i < n; i++)
+			out[i] = 1;
+		return;
+	}
 	t = p->tfs + (size_t) blk * p->block;
 	for (uint32_t i = 0; i < n; i++)
-		out[i] = p->tfs != NULL ? t[pos[i]] : 1;
+		out[i] = t[pos[i]];
 }
 
 /* Frequencies of docIDs of p, block by block (see gpx_plist.h). */
