@@ -275,6 +275,70 @@ gpx_d_warp_incl(uint32_t s, uint32_t lane)
 	return s;
 }
 
+/* First index i of sorted a[0..n) with a[i] >= x (n when none). */
+GPX_DEV uint32_t
+gpx_d_lower(const uint32_t *a, uint32_t n, uint32_t x)
+{
+	uint32_t	lo = 0,
+				hi = n;
+
+	while (lo < hi)
+	{
+		uint32_t	mid = lo + ((hi - lo) >> 1);
+
+		if (a[mid] < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* First index i of sorted a[0..n) with a[i] > x (n when none). */
+GPX_DEV uint32_t
+gpx_d_upper(const uint32_t *a, uint32_t n, uint32_t x)
+{
+	return x == UINT32_MAX ? n : gpx_d_lower(a, n, x + 1);
+}
+
+/* The last index of sorted a[0..n) whose value is <= x (a[0] <= x). */
+GPX_DEV uint32_t
+gpx_d_last_leq(const uint32_t *a, uint32_t n, uint32_t x)
+{
+	uint32_t	lo = 0,
+				hi = n;
+
+	while (hi - lo > 1)
+	{
+		uint32_t	mid = (lo + hi) >> 1;
+
+		if (a[mid] <= x)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * The window [*lo, *hi) of sorted a[0..n) that can hold a warp's keys
+ * dmin .. dmax (ascending by lane): lane 0 and lane 31 search, every lane
+ * gets the bounds.  All 32 lanes must call.
+ */
+GPX_DEV void
+gpx_d_warp_window(const uint32_t *a, uint32_t n, uint32_t dmin, uint32_t dmax,
+				  uint32_t lane, uint32_t *lo, uint32_t *hi)
+{
+	uint32_t	t = 0;
+
+	if (lane == 0)
+		t = gpx_d_lower(a, n, dmin);
+	else if (lane == 31)
+		t = gpx_d_upper(a, n, dmax);
+	*lo = __shfl_sync(GPX_D_FULL, t, 0);
+	*hi = __shfl_sync(GPX_D_FULL, t, 31);
+}
+
 /* ---------------------------------------------------------------- pfor -- */
 
 /*

@@ -39,19 +39,9 @@ gpx_k_rank_decode(const gpx_dl *dls, const uint64_t *offs, const uint32_t *blk_s
 	for (uint32_t w = blockIdx.x * GPX_RK_WARPS + wid; w < nwork;
 		 w += gridDim.x * GPX_RK_WARPS)
 	{
-		uint32_t	lo = 0,
-					hi = nl;
-
 		/* the last list whose first work item is <= w */
-		while (hi - lo > 1)
-		{
-			uint32_t	mid = (lo + hi) >> 1;
+		uint32_t	lo = gpx_d_last_leq(blk_start, nl, w);
 
-			if (blk_start[mid] <= w)
-				lo = mid;
-			else
-				hi = mid;
-		}
 		{
 			const gpx_dl *L = &dls[lo];
 			uint32_t	blk = w - blk_start[lo];
@@ -81,17 +71,8 @@ gpx_rk_win_find(const uint32_t *a, uint32_t n, uint32_t d, bool win, uint32_t dm
 				i;
 
 	if (win)
-	{
-		uint32_t	x = 0;
-
-		if (lane == 0)
-			x = gpx_rk_lower(a, n, dmin);
-		else if (lane == 31)
-			x = dmax == UINT32_MAX ? n : gpx_rk_lower(a, n, dmax + 1);
-		lo = __shfl_sync(GPX_D_FULL, x, 0);
-		hi = __shfl_sync(GPX_D_FULL, x, 31);
-	}
-	i = lo + gpx_rk_lower(a + lo, hi - lo, d);
+		gpx_d_warp_window(a, n, dmin, dmax, lane, &lo, &hi);
+	i = lo + gpx_d_lower(a + lo, hi - lo, d);
 	return i < hi && a[i] == d ? i : n;
 }
 

@@ -108,30 +108,11 @@ gpx_rk_block_tfs(const gpx_dl *L, uint32_t blk, uint32_t cnt, uint32_t lane,
 	__syncwarp();
 }
 
-/* First index i of a[0..n) with a[i] >= x (n when none). */
-GPX_DEV uint32_t
-gpx_rk_lower(const uint32_t *a, uint32_t n, uint32_t x)
-{
-	uint32_t	lo = 0,
-				hi = n;
-
-	while (lo < hi)
-	{
-		uint32_t	mid = lo + ((hi - lo) >> 1);
-
-		if (a[mid] < x)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 /* Position of x in a[0..n), or n when absent. */
 GPX_DEV uint32_t
 gpx_rk_find(const uint32_t *a, uint32_t n, uint32_t x)
 {
-	uint32_t	i = gpx_rk_lower(a, n, x);
+	uint32_t	i = gpx_d_lower(a, n, x);
 
 	return i < n && a[i] == x ? i : n;
 }

@@ -22,44 +22,6 @@
 /* Most thread-blocks a launch uses (the kernels loop over the rest). */
 #define GPX_UN_MAX_GRID (65535u * 16)
 
-/* First index i of a[0..n) with a[i] >= x (n when none). */
-GPX_DEV uint32_t
-gpx_un_lower(const uint32_t *a, uint32_t n, uint32_t x)
-{
-	uint32_t	lo = 0,
-				hi = n;
-
-	while (lo < hi)
-	{
-		uint32_t	mid = lo + ((hi - lo) >> 1);
-
-		if (a[mid] < x)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-/* First index i of a[0..n) with a[i] > x (n when none). */
-GPX_DEV uint32_t
-gpx_un_upper(const uint32_t *a, uint32_t n, uint32_t x)
-{
-	uint32_t	lo = 0,
-				hi = n;
-
-	while (lo < hi)
-	{
-		uint32_t	mid = lo + ((hi - lo) >> 1);
-
-		if (a[mid] <= x)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 /* The last of nq queries whose first slot is <= g (qs[0].off is 0). */
 GPX_DEV uint32_t
 gpx_un_query_of(const gpx_un_query *qs, uint32_t nq, uint32_t g)
@@ -72,25 +34,6 @@ gpx_un_query_of(const gpx_un_query *qs, uint32_t nq, uint32_t g)
 		uint32_t	mid = (lo + hi) >> 1;
 
 		if (qs[mid].off <= g)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-/* The last of a[0..n) that is <= x (a[0] <= x). */
-GPX_DEV uint32_t
-gpx_un_last_leq(const uint32_t *a, uint32_t n, uint32_t x)
-{
-	uint32_t	lo = 0,
-				hi = n;
-
-	while (hi - lo > 1)
-	{
-		uint32_t	mid = (lo + hi) >> 1;
-
-		if (a[mid] <= x)
 			lo = mid;
 		else
 			hi = mid;
@@ -111,7 +54,7 @@ gpx_k_un_decode(const gpx_dl *dls, const gpx_un_pair *pairs, const uint32_t *blk
 	for (uint32_t w = blockIdx.x * GPX_D_WARPS + wid; w < nwork;
 		 w += gridDim.x * GPX_D_WARPS)
 	{
-		uint32_t	p = gpx_un_last_leq(blk_start, npairs, w);
+		uint32_t	p = gpx_d_last_leq(blk_start, npairs, w);
 		const gpx_dl *L = &dls[pairs[p].dl];
 		uint32_t	blk = w - blk_start[p];
 		uint32_t   *o = out + pairs[p].off + ((size_t) blk << L->log2_block);
@@ -152,7 +95,7 @@ gpx_k_un_merge(const gpx_un_query *qs, uint32_t nq, const uint32_t *bnd,
 
 		if (Q->k > step)
 		{
-			uint32_t	j = gpx_un_last_leq(B, Q->k, g);
+			uint32_t	j = gpx_d_last_leq(B, Q->k, g);
 			uint32_t	a = j >> r;
 			uint64_t	pl = (uint64_t) (a ^ 1u) << r;
 
@@ -182,21 +125,15 @@ gpx_k_un_merge(const gpx_un_query *qs, uint32_t nq, const uint32_t *bnd,
 		if (win)
 		{
 			uint32_t	dmin = __shfl_sync(GPX_D_FULL, x, 0),
-						dmax = __shfl_sync(GPX_D_FULL, x, 31),
-						t = 0;
+						dmax = __shfl_sync(GPX_D_FULL, x, 31);
 
-			if (lane == 0)
-				t = gpx_un_lower(in + ps, pn, dmin);
-			else if (lane == 31)
-				t = gpx_un_upper(in + ps, pn, dmax);
-			lo = __shfl_sync(GPX_D_FULL, t, 0);
-			hi = __shfl_sync(GPX_D_FULL, t, 31);
+			gpx_d_warp_window(in + ps, pn, dmin, dmax, lane, &lo, &hi);
 		}
 		if (run != 0xFFFFFFFFu)
 		{
 			const uint32_t *P = in + ps + lo;
 
-			pos += lo + (right ? gpx_un_upper(P, hi - lo, x) : gpx_un_lower(P, hi - lo, x));
+			pos += lo + (right ? gpx_d_upper(P, hi - lo, x) : gpx_d_lower(P, hi - lo, x));
 		}
 		if (base + lane < nslots)
 			out[pos] = x;
