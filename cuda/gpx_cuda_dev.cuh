@@ -275,6 +275,35 @@ gpx_d_warp_incl(uint32_t s, uint32_t lane)
 	return s;
 }
 
+/*
+ * A warp's four elements a lane from their running sums inc[] within the
+ * lane: v[t] = first + the lanes before's totals + inc[t].
+ */
+GPX_DEV void
+gpx_d_warp_add4(const uint32_t inc[4], uint32_t first, uint32_t lane,
+				uint32_t v[4])
+{
+	uint32_t	tot = inc[3],
+				s = gpx_d_warp_incl(tot, lane) - tot + first;
+
+	v[0] = s + inc[0];
+	v[1] = s + inc[1];
+	v[2] = s + inc[2];
+	v[3] = s + inc[3];
+}
+
+/* g[0..3] |= the four words at p (16-byte aligned). */
+GPX_DEV void
+gpx_d_or4(uint32_t g[4], const uint32_t *p)
+{
+	uint4		q = *(const uint4 *) p;
+
+	g[0] |= q.x;
+	g[1] |= q.y;
+	g[2] |= q.z;
+	g[3] |= q.w;
+}
+
 /* First index i of sorted a[0..n) with a[i] >= x (n when none). */
 GPX_DEV uint32_t
 gpx_d_lower(const uint32_t *a, uint32_t n, uint32_t x)
@@ -364,8 +393,6 @@ gpx_d_pfor_warp(const uint8_t *P, uint32_t off, uint32_t cnt, uint32_t first,
 	int			nv = (int) m - gfirst;
 	uint32_t	g[4] = {0, 0, 0, 0};
 	uint32_t	inc[4];
-	uint32_t	tot,
-				s;
 
 	if (nv > 4 - t0)
 		nv = 4 - t0;
@@ -413,14 +440,7 @@ gpx_d_pfor_warp(const uint8_t *P, uint32_t off, uint32_t cnt, uint32_t first,
 				xs[pos + 1] = hi << (b & 31);
 		}
 		__syncwarp();
-		{
-			uint4		q = *(const uint4 *) (xs + 4 * lane);
-
-			g[0] |= q.x;
-			g[1] |= q.y;
-			g[2] |= q.z;
-			g[3] |= q.w;
-		}
+		gpx_d_or4(g, xs + 4 * lane);
 		__syncwarp();
 	}
 	/* localized prefix sum: d[j] = first + sum over gaps before j of (g + 1) */
@@ -430,12 +450,7 @@ gpx_d_pfor_warp(const uint8_t *P, uint32_t off, uint32_t cnt, uint32_t first,
 	inc[1] += inc[0];
 	inc[2] += inc[1];
 	inc[3] += inc[2];
-	tot = inc[3];
-	s = gpx_d_warp_incl(tot, lane) - tot + first;
-	v[0] = s + inc[0];
-	v[1] = s + inc[1];
-	v[2] = s + inc[2];
-	v[3] = s + inc[3];
+	gpx_d_warp_add4(inc, first, lane, v);
 }
 
 /*

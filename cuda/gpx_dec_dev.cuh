@@ -978,9 +978,7 @@ gpx_d_pfor4(const gpx_dl *L, uint32_t blk, uint32_t cnt, uint32_t lane,
 				m = cnt - 1,
 				o,
 				g[4],
-				inc[4],
-				tot,
-				s;
+				inc[4];
 
 	gpx_d_span(L, blk, &w0, &sb, &nbits, &first);
 	nw = nbits >> 5;
@@ -1022,26 +1020,14 @@ gpx_d_pfor4(const gpx_dl *L, uint32_t blk, uint32_t cnt, uint32_t lane,
 				xp[pos + 1] = hi << (b & 31);
 		}
 		__syncwarp();
-		{
-			uint4		q = *(const uint4 *) (xp + 4 * lane);
-
-			g[0] |= q.x;
-			g[1] |= q.y;
-			g[2] |= q.z;
-			g[3] |= q.w;
-		}
+		gpx_d_or4(g, xp + 4 * lane);
 	}
 	/* localized prefix sum: d[j] = first + sum over gaps before j of (g + 1) */
 	inc[0] = lane != 0 ? g[0] + 1 : 0;
 	inc[1] = inc[0] + g[1] + 1;
 	inc[2] = inc[1] + g[2] + 1;
 	inc[3] = inc[2] + g[3] + 1;
-	tot = inc[3];
-	s = gpx_d_warp_incl(tot, lane) - tot + first;
-	v[0] = s + inc[0];
-	v[1] = s + inc[1];
-	v[2] = s + inc[2];
-	v[3] = s + inc[3];
+	gpx_d_warp_add4(inc, first, lane, v);
 }
 
 /*
