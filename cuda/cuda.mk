@@ -126,16 +126,16 @@ $(GPU_EMU_BIN): test/gpu/test_gpu.cu test/gpu/gpu_rng.h $(GPU_EMU_OBJS) $(GPU_CO
 	$(GPU_CXX) $(GPU_EMUFLAGS) $(GPU_UNIT_INC) -x c++ -o $@ $< -x none $(GPU_EMU_OBJS) $(GPU_CODEC_OBJS) \
 		$(GPU_UNIT_OBJS) -lpthread
 
-$(GPU_S8B_BIN): test/gpu/test_s8b.cu test/gpu/gpu_rng.h $(GPU_CODEC_OBJS) $(GPU_UNIT_OBJS) $(GPU_CUDA_HDRS)
+$(GPU_S8B_BIN): test/gpu/test_s8b.cu test/gpu/gpu_rng.h test/gpu/gpu_test.h $(GPU_CODEC_OBJS) $(GPU_UNIT_OBJS) $(GPU_CUDA_HDRS)
 	@mkdir -p $(dir $@)
 	$(GPU_NVCC) $(GPU_NVCCFLAGS) $(GPU_UNIT_INC) -o $@ $< $(GPU_CODEC_OBJS) $(GPU_UNIT_OBJS)
 
-$(GPU_S8B_EMU_BIN): test/gpu/test_s8b.cu test/gpu/gpu_rng.h $(GPU_CODEC_OBJS) $(GPU_UNIT_OBJS) $(GPU_CUDA_HDRS) test/gpu/gpx_emu.h
+$(GPU_S8B_EMU_BIN): test/gpu/test_s8b.cu test/gpu/gpu_rng.h test/gpu/gpu_test.h $(GPU_CODEC_OBJS) $(GPU_UNIT_OBJS) $(GPU_CUDA_HDRS) test/gpu/gpx_emu.h
 	@mkdir -p $(dir $@)
 	$(GPU_CXX) $(GPU_EMUFLAGS) $(GPU_UNIT_INC) -x c++ -o $@ $< -x none $(GPU_CODEC_OBJS) \
 		$(GPU_UNIT_OBJS) -lpthread
 
-$(GPU_RANK_BIN): test/gpu/test_gpu_rank.cu test/gpu/gpu_rng.h $(GPU_CUDA_OBJS) $(GPU_CODEC_OBJS) $(GPU_UNIT_OBJS)
+$(GPU_RANK_BIN): test/gpu/test_gpu_rank.cu test/gpu/gpu_rng.h test/gpu/gpu_test.h $(GPU_CUDA_OBJS) $(GPU_CODEC_OBJS) $(GPU_UNIT_OBJS)
 	@mkdir -p $(dir $@)
 	$(GPU_NVCC) $(GPU_NVCCFLAGS) $(GPU_UNIT_INC) -o $@ $< $(GPU_CUDA_OBJS) $(GPU_CODEC_OBJS) $(GPU_UNIT_OBJS) -lpthread
 
@@ -143,16 +143,16 @@ $(GPU_RANK_BENCH_BIN): test/gpu/bench_gpu_rank.cu test/gpu/gpu_rng.h $(GPU_CUDA_
 	@mkdir -p $(dir $@)
 	$(GPU_NVCC) $(GPU_NVCCFLAGS) -o $@ $< $(GPU_CUDA_OBJS) $(GPU_CODEC_OBJS) -lpthread
 
-$(GPU_RANK_EMU_BIN): test/gpu/test_gpu_rank.cu test/gpu/gpu_rng.h $(GPU_EMU_OBJS) $(GPU_CODEC_OBJS) $(GPU_UNIT_OBJS)
+$(GPU_RANK_EMU_BIN): test/gpu/test_gpu_rank.cu test/gpu/gpu_rng.h test/gpu/gpu_test.h $(GPU_EMU_OBJS) $(GPU_CODEC_OBJS) $(GPU_UNIT_OBJS)
 	@mkdir -p $(dir $@)
 	$(GPU_CXX) $(GPU_EMUFLAGS) $(GPU_UNIT_INC) -x c++ -o $@ $< -x none $(GPU_EMU_OBJS) $(GPU_CODEC_OBJS) \
 		$(GPU_UNIT_OBJS) -lpthread
 
-$(GPU_UNION_BIN): test/gpu/test_gpu_union.cu test/gpu/gpu_rng.h $(GPU_CUDA_OBJS) $(GPU_CODEC_OBJS) $(GPU_UNIT_OBJS)
+$(GPU_UNION_BIN): test/gpu/test_gpu_union.cu test/gpu/gpu_rng.h test/gpu/gpu_test.h $(GPU_CUDA_OBJS) $(GPU_CODEC_OBJS) $(GPU_UNIT_OBJS)
 	@mkdir -p $(dir $@)
 	$(GPU_NVCC) $(GPU_NVCCFLAGS) $(GPU_UNIT_INC) -o $@ $< $(GPU_CUDA_OBJS) $(GPU_CODEC_OBJS) $(GPU_UNIT_OBJS) -lpthread
 
-$(GPU_UNION_EMU_BIN): test/gpu/test_gpu_union.cu test/gpu/gpu_rng.h $(GPU_EMU_OBJS) $(GPU_CODEC_OBJS) $(GPU_UNIT_OBJS)
+$(GPU_UNION_EMU_BIN): test/gpu/test_gpu_union.cu test/gpu/gpu_rng.h test/gpu/gpu_test.h $(GPU_EMU_OBJS) $(GPU_CODEC_OBJS) $(GPU_UNIT_OBJS)
 	@mkdir -p $(dir $@)
 	$(GPU_CXX) $(GPU_EMUFLAGS) $(GPU_UNIT_INC) -x c++ -o $@ $< -x none $(GPU_EMU_OBJS) $(GPU_CODEC_OBJS) \
 		$(GPU_UNIT_OBJS) -lpthread

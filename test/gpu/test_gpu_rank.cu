@@ -37,6 +37,7 @@
 #include "gpx_doclen.h"
 #include "unit.h"
 #include "gpu_rng.h"
+#include "gpu_test.h"
 
 /* One random collection: statistics and encoded lists. */
 struct tcoll
@@ -306,29 +307,12 @@ main(int argc, char **argv)
 {
 	bool		quick = false;
 	uint64_t	seed = 19;
-	int			ndev = 0;
 	gpx_cuda_options o;
 	gpx_cuda_ctx *ctx = NULL;
 	char		err[512] = "";
 	gpx_cuda_status st;
 
-	for (int i = 1; i < argc; i++)
-	{
-		if (strcmp(argv[i], "--quick") == 0)
-			quick = true;
-		else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc)
-			seed = strtoull(argv[++i], NULL, 10);
-		else
-		{
-			fprintf(stderr, "usage: %s [--quick] [--seed N]\n", argv[0]);
-			return 2;
-		}
-	}
-	if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0)
-	{
-		printf("no usable gpu: skipped\nassertions: 0 passed, 0 failed\n0 passed, 0 failed\n");
-		return 77;
-	}
+	gpu_test_args(argc, argv, &quick, &seed);
 	memset(&o, 0, sizeof(o));
 	o.cache_bytes = 64u << 20;
 	o.batch_bytes = 16u << 20;

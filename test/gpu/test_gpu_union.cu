@@ -46,6 +46,7 @@
 #include "gpx_cuda_union.h"
 #include "gpx_cuda_port.cuh"
 #include "gpu_rng.h"
+#include "gpu_test.h"
 #include "unit.h"
 
 /* One encoded list and its docIDs. */
@@ -619,7 +620,6 @@ main(int argc, char **argv)
 {
 	bool		quick = false;
 	uint64_t	seed = 18;
-	int			ndev = 0;
 	gpx_cuda_options o;
 	gpx_cuda_ctx *ctx = NULL;
 	gpx_batch_pool *pool = NULL;
@@ -627,23 +627,7 @@ main(int argc, char **argv)
 	gpx_cuda_status st;
 	std::vector<uint32_t> pinned;
 
-	for (int i = 1; i < argc; i++)
-	{
-		if (strcmp(argv[i], "--quick") == 0)
-			quick = true;
-		else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc)
-			seed = strtoull(argv[++i], NULL, 10);
-		else
-		{
-			fprintf(stderr, "usage: %s [--quick] [--seed N]\n", argv[0]);
-			return 2;
-		}
-	}
-	if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0)
-	{
-		printf("no usable gpu: skipped\nassertions: 0 passed, 0 failed\n0 passed, 0 failed\n");
-		return 77;
-	}
+	gpu_test_args(argc, argv, &quick, &seed);
 	memset(&o, 0, sizeof(o));
 	o.cache_bytes = 64u << 20;
 	o.batch_bytes = 16u << 20;

@@ -33,6 +33,7 @@
 #define WARPS 8					/* warps per thread-block */
 
 #include "gpu_rng.h"
+#include "gpu_test.h"
 
 /* Warp w of the grid decodes block w of the section. */
 __global__ void
@@ -303,25 +304,8 @@ main(int argc, char **argv)
 {
 	bool		quick = false;
 	uint64_t	seed = 8;
-	int			ndev = 0;
 
-	for (int i = 1; i < argc; i++)
-	{
-		if (strcmp(argv[i], "--quick") == 0)
-			quick = true;
-		else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc)
-			seed = strtoull(argv[++i], NULL, 10);
-		else
-		{
-			fprintf(stderr, "usage: %s [--quick] [--seed N]\n", argv[0]);
-			return 2;
-		}
-	}
-	if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0)
-	{
-		printf("no usable gpu: skipped\nassertions: 0 passed, 0 failed\n0 passed, 0 failed\n");
-		return 77;
-	}
+	gpu_test_args(argc, argv, &quick, &seed);
 	printf("test_s8b: seed %llu%s\n", (unsigned long long) seed, quick ? ", quick" : "");
 	{
 		rng			r = {seed};

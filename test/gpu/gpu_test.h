@@ -1,0 +1,45 @@
+/*
+ * gpu_test.h - what the GPU test programs test_gpu_rank.cu,
+ * test_gpu_union.cu and test_s8b.cu do before their suites: read the
+ * command line and check that a GPU is there.
+ */
+#ifndef GPX_GPU_TEST_H
+#define GPX_GPU_TEST_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpx_cuda_port.cuh"
+
+/*
+ * Read --quick and --seed N into *quick and *seed (the caller's defaults
+ * stay otherwise); anything else: usage, exit 2.  No usable GPU: a skip
+ * line and empty totals, exit 77.
+ */
+static inline void
+gpu_test_args(int argc, char **argv, bool *quick, uint64_t *seed)
+{
+	int			ndev = 0;
+
+	for (int i = 1; i < argc; i++)
+	{
+		if (strcmp(argv[i], "--quick") == 0)
+			*quick = true;
+		else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc)
+			*seed = strtoull(argv[++i], NULL, 10);
+		else
+		{
+			fprintf(stderr, "usage: %s [--quick] [--seed N]\n", argv[0]);
+			exit(2);
+		}
+	}
+	if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0)
+	{
+		printf("no usable gpu: skipped\nassertions: 0 passed, 0 failed\n0 passed, 0 failed\n");
+		exit(77);
+	}
+}
+
+#endif							/* GPX_GPU_TEST_H */
