@@ -47,34 +47,12 @@ for my $q ($q_small, $q_big, $q_big2, $q_huge)
 }
 ok(length($ref{$q_small}) > 2, 'the small query has a non-empty answer');
 
-# hold: the executor takes no batch (requests stay queued) until released
-sub hold
-{
-	my ($on) = @_;
-	$node->safe_psql('postgres',
-		"SELECT gpuidx_inject_fault('hold', " . ($on ? 30000 : 0) . ")");
-}
-
-# wait until n client backends wait for the executor
-sub wait_waiting
-{
-	my ($n) = @_;
-	return $node->poll_query_until('postgres', qq{
-		SELECT count(*) = $n FROM pg_stat_activity
-		WHERE backend_type = 'client backend' AND wait_event_type = 'Extension'});
-}
-
-sub executor_pid
-{
-	return $node->safe_psql('postgres', 'SELECT coalesce(executor_pid, 0) FROM gpuidx_info()');
-}
-
 sub stat_of { return gpx_stats($node)->{ $_[0] }; }
 
 my ($rc, $out, $err, $bg, $t0);
 
 # --- statement_timeout while queued --------------------------------------
-hold(1);
+gpx_hold($node, 1);
 $t0 = time;
 ($rc, $out, $err) = $node->psql('postgres', "SET statement_timeout = '300ms'; $q_small");
 like($err, qr/canceling statement due to statement timeout/, 'statement_timeout while queued');
@@ -83,7 +61,7 @@ ok(gpx_wait_slots_free($node), 'statement_timeout: slot and arena freed');
 
 # --- query cancel while queued -------------------------------------------
 $bg = gpx_bg($node, "$q_small;");
-ok(wait_waiting(1), 'a backend waits for the executor');
+ok(gpx_wait_waiting($node, 1), 'a backend waits for the executor');
 $node->safe_psql('postgres', q{
 	SELECT pg_cancel_backend(pid) FROM pg_stat_activity
 	WHERE backend_type = 'client backend' AND wait_event_type = 'Extension'});
@@ -93,7 +71,7 @@ ok(gpx_wait_slots_free($node), 'cancel: slot and arena freed');
 
 # --- backend exit with a request in flight -------------------------------
 $bg = gpx_bg($node, "$q_small;");
-ok(wait_waiting(1), 'a backend waits again');
+ok(gpx_wait_waiting($node, 1), 'a backend waits again');
 $node->safe_psql('postgres', q{
 	SELECT pg_terminate_backend(pid) FROM pg_stat_activity
 	WHERE backend_type = 'client backend' AND wait_event_type = 'Extension'});
@@ -102,11 +80,11 @@ like($err, qr/terminating connection/, 'pg_terminate_backend while queued');
 ok(gpx_wait_slots_free($node), 'backend exit: slot and arena freed');
 
 # --- the executor terminated (SIGTERM) with a request queued -------------
-hold(1);
-my $pid = executor_pid();
+gpx_hold($node, 1);
+my $pid = gpx_executor_pid($node);
 my $fb = stat_of('fallback_executor_down');
 $bg = gpx_bg($node, "$q_small;");
-ok(wait_waiting(1), 'a backend waits for the executor');
+ok(gpx_wait_waiting($node, 1), 'a backend waits for the executor');
 $t0 = time;
 kill 'TERM', $pid;
 ($rc, $out, $err) = gpx_bg_finish($bg);
@@ -118,11 +96,11 @@ ok($node->poll_query_until('postgres',
 	"SELECT executor_state = 'running' AND executor_pid <> $pid FROM gpuidx_info()"),
 	'SIGTERM: the executor came back with a new pid');
 ok(gpx_wait_slots_free($node), 'SIGTERM: nothing leaked');
-hold(0);
+gpx_hold($node, 0);
 is($node->safe_psql('postgres', $q_small), $ref{$q_small}, 'new executor answers right');
 
 # --- the executor exits on an error in the middle of a batch -------------
-$pid = executor_pid();
+$pid = gpx_executor_pid($node);
 my $starts = gpx_info($node)->{executor_starts};
 $node->safe_psql('postgres', "SELECT gpuidx_inject_fault('error')");
 is($node->safe_psql('postgres', $q_small), $ref{$q_small},
@@ -179,17 +157,17 @@ like($err, qr/could not serve the intersection.*\n.*larger than the shared arena
 ok(gpx_wait_slots_free($node), 'too large: nothing leaked');
 
 # --- SIGKILL: PostgreSQL restarts every process ----------------------------
-hold(1);
+gpx_hold($node, 1);
 $bg = gpx_bg($node, "$q_small;");
-ok(wait_waiting(1), 'a backend waits before the kill');
-$pid = executor_pid();
+ok(gpx_wait_waiting($node, 1), 'a backend waits before the kill');
+$pid = gpx_executor_pid($node);
 kill 'KILL', $pid;
 ($rc, $out, $err) = gpx_bg_finish($bg);
 isnt($rc, 0, 'SIGKILL: the waiting session was ended by the crash restart, not left waiting');
 ok(gpx_poll($node, "SELECT executor_state = 'running' FROM gpuidx_info()"),
 	'SIGKILL: server and executor are back');
 ok($node->log_contains('terminated by signal 9'), 'SIGKILL: the postmaster saw the crash');
-hold(0);
+gpx_hold($node, 0);
 is($node->safe_psql('postgres', $q_small), $ref{$q_small}, 'SIGKILL: right answers afterwards');
 is($node->safe_psql('postgres', $q_big), $ref{$q_big}, 'SIGKILL: big request afterwards');
 ok(gpx_wait_slots_free($node), 'SIGKILL: fresh shared memory, nothing in use');

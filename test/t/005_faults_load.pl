@@ -100,17 +100,6 @@ sub signal_sessions
 		  WHERE application_name = 'gpx_soak' AND state = 'active' $w LIMIT $n) x});
 }
 
-sub fault
-{
-	my ($f, $ms) = @_;
-	$node->safe_psql('postgres', "SELECT gpuidx_inject_fault('$f', " . ($ms // 0) . ')');
-}
-
-sub executor_pid
-{
-	return $node->safe_psql('postgres', 'SELECT coalesce(executor_pid, 0) FROM gpuidx_info()');
-}
-
 my (%total, @report);
 my $prev = gpx_soak_verify($node, $s);
 
@@ -177,16 +166,16 @@ sub signal_three
 {
 	my ($fn) = @_;
 	my @n;
-	fault('hold', 1000);
+	gpx_fault($node, 'hold', 1000);
 	wait_waiters();
 	push @n, signal_sessions($fn, 2, 1);
 	sleep 1;
-	fault('stall', 1500);
+	gpx_fault($node, 'stall', 1500);
 	wait_waiters();
 	push @n, signal_sessions($fn, 2, 1);
 	sleep 1;
 	push @n, signal_sessions($fn, 2, 0);
-	fault('none');
+	gpx_fault($node, 'none');
 	return @n;
 }
 
@@ -201,7 +190,7 @@ ok(($r->{err}{cancel} // 0) > 0, 'cancel: clients saw their statements cancelled
 # --- statement_timeout ----------------------------------------------------------
 # clients run with statement_timeout = 500ms; the executor stalls batches
 $r = phase('statement_timeout', sub {
-	for (1 .. 3) { fault('stall', 2000); sleep 1.2; }
+	for (1 .. 3) { gpx_fault($node, 'stall', 2000); sleep 1.2; }
 	return 'statement_timeout = 500ms, three batches stalled 2 s';
 }, env => { PGOPTIONS => '-c statement_timeout=500' },
 	allow => [qw(statement_timeout run_aborted)]);
@@ -222,8 +211,8 @@ $st = gpx_stats($node);
 $r = phase('executor_term', sub {
 	for my $round (1 .. 3)
 	{
-		my $p = executor_pid();
-		if ($round == 2) { fault('error'); }
+		my $p = gpx_executor_pid($node);
+		if ($round == 2) { gpx_fault($node, 'error'); }
 		else { kill 'TERM', $p; }
 		poll_for("SELECT executor_state = 'running' AND executor_pid <> $p FROM gpuidx_info()", 20);
 		sleep 0.5;
@@ -243,7 +232,7 @@ diag('executor_term: fallbacks executor down ' . ($st2->{fallback_executor_down}
 $st = gpx_stats($node);
 my @big;
 $r = phase('arena_full', sub {
-	fault('hold', 2500);
+	gpx_fault($node, 'hold', 2500);
 	for (1 .. 2)
 	{
 		push @big, gpx_bg($node, q{
@@ -276,7 +265,7 @@ $st = gpx_stats($node);
 my ($g_before, $g_armed);
 $r = phase('gpu_oom', sub {
 	$g_before = gpx_stats($node)->{gpu_failures};
-	fault('gpu_oom', 2500);
+	gpx_fault($node, 'gpu_oom', 2500);
 	sleep 3;
 	$g_armed = gpx_stats($node)->{gpu_failures};
 	return 'gpuidx.device = gpu, gpu_oom armed 2.5 s: ' . ($g_armed - $g_before)
@@ -298,7 +287,7 @@ $node->safe_psql('postgres', 'ALTER SYSTEM RESET gpuidx.device; SELECT pg_reload
 ok(poll_for("SELECT device = 'auto' FROM gpuidx_info()", 20), 'gpu_oom: back to auto');
 
 # --- the executor killed (SIGKILL): PostgreSQL restarts every process ----------------
-$pid = executor_pid();
+$pid = gpx_executor_pid($node);
 $r = phase('executor_kill9', sub {
 	kill 'KILL', $pid;
 	poll_for("SELECT executor_state = 'running' FROM gpuidx_info()", 60);
@@ -306,15 +295,15 @@ $r = phase('executor_kill9', sub {
 }, allow => [qw(terminated connection_lost run_aborted)]);
 ok($node->log_contains(qr/\(PID $pid\) was terminated by signal 9/),
 	'executor_kill9: the postmaster saw the crash and restarted');
-ok(executor_pid() != $pid, 'executor_kill9: a new executor');
+ok(gpx_executor_pid($node) != $pid, 'executor_kill9: a new executor');
 
 # --- server restart (pg_ctl restart, fast) ------------------------------------------
-$pid = executor_pid();
+$pid = gpx_executor_pid($node);
 $r = phase('server_restart', sub {
 	$node->restart;
 	return 'pg_ctl restart (mode fast)';
 }, allow => [qw(terminated connection_lost run_aborted)]);
-ok(executor_pid() != $pid, 'server_restart: a new executor');
+ok(gpx_executor_pid($node) != $pid, 'server_restart: a new executor');
 
 # --- all together -----------------------------------------------------------------
 my $v = gpx_soak_verify($node, $s);

@@ -84,17 +84,6 @@ sub poll_for
 	return gpx_poll($node, $sql, $max);
 }
 
-sub fault
-{
-	my ($f, $ms) = @_;
-	$node->safe_psql('postgres', "SELECT gpuidx_inject_fault('$f', " . ($ms // 0) . ')');
-}
-
-sub executor_pid
-{
-	return $node->safe_psql('postgres', 'SELECT coalesce(executor_pid, 0) FROM gpuidx_info()');
-}
-
 # Signal up to $n soak sessions waiting for the executor with $fn.
 sub signal_waiting
 {
@@ -217,10 +206,10 @@ $st = phase('gpu_oom', sub {
 	# one batch at a time, then a whole second: each fails while others run
 	for (1 .. 20)
 	{
-		fault('gpu_oom', 0);
+		gpx_fault($node, 'gpu_oom', 0);
 		sleep 0.05;
 	}
-	fault('gpu_oom', 1000);
+	gpx_fault($node, 'gpu_oom', 1000);
 	sleep 1.2;
 	return 'gpu_oom for 20 single batches, then for 1 s';
 });
@@ -233,23 +222,23 @@ ok($node->log_contains('injected fault gpu_oom: out of gpu or pinned memory'),
 $st = phase('stall', sub {
 	for (1 .. 3)
 	{
-		fault('stall', 300);
+		gpx_fault($node, 'stall', 300);
 		sleep 0.5;
 	}
 	return 'three stalls of 300 ms while taking a batch';
 });
 
-$pid = executor_pid();
+$pid = gpx_executor_pid($node);
 $starts = gpx_info($node)->{executor_starts};
 $st = phase('error', sub {
-	fault('error');
+	gpx_fault($node, 'error');
 	poll_for("SELECT executor_state = 'running' AND executor_pid <> $pid FROM gpuidx_info()", 30);
 	return 'executor error while taking a batch, batches in flight';
 });
 ok(gpx_info($node)->{executor_starts} > $starts, 'error: the executor restarted');
 ok($node->log_contains('gpuidx executor: injected fault'), 'error: logged');
 
-$pid = executor_pid();
+$pid = gpx_executor_pid($node);
 $st = phase('sigterm', sub {
 	kill 'TERM', $pid;
 	poll_for("SELECT executor_state = 'running' AND executor_pid <> $pid FROM gpuidx_info()", 30);

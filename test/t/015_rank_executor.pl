@@ -215,7 +215,7 @@ for my $dev (@devs)
 {
 	my $dev1 = $gpu ? 'gpu' : 'cpu';
 	$node->safe_psql('postgres', 'SELECT gpuidx_stats_reset()');
-	hold(1);
+	gpx_hold($node, 1);
 	my @jobs;
 	for my $i (0 .. 3)
 	{
@@ -223,8 +223,8 @@ for my $dev (@devs)
 		push @jobs, [ gpx_bg($node, "SET gpuidx.device = $dev1; SET gpuidx.executor_fallback = off;"
 						. single_sql($t, $m, 7) . ";\n"), $sref{"$t/$m"} . "\n", "$t ranked $m" ];
 	}
-	ok(wait_waiting(4), 'four ranked requests of four backends wait in the queue');
-	hold(0);
+	ok(gpx_wait_waiting($node, 4), 'four ranked requests of four backends wait in the queue');
+	gpx_hold($node, 0);
 	for my $j (@jobs)
 	{
 		my ($rc, $out, $err) = gpx_bg_finish($j->[0]);
@@ -300,29 +300,14 @@ my $dev = $gpu ? 'gpu' : 'cpu';
 my $q_and = "SET gpuidx.device = $dev;" . batch_sql('lrc', 'and', 7) . ';';
 my $q_or = "SET gpuidx.device = $dev;" . batch_sql('pfor', 'or', 10000) . ';';
 
-sub hold
-{
-	my ($on) = @_;
-	$node->safe_psql('postgres',
-		"SELECT gpuidx_inject_fault('hold', " . ($on ? 30000 : 0) . ")");
-}
-
-sub wait_waiting
-{
-	my ($n) = @_;
-	return $node->poll_query_until('postgres', qq{
-		SELECT count(*) = $n FROM pg_stat_activity
-		WHERE backend_type = 'client backend' AND wait_event_type = 'Extension'});
-}
-
 my ($rc, $out, $err, $bg);
 
 # the executor killed while a ranked request is queued
-hold(1);
+gpx_hold($node, 1);
 my $pid = gpx_info($node)->{executor_pid};
 my $fb = stats()->{fallback_executor_down};
 $bg = gpx_bg($node, $q_or);
-ok(wait_waiting(1), 'a ranked request waits in the queue');
+ok(gpx_wait_waiting($node, 1), 'a ranked request waits in the queue');
 is(gpx_info($node)->{queued}, 1, 'it is queued');
 my $t0 = time;
 kill 'TERM', $pid;
@@ -337,16 +322,16 @@ ok($node->poll_query_until('postgres',
 ok(gpx_wait_slots_free($node), 'executor killed: nothing leaked');
 
 # cancel while queued
-hold(1);
+gpx_hold($node, 1);
 $bg = gpx_bg($node, $q_and);
-ok(wait_waiting(1), 'a ranked request waits again');
+ok(gpx_wait_waiting($node, 1), 'a ranked request waits again');
 $node->safe_psql('postgres', q{
 	SELECT pg_cancel_backend(pid) FROM pg_stat_activity
 	WHERE backend_type = 'client backend' AND wait_event_type = 'Extension'});
 ($rc, $out, $err) = gpx_bg_finish($bg);
 like($err, qr/canceling statement due to user request/, 'cancel of a queued ranked request');
 ok(gpx_wait_slots_free($node), 'cancel: slot and arena freed');
-hold(0);
+gpx_hold($node, 0);
 same_rows($node->safe_psql('postgres', $q_and), $ref{'lrc/and/7'}, 'after the cancel: right answer');
 
 # statement_timeout while the executor runs it (the slot is ABANDONED)
@@ -357,14 +342,14 @@ ok(gpx_wait_slots_free($node), 'the executor frees the abandoned ranked request'
 same_rows($node->safe_psql('postgres', $q_or), $ref{'pfor/or/10000'}, 'after the abandoned batch: right answer');
 
 # executor_fallback = off: the executor is held past executor_timeout
-hold(1);
+gpx_hold($node, 1);
 ($rc, $out, $err) = $node->psql('postgres',
 	"SET gpuidx.executor_fallback = off; SET gpuidx.executor_timeout = 300; $q_and");
 like($err, qr/could not serve the ranked query/, 'executor_fallback = off: a clear error');
 like($err, qr/did not answer within gpuidx.executor_timeout/, 'executor_fallback = off: the reason');
 same_rows($node->safe_psql('postgres', "SET gpuidx.executor_timeout = 300; $q_and"), $ref{'lrc/and/7'},
 	'executor_timeout with fallback: the backend answers');
-hold(0);
+gpx_hold($node, 0);
 ok(gpx_wait_slots_free($node), 'timeouts: nothing leaked');
 
 $node->stop;

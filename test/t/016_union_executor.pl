@@ -207,30 +207,10 @@ for my $q ($q_small, $q_group, $q_big, $q_big2, $q_huge)
 }
 like($ref{$q_small}, qr/^\{0,7,.*,2147483647\}$/, 'the small union has its docIDs');
 
-sub hold
-{
-	my ($on) = @_;
-	$node->safe_psql('postgres',
-		"SELECT gpuidx_inject_fault('hold', " . ($on ? 30000 : 0) . ")");
-}
-
-sub wait_waiting
-{
-	my ($n) = @_;
-	return $node->poll_query_until('postgres', qq{
-		SELECT count(*) = $n FROM pg_stat_activity
-		WHERE backend_type = 'client backend' AND wait_event_type = 'Extension'});
-}
-
-sub executor_pid
-{
-	return $node->safe_psql('postgres', 'SELECT coalesce(executor_pid, 0) FROM gpuidx_info()');
-}
-
 my ($rc, $out, $err, $bg, $t0, $pid, $fb);
 
 # statement_timeout while queued
-hold(1);
+gpx_hold($node, 1);
 $t0 = time;
 ($rc, $out, $err) = $node->psql('postgres', "SET statement_timeout = '300ms'; $q_group");
 like($err, qr/canceling statement due to statement timeout/, 'statement_timeout while the unions are queued');
@@ -238,9 +218,9 @@ ok(time - $t0 < 5, 'the timeout was not delayed by the executor');
 ok(gpx_wait_slots_free($node), 'statement_timeout: slots and arena freed');
 
 # cancel while queued
-hold(1);
+gpx_hold($node, 1);
 $bg = gpx_bg($node, "$q_small;");
-ok(wait_waiting(1), 'a union waits for the executor');
+ok(gpx_wait_waiting($node, 1), 'a union waits for the executor');
 $node->safe_psql('postgres', q{
 	SELECT pg_cancel_backend(pid) FROM pg_stat_activity
 	WHERE backend_type = 'client backend' AND wait_event_type = 'Extension'});
@@ -249,9 +229,9 @@ like($err, qr/canceling statement due to user request/, 'cancel of a queued unio
 ok(gpx_wait_slots_free($node), 'cancel: slot and arena freed');
 
 # backend exit while queued
-hold(1);
+gpx_hold($node, 1);
 $bg = gpx_bg($node, "$q_small;");
-ok(wait_waiting(1), 'a union waits again');
+ok(gpx_wait_waiting($node, 1), 'a union waits again');
 $node->safe_psql('postgres', q{
 	SELECT pg_terminate_backend(pid) FROM pg_stat_activity
 	WHERE backend_type = 'client backend' AND wait_event_type = 'Extension'});
@@ -260,11 +240,11 @@ like($err, qr/terminating connection/, 'pg_terminate_backend while a union is qu
 ok(gpx_wait_slots_free($node), 'backend exit: slot and arena freed');
 
 # the executor terminated while unions are queued: the backend answers
-hold(1);
-$pid = executor_pid();
+gpx_hold($node, 1);
+$pid = gpx_executor_pid($node);
 $fb = stats()->{fallback_executor_down};
 $bg = gpx_bg($node, "$q_group;");
-ok(wait_waiting(1), 'a GROUP BY of unions waits for the executor');
+ok(gpx_wait_waiting($node, 1), 'a GROUP BY of unions waits for the executor');
 $t0 = time;
 kill 'TERM', $pid;
 ($rc, $out, $err) = gpx_bg_finish($bg);
@@ -276,11 +256,11 @@ ok($node->poll_query_until('postgres',
 	"SELECT executor_state = 'running' AND executor_pid <> $pid FROM gpuidx_info()"),
 	'the executor came back');
 ok(gpx_wait_slots_free($node), 'executor terminated: nothing leaked');
-hold(0);
+gpx_hold($node, 0);
 is($node->safe_psql('postgres', $q_group), $ref{$q_group}, 'the new executor answers right');
 
 # the executor fails inside the batch
-$pid = executor_pid();
+$pid = gpx_executor_pid($node);
 $node->safe_psql('postgres', "SELECT gpuidx_inject_fault('error')");
 is($node->safe_psql('postgres', $q_small), $ref{$q_small},
 	'executor error during a union batch: right answer (from the backend)');
@@ -307,12 +287,12 @@ ok(stats()->{fallback_timeout} > $fb, 'executor_timeout: counted');
 ok(gpx_wait_slots_free($node), 'executor_timeout: nothing leaked');
 
 # executor_fallback = off: a clear error
-hold(1);
+gpx_hold($node, 1);
 ($rc, $out, $err) = $node->psql('postgres',
 	"SET gpuidx.executor_fallback = off; SET gpuidx.executor_timeout = 300; $q_small");
 like($err, qr/could not serve the union/, 'executor_fallback = off: a clear error');
 like($err, qr/did not answer within gpuidx.executor_timeout/, 'executor_fallback = off: the reason');
-hold(0);
+gpx_hold($node, 0);
 ok(gpx_wait_slots_free($node), 'executor_fallback = off: nothing leaked');
 
 # a full arena: a big union stalled in the executor holds most of it

@@ -16,7 +16,7 @@ use Exporter 'import';
 our @EXPORT = qw(gpx_node gpx_wait_executor gpx_poll gpx_data gpx_bg gpx_bg_finish
   gpx_info gpx_stats gpx_check_queries gpx_wait_slots_free
   gpx_soak_setup gpx_soak_load_start gpx_soak_load_finish gpx_soak_verify
-  gpx_proc_mem);
+  gpx_proc_mem gpx_fault gpx_hold gpx_wait_waiting gpx_executor_pid);
 
 # Start a node with gpuidx preloaded (unless preload => 0), extra
 # postgresql.conf lines in conf, the extension created.
@@ -538,6 +538,37 @@ sub gpx_proc_mem
 	}
 	close $f;
 	return \%m;
+}
+
+
+# Inject executor fault $f for $ms ms (0 or none: until changed).
+sub gpx_fault
+{
+	my ($node, $f, $ms) = @_;
+	$node->safe_psql('postgres', "SELECT gpuidx_inject_fault('$f', " . ($ms // 0) . ')');
+}
+
+# hold: the executor takes no batch (requests stay queued) until released.
+sub gpx_hold
+{
+	my ($node, $on) = @_;
+	gpx_fault($node, 'hold', $on ? 30000 : 0);
+}
+
+# Wait until $n client backends wait for the executor; 1 if they did.
+sub gpx_wait_waiting
+{
+	my ($node, $n) = @_;
+	return $node->poll_query_until('postgres', qq{
+		SELECT count(*) = $n FROM pg_stat_activity
+		WHERE backend_type = 'client backend' AND wait_event_type = 'Extension'});
+}
+
+# The executor's pid, 0 when none runs.
+sub gpx_executor_pid
+{
+	my ($node) = @_;
+	return $node->safe_psql('postgres', 'SELECT coalesce(executor_pid, 0) FROM gpuidx_info()');
 }
 
 1;
