@@ -41,6 +41,18 @@ mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd) || exit 1
 cd "$(dirname "$0")/../.." || exit 1
 echo "== logs in $OUT"
 
+# sanitized_suite NAME MAXSECONDS BIN: the test program BIN in full, then
+# its --quick run under memcheck (NAMEmem) and racecheck (NAMErace)
+sanitized_suite() {
+	local name=$1 max=$2 bin=$3
+	step "$name" "$max" "$bin"
+	grep -v '^ok' "$OUT/$name.log" | tail -25
+	step "${name}mem" 200 "$SAN" --tool memcheck --leak-check no "$bin" --quick
+	grep -E 'ERROR SUMMARY|passed,|Invalid|out of bounds' "$OUT/${name}mem.log" | head -20
+	step "${name}race" 200 "$SAN" --tool racecheck "$bin" --quick
+	grep -E 'RACECHECK SUMMARY|ERROR SUMMARY|passed,|hazard' "$OUT/${name}race.log" | head -20
+}
+
 # left: seconds of the budget still available
 left() { echo $(( BUDGET - ($(date +%s) - START) )); }
 
@@ -104,22 +116,12 @@ for s in $STEPS; do
 			step benchquick 200 test/gpu/bin/bench_gpu --quick
 			cat "$OUT/benchquick.log" ;;
 		rank)
-			step rank 180 test/gpu/bin/test_gpu_rank
-			grep -v '^ok' "$OUT/rank.log" | tail -25
-			step rankmem 200 "$SAN" --tool memcheck --leak-check no test/gpu/bin/test_gpu_rank --quick
-			grep -E 'ERROR SUMMARY|passed,|Invalid|out of bounds' "$OUT/rankmem.log" | head -20
-			step rankrace 200 "$SAN" --tool racecheck test/gpu/bin/test_gpu_rank --quick
-			grep -E 'RACECHECK SUMMARY|ERROR SUMMARY|passed,|hazard' "$OUT/rankrace.log" | head -20 ;;
+			sanitized_suite rank 180 test/gpu/bin/test_gpu_rank ;;
 		rankbench)
 			step rankbench 330 test/gpu/bin/bench_gpu_rank ${RANK_ARGS:-}
 			cat "$OUT/rankbench.log" ;;
 		union)
-			step union 240 test/gpu/bin/test_gpu_union
-			grep -v '^ok' "$OUT/union.log" | tail -25
-			step unionmem 200 "$SAN" --tool memcheck --leak-check no test/gpu/bin/test_gpu_union --quick
-			grep -E 'ERROR SUMMARY|passed,|Invalid|out of bounds' "$OUT/unionmem.log" | head -20
-			step unionrace 200 "$SAN" --tool racecheck test/gpu/bin/test_gpu_union --quick
-			grep -E 'RACECHECK SUMMARY|ERROR SUMMARY|passed,|hazard' "$OUT/unionrace.log" | head -20 ;;
+			sanitized_suite union 240 test/gpu/bin/test_gpu_union ;;
 		unionbench)
 			step unionbench 330 test/gpu/bin/bench_gpu --union --no-decode --no-isect ${UNION_ARGS:-}
 			cat "$OUT/unionbench.log" ;;
