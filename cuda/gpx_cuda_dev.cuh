@@ -260,19 +260,29 @@ gpx_d_find_block(const gpx_dl *L, uint32_t x)
 	return lo;
 }
 
+/*
+ * Inclusive prefix sum of s within each group of `width` lanes (a power
+ * of two up to 32, a constant at every call), l: the lane in its group.
+ */
+GPX_DEV uint32_t
+gpx_d_group_incl(uint32_t s, uint32_t l, uint32_t width)
+{
+#pragma unroll
+	for (uint32_t d = 1; d < width; d <<= 1)
+	{
+		uint32_t	y = __shfl_up_sync(GPX_D_FULL, s, d);
+
+		if (l >= d)
+			s += y;
+	}
+	return s;
+}
+
 /* Inclusive warp prefix sum of s. */
 GPX_DEV uint32_t
 gpx_d_warp_incl(uint32_t s, uint32_t lane)
 {
-#pragma unroll
-	for (uint32_t d = 1; d < 32; d <<= 1)
-	{
-		uint32_t	y = __shfl_up_sync(GPX_D_FULL, s, d);
-
-		if (lane >= d)
-			s += y;
-	}
-	return s;
+	return gpx_d_group_incl(s, lane, 32);
 }
 
 /*

@@ -301,15 +301,7 @@ gpx_d_stage_half(const uint8_t *src, uint32_t nw, uint32_t hl, uint32_t *s)
 GPX_DEV uint32_t
 gpx_d_half_incl(uint32_t x, uint32_t hl)
 {
-#pragma unroll
-	for (uint32_t d = 1; d < 16; d <<= 1)
-	{
-		uint32_t	y = __shfl_up_sync(GPX_D_FULL, x, d);
-
-		if (hl >= d)
-			x += y;
-	}
-	return x;
+	return gpx_d_group_incl(x, hl, 16);
 }
 
 /*
