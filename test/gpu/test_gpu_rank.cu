@@ -307,21 +307,10 @@ main(int argc, char **argv)
 {
 	bool		quick = false;
 	uint64_t	seed = 19;
-	gpx_cuda_options o;
 	gpx_cuda_ctx *ctx = NULL;
-	char		err[512] = "";
-	gpx_cuda_status st;
 
 	gpu_test_args(argc, argv, &quick, &seed);
-	memset(&o, 0, sizeof(o));
-	o.cache_bytes = 64u << 20;
-	o.batch_bytes = 16u << 20;
-	st = gpx_cuda_open(&o, &ctx, err, sizeof(err));
-	if (st != GPX_CUDA_OK)
-	{
-		fprintf(stderr, "gpx_cuda_open: %s: %s\n", gpx_cuda_status_str(st), err);
-		return 1;
-	}
+	ctx = gpu_test_open();
 	printf("test_gpu_rank: seed %llu%s\n", (unsigned long long) seed, quick ? ", quick" : "");
 	{
 		rng			r = {seed};
