@@ -324,7 +324,8 @@ gpx_plist_tfs_of(const gpx_plist *p, const uint32_t *x, uint32_t n,
 		uint32_t	b,
 					cnt,
 					at = 0,
-					e;
+					e,
+					r;
 
 		if (lo >= p->nblocks)
 			return GPX_E_PAYLOAD;
@@ -334,17 +335,23 @@ gpx_plist_tfs_of(const gpx_plist *p, const uint32_t *x, uint32_t n,
 		cnt = gpx_plist_block_docs(p, b, docs);
 		if (counts)
 			counts->blocks_decoded++;
-		/* the positions of x[i..e), the ones this block can hold */
+		/* x[i..e): the ones this block can hold */
 		for (e = i; e < n && e - i < cnt && x[e] <= docs[cnt - 1]; e++)
-		{
-			at = o->scan != NULL ? o->scan(docs, at, x[e]) :
-				pcursor_search(docs, at, cnt, x[e]);
-			if (docs[at] != x[e])
-				return GPX_E_PAYLOAD;
-			pos[e - i] = at;
-		}
+			;
 		if (e == i)
 			return GPX_E_PAYLOAD;	/* x[i] falls after block b's last */
+		/* their positions: the vectorised locate, then a scan from there */
+		r = o->locate != NULL ? o->locate(docs, cnt, x + i, e - i, pos) : 0;
+		if (r > 0)
+			at = pos[r - 1];
+		for (; r < e - i; r++)
+		{
+			at = o->scan != NULL ? o->scan(docs, at, x[i + r]) :
+				pcursor_search(docs, at, cnt, x[i + r]);
+			if (docs[at] != x[i + r])
+				return GPX_E_PAYLOAD;
+			pos[r] = at;
+		}
 		plist_block_tfs_at(p, b, pos, e - i, tf + i);
 		if (counts)
 			counts->tf_blocks++;

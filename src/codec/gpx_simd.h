@@ -85,6 +85,15 @@ typedef struct gpx_simd_ops
 						  uint32_t *c, uint32_t i, uint32_t m, uint32_t *w);
 
 	/*
+	 * Positions in one decoded block: buf[0..cnt) strictly increasing
+	 * (0 < cnt <= GPX_MAX_BLOCK), x[0..n) strictly increasing.  For the
+	 * leading x that buf holds, pos[r] = the index of x[r] in buf; returns
+	 * how many (stops at the first x buf lacks).  Reads only buf[0..cnt).
+	 */
+	uint32_t	(*locate) (const uint32_t *buf, uint32_t cnt, const uint32_t *x,
+						   uint32_t n, uint32_t *pos);
+
+	/*
 	 * Gaps of a sorted run: the smallest and largest d[j] - d[j - 1] over
 	 * 1 <= j <= r into *gmin, *gmax (both untouched when r is 0), for the
 	 * r it returns: how many leading gaps of the cnt - 1 it looked at.

@@ -323,6 +323,59 @@ avx2_merge(const uint32_t *buf, uint32_t cnt, uint32_t *pp, uint32_t *c,
 	return e;
 }
 
+/*
+ * Positions by sampled windows, as avx2_merge; the window is loaded with
+ * its lanes past the block masked off, so only buf[0..cnt) is read.
+ */
+AVX2_FN uint32_t
+avx2_locate(const uint32_t *buf, uint32_t cnt, const uint32_t *x,
+			uint32_t n, uint32_t *pos)
+{
+	const __m256i lastv = _mm256_set1_epi32((int32_t) (cnt - 1)),
+				lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+	const uint32_t nwin = (cnt + 15) >> 4;
+	__m256i		s0,
+				s1;
+	uint32_t	r;
+
+	/* every sample inside the block: the last window's is buf[cnt - 1] */
+	s0 = _mm256_i32gather_epi32((const int *) buf,
+								_mm256_min_epu32(_mm256_setr_epi32(15, 31, 47, 63, 79, 95, 111, 127),
+												 lastv), 4);
+	s1 = _mm256_i32gather_epi32((const int *) buf,
+								_mm256_min_epu32(_mm256_setr_epi32(143, 159, 175, 191, 207, 223, 239, 255),
+												 lastv), 4);
+	for (r = 0; r < n; r++)
+	{
+		const __m256i vx = _mm256_set1_epi32((int32_t) x[r]);
+		uint32_t	j,
+					left,
+					eq;
+		__m256i		lv,
+					m0,
+					m1;
+
+		/* values <= GPX_MAX_DOCID: signed compares order them */
+		j = (uint32_t) __builtin_popcount((uint32_t) _mm256_movemask_ps(_mm256_castsi256_ps(
+			_mm256_cmpgt_epi32(vx, s0))) |
+			(uint32_t) _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(vx, s1))) << 8);
+		if (j >= nwin)
+			break;				/* above the block */
+		left = cnt - 16 * j;
+		lv = _mm256_set1_epi32((int32_t) (left < 16 ? left : 16));
+		m0 = _mm256_cmpgt_epi32(lv, lane);
+		m1 = _mm256_cmpgt_epi32(lv, _mm256_add_epi32(lane, _mm256_set1_epi32(8)));
+		eq = (uint32_t) _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_and_si256(m0,
+			_mm256_cmpeq_epi32(_mm256_maskload_epi32((const int *) (buf + 16 * j), m0), vx)))) |
+			(uint32_t) _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_and_si256(m1,
+			_mm256_cmpeq_epi32(_mm256_maskload_epi32((const int *) (buf + 16 * j + 8), m1), vx)))) << 8;
+		if (eq == 0)
+			break;
+		pos[r] = 16 * j + (uint32_t) __builtin_ctz(eq);
+	}
+	return r;
+}
+
 /* Unaligned loads of 8 uint32 / int32. */
 #define AVX2_LOAD(p) _mm256_loadu_si256((const __m256i *) (p))
 /* Horizontal reductions of 8 lanes: halves, then pairs, then neighbours. */
@@ -567,6 +620,7 @@ const gpx_simd_ops gpx_simd_avx2_ops = {
 	.ef_merge = avx2_ef_merge,
 	.scan = avx2_scan,
 	.merge = avx2_merge,
+	.locate = avx2_locate,
 	.gap_range = avx2_gap_range,
 	.lrc_ext = avx2_lrc_ext,
 	.sorted_flag = avx2_sorted_flag,

@@ -386,6 +386,41 @@ avx512_merge(const uint32_t *buf, uint32_t cnt, uint32_t *pp, uint32_t *c,
 	return e;
 }
 
+/*
+ * Positions by sampled windows, as avx512_merge: the window of x is the
+ * count of windows whose last value is below x, and one masked compare
+ * with that window (its lanes inside the block only) gives the index.
+ */
+AVX512_FN uint32_t
+avx512_locate(const uint32_t *buf, uint32_t cnt, const uint32_t *x,
+			  uint32_t n, uint32_t *pos)
+{
+	const __m512i idx = _mm512_min_epu32(
+		_mm512_setr_epi32(15, 31, 47, 63, 79, 95, 111, 127,
+						  143, 159, 175, 191, 207, 223, 239, 255),
+		_mm512_set1_epi32((int32_t) (cnt - 1)));
+	const uint32_t nwin = (cnt + 15) >> 4;
+	__m512i		samples;
+	uint32_t	r;
+
+	/* windows past the block sample as GPX_MAX_DOCID: never below an x */
+	samples = _mm512_mask_i32gather_epi32(_mm512_set1_epi32((int32_t) GPX_MAX_DOCID),
+										  avx512_first(nwin), idx, buf, 4);
+	for (r = 0; r < n; r++)
+	{
+		__m512i		vx = _mm512_set1_epi32((int32_t) x[r]);
+		uint32_t	j = (uint32_t) __builtin_popcount(_mm512_cmplt_epu32_mask(samples, vx)),
+					left = j < nwin ? cnt - 16 * j : 0;
+		__mmask16	in = avx512_first(left < 16 ? left : 16),
+					k = _mm512_mask_cmpeq_epu32_mask(in, _mm512_maskz_loadu_epi32(in, buf + 16 * j), vx);
+
+		if (k == 0)
+			break;
+		pos[r] = 16 * j + (uint32_t) __builtin_ctz(k);
+	}
+	return r;
+}
+
 /* The smallest and largest gap of d's first gaps, 16 at a time. */
 AVX512_FN uint32_t
 avx512_gap_range(const uint32_t *d, uint32_t cnt, uint32_t *gmin,
@@ -605,6 +640,7 @@ const gpx_simd_ops gpx_simd_avx512_ops = {
 	.ef_merge = avx512_ef_merge,
 	.scan = avx512_scan,
 	.merge = avx512_merge,
+	.locate = avx512_locate,
 	.gap_range = avx512_gap_range,
 	.lrc_ext = avx512_lrc_ext,
 	.sorted_flag = avx512_sorted_flag,

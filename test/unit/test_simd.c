@@ -5,8 +5,8 @@
  * (format 1, and format 2 with own, Elias-Fano and bitmap blocks forced),
  * on edge lists (0, 1, 2 elements, block boundaries, 0 and 2^31 - 1,
  * every field width from 1 to 31 bits), intersections (every strategy)
- * against a naive merge, and the kernels of the encoders and of the set
- * operations against naive loops.
+ * against a naive merge, and the kernels of the encoders, of the set
+ * operations and of locate against naive loops.
  *
  *   test_simd            run the tests (GPX_SIMD is ignored: all variants)
  *   test_simd --levels   print the names of the supported variants
@@ -297,6 +297,57 @@ naive_setop(int op, const uint32_t *a, uint32_t na, const uint32_t *b,
 }
 
 /*
+ * One locate call against a naive search: a block of 1..256 docIDs in an
+ * exact-size buffer (an over-read shows under ASan), low or near
+ * GPX_MAX_DOCID, and an increasing subset of it, sometimes with a docID
+ * the block lacks (between two of its own, or above its last) after
+ * which locate must stop.
+ */
+static void
+check_locate(unit_rng *r, const gpx_simd_ops *o, int level, int it)
+{
+	uint32_t	cnt = 1 + unit_below(r, it % 3 == 0 ? 256 : 40),
+				scale = 1 + unit_below(r, it % 2 ? 4 : 1000),
+			   *buf = unit_xmalloc(sizeof(uint32_t) * cnt),
+				x[257],
+				pos[257],
+				want[257],
+				n = 0,
+				lack = UINT32_MAX,
+				got;
+	uint64_t	start = it % 5 == 0 ? GPX_MAX_DOCID - (uint64_t) cnt * scale : unit_below(r, 1000);
+
+	kernel_run(r, buf, cnt, start, scale);
+	for (uint32_t i = 0; i < cnt; i++)
+	{
+		if (it % 4 == 1 && lack == UINT32_MAX && i > 0 && buf[i] > buf[i - 1] + 1 &&
+			unit_below(r, 8) == 0)
+		{
+			lack = n;			/* a docID between buf[i - 1] and buf[i] */
+			x[n++] = buf[i - 1] + 1;
+		}
+		if (unit_below(r, 3) != 0 || it % 7 == 0)
+		{
+			want[n] = i;
+			x[n++] = buf[i];
+		}
+	}
+	if (it % 6 == 2 && lack == UINT32_MAX && buf[cnt - 1] < GPX_MAX_DOCID)
+	{
+		lack = n;				/* above the block */
+		x[n++] = buf[cnt - 1] + 1;
+	}
+	memset(pos, 0xEE, sizeof(pos));
+	got = o->locate(buf, cnt, x, n, pos);
+	CHECKF(got == (lack == UINT32_MAX ? n : lack), "%s locate cnt %u n %u: placed %u, lacks #%u",
+		   gpx_simd_name(level), cnt, n, got, lack);
+	for (uint32_t k = 0; k < got && k < n; k++)
+		CHECKF(pos[k] == want[k], "%s locate cnt %u: x[%u] = %u at %u, not %u",
+			   gpx_simd_name(level), cnt, k, x[k], pos[k], want[k]);
+	free(buf);
+}
+
+/*
  * The kernels of the encoders and of the set operations, variant by
  * variant, against naive loops over the share each says it did: the
  * extremes of gaps and of the LRC terms, the sortedness flag, and the set
@@ -378,6 +429,8 @@ test_kernels(unit_rng *r)
 						   gpx_simd_name(levels[v]), cnt, s, i);
 				}
 			}
+			if (o->locate != NULL)
+				check_locate(r, o, levels[v], it);
 			if (o->setop != NULL)
 			{
 				uint32_t	na = cnt + unit_below(r, 300),
