@@ -9,8 +9,10 @@
  *
  *   bench_rank --dir GENDIR [--min-shortest N] [--k K] [--min-time S]
  *              [--codec pfor|lrc|qs|arrays] [--queries Q] [--only NAME]
- *              [--dump FILE]
+ *              [--dump FILE] [--simd LEVEL]
  *
+ * --simd LEVEL forces a vectorised variant (scalar, sse41, avx2, avx512;
+ * default: the best this CPU has), to compare them on one machine.
  * --only NAME runs one algorithm (its name as printed: "AND", "OR bmm"...);
  * --dump FILE writes every answer (algorithm, query, rank, docID, score
  * bits) of the first round, to compare two builds bit for bit.
@@ -28,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpx_cpu.h"
 #include "gpx_rank.h"
 #include "gen_common.h"
 #include "bench_util.h"
@@ -127,13 +130,20 @@ main(int argc, char **argv)
 			maxq = (uint32_t) atol(argv[++i]);
 		else if (!strcmp(argv[i], "--only") && i + 1 < argc)
 			only = argv[++i];
+		else if (!strcmp(argv[i], "--simd") && i + 1 < argc)
+		{
+			int			lv = gpx_simd_parse(argv[++i]);
+
+			if (lv < 0 || gpx_simd_force(lv) != GPX_OK)
+				die("unknown or unsupported --simd level", argv[i]);
+		}
 		else if (!strcmp(argv[i], "--dump") && i + 1 < argc)
 		{
 			if ((dump = fopen(argv[++i], "w")) == NULL)
 				die("cannot write", argv[i]);
 		}
 		else
-			die("usage: bench_rank --dir GENDIR [--min-shortest N] [--k K] [--min-time S] [--codec pfor|lrc|qs|arrays] [--queries Q] [--only NAME] [--dump FILE]", NULL);
+			die("usage: bench_rank --dir GENDIR [--min-shortest N] [--k K] [--min-time S] [--codec pfor|lrc|qs|arrays] [--queries Q] [--only NAME] [--dump FILE] [--simd LEVEL]", NULL);
 	}
 	if (dir == NULL)
 		die("--dir is required", NULL);
