@@ -3,8 +3,9 @@
  * PostgreSQL): the OR algorithms (exhaustive, MaxScore, block-max
  * MaxScore, BlockMax-WAND) and ranked AND, top-k, on a gpx_gen --tf
  * collection, one thread, all algorithms on the same queries in one run,
- * every answer checked equal (docIDs, order, score bits) to exhaustive
- * scoring's.  Times are wall clock and this thread's CPU time (the latter
+ * every answer of the first round checked equal (docIDs, order, score
+ * bits) to exhaustive scoring's (OR) or to a naive ranked AND over the
+ * decoded arrays (AND); a line ends "ok" or "MISMATCH".  Times are wall clock and this thread's CPU time (the latter
  * less disturbed by other processes on a shared machine).
  *
  *   bench_rank --dir GENDIR [--min-shortest N] [--k K] [--min-time S]
@@ -82,6 +83,93 @@ open_in(const char *dir, const char *name)
 	if (f == NULL)
 		die("cannot open", path);
 	return f;
+}
+
+/* One scored document of the naive ranked AND. */
+typedef struct nscore
+{
+	uint32_t	doc;
+	double		score;
+} nscore;
+
+/* Best first: higher score, then smaller docID. */
+static int
+nscore_cmp(const void *a, const void *b)
+{
+	const nscore *x = a,
+			   *y = b;
+
+	if (x->score != y->score)
+		return x->score > y->score ? -1 : 1;
+	return x->doc < y->doc ? -1 : x->doc > y->doc;
+}
+
+/* Whether the sorted run d[0..n) holds x (binary search). */
+static int
+naive_has(const uint32_t *d, uint32_t n, uint32_t x)
+{
+	uint32_t	lo = 0,
+				hi = n;
+
+	while (lo < hi)
+	{
+		uint32_t	mid = lo + (hi - lo) / 2;
+
+		if (d[mid] < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && d[lo] == x ? (int) lo : -1;
+}
+
+/*
+ * The reference ranked AND, independent of the library's intersection
+ * and frequency paths: every docID of the first term's decoded array
+ * looked up in the others', BM25 summed in query-term order (the bits the
+ * library promises), all matches sorted best first; the top k into
+ * docs/scores, their number returned.
+ */
+static uint32_t
+naive_rank_and(blist *const *t, uint32_t m, const gpx_doclen *dl, uint32_t k,
+			   uint32_t *docs, double *scores)
+{
+	gpx_bm25	bm;
+	nscore	   *all = malloc((t[0]->n + 1) * sizeof(nscore));
+	uint32_t	na = 0;
+
+	gpx_bm25_init(&bm, GPX_BM25_K1_DEFAULT, GPX_BM25_B_DEFAULT, dl->ndocs, dl->total);
+	for (uint32_t i = 0; i < t[0]->n; i++)
+	{
+		uint32_t	d = t[0]->docs[i];
+		double		norm = gpx_bm25_norm(&bm, gpx_rank_dl(dl, &bm, d)),
+					sc = 0.0;
+		uint32_t	j;
+
+		for (j = 0; j < m; j++)
+		{
+			int			at = naive_has(t[j]->docs, t[j]->n, d);
+
+			if (at < 0)
+				break;
+			sc += gpx_bm25_weight(&bm, gpx_bm25_idf(dl->ndocs, t[j]->n), t[j]->tfs[at], norm);
+		}
+		if (j == m)
+		{
+			all[na].doc = d;
+			all[na++].score = sc;
+		}
+	}
+	qsort(all, na, sizeof(nscore), nscore_cmp);
+	if (na > k)
+		na = k;
+	for (uint32_t i = 0; i < na; i++)
+	{
+		docs[i] = all[i].doc;
+		scores[i] = all[i].score;
+	}
+	free(all);
+	return na;
 }
 
 int
@@ -325,9 +413,24 @@ main(int argc, char **argv)
 			{"AND", 1, GPX_RANK_AUTO}};
 		uint32_t   *ref_docs = malloc((size_t) nq * k * sizeof(uint32_t)),
 				   *ref_n = calloc(nq, sizeof(uint32_t)),
-				   *docs = malloc(k * sizeof(uint32_t));
+				   *docs = malloc(k * sizeof(uint32_t)),
+				   *and_docs = malloc((size_t) nq * k * sizeof(uint32_t)),
+				   *and_n = calloc(nq, sizeof(uint32_t));
 		double	   *ref_sc = malloc((size_t) nq * k * sizeof(double)),
-				   *scores = malloc(k * sizeof(double));
+				   *scores = malloc(k * sizeof(double)),
+				   *and_sc = malloc((size_t) nq * k * sizeof(double));
+
+		/* the naive ranked AND's answers, before any timing */
+		if (only == NULL || strcmp(only, "AND") == 0)
+			for (uint32_t q = 0; q < nq; q++)
+			{
+				blist	   *qt[MAXQ_TERMS];
+
+				for (uint32_t i = 0; i < qlen[q]; i++)
+					qt[i] = &lists[term_slot[qterms[q][i]] - 1];
+				and_n[q] = naive_rank_and(qt, qlen[q], &dl, k, and_docs + (size_t) q * k,
+										  and_sc + (size_t) q * k);
+			}
 
 		for (size_t r = 0; r < sizeof(runs) / sizeof(runs[0]); r++)
 		{
@@ -373,17 +476,26 @@ main(int argc, char **argv)
 						die("ranking failed", gpx_status_str(s));
 					if (done < nq)
 					{
-						/* check: OR against exhaustive, AND against itself */
-						if (r == 0)
+						/*
+						 * check: OR against exhaustive scoring (its first
+						 * run), AND against the naive reference
+						 */
+						if (runs[r].and)
+						{
+							if (outn != and_n[q] ||
+								memcmp(docs, and_docs + (size_t) q * k, outn * sizeof(uint32_t)) ||
+								memcmp(scores, and_sc + (size_t) q * k, outn * sizeof(double)))
+								bad++;
+						}
+						else if (r == 0)
 						{
 							ref_n[q] = outn;
 							memcpy(ref_docs + (size_t) q * k, docs, outn * sizeof(uint32_t));
 							memcpy(ref_sc + (size_t) q * k, scores, outn * sizeof(double));
 						}
-						else if (!runs[r].and &&
-								 (outn != ref_n[q] ||
-								  memcmp(docs, ref_docs + (size_t) q * k, outn * sizeof(uint32_t)) ||
-								  memcmp(scores, ref_sc + (size_t) q * k, outn * sizeof(double))))
+						else if (outn != ref_n[q] ||
+								 memcmp(docs, ref_docs + (size_t) q * k, outn * sizeof(uint32_t)) ||
+								 memcmp(scores, ref_sc + (size_t) q * k, outn * sizeof(double)))
 							bad++;
 						if (dump != NULL)
 							for (uint32_t j = 0; j < outn; j++)
