@@ -323,9 +323,7 @@ gpx_plist_tfs_of(const gpx_plist *p, const uint32_t *x, uint32_t n,
 	{
 		uint32_t	b,
 					cnt,
-					at = 0,
-					e,
-					r;
+					e;
 
 		if (lo >= p->nblocks)
 			return GPX_E_PAYLOAD;
@@ -340,18 +338,9 @@ gpx_plist_tfs_of(const gpx_plist *p, const uint32_t *x, uint32_t n,
 			;
 		if (e == i)
 			return GPX_E_PAYLOAD;	/* x[i] falls after block b's last */
-		/* their positions: the vectorised locate, then a scan from there */
-		r = o->locate != NULL ? o->locate(docs, cnt, x + i, e - i, pos) : 0;
-		if (r > 0)
-			at = pos[r - 1];
-		for (; r < e - i; r++)
-		{
-			at = o->scan != NULL ? o->scan(docs, at, x[i + r]) :
-				pcursor_search(docs, at, cnt, x[i + r]);
-			if (docs[at] != x[i + r])
-				return GPX_E_PAYLOAD;
-			pos[r] = at;
-		}
+		/* their positions in the block, every one of them there */
+		if (gpx_simd_locate(o, docs, cnt, x + i, e - i, pos) != e - i)
+			return GPX_E_PAYLOAD;
 		plist_block_tfs_at(p, b, pos, e - i, tf + i);
 		if (counts)
 			counts->tf_blocks++;

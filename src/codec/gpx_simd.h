@@ -86,9 +86,9 @@ typedef struct gpx_simd_ops
 
 	/*
 	 * Positions in one decoded block: buf[0..cnt) strictly increasing
-	 * (0 < cnt <= GPX_MAX_BLOCK), x[0..n) strictly increasing.  For the
-	 * leading x that buf holds, pos[r] = the index of x[r] in buf; returns
-	 * how many (stops at the first x buf lacks).  Reads only buf[0..cnt).
+	 * (0 < cnt <= GPX_MAX_BLOCK), x[0..n) strictly increasing.  pos[r] =
+	 * the index of x[r] in buf, or GPX_SIMD_NOPOS where buf lacks it, for
+	 * every r < n; returns how many buf holds.  Reads only buf[0..cnt).
 	 */
 	uint32_t	(*locate) (const uint32_t *buf, uint32_t cnt, const uint32_t *x,
 						   uint32_t n, uint32_t *pos);
@@ -134,6 +134,9 @@ typedef struct gpx_simd_ops
 						  const uint32_t *b, uint32_t nb, uint32_t *ia,
 						  uint32_t *ib, uint32_t *out);
 } gpx_simd_ops;
+
+/* A position gpx_simd_ops.locate gives a value the block lacks. */
+#define GPX_SIMD_NOPOS 0xFFFFFFFFu
 
 /* The operations of gpx_simd_ops.setop. */
 #define GPX_SIMD_UNION		0
@@ -212,5 +215,28 @@ gpx_simd_upper(const uint32_t *a, uint32_t lo, uint32_t n, uint32_t x)
 
 /* Positions of the one bits of every byte value, low first, 0-padded. */
 extern const uint8_t gpx_bm_pos[256][8];
+
+/*
+ * gpx_simd_ops.locate through the table in use, or a forward scan where
+ * it has none (same contract).
+ */
+static inline uint32_t
+gpx_simd_locate(const gpx_simd_ops *o, const uint32_t *buf, uint32_t cnt,
+				const uint32_t *x, uint32_t n, uint32_t *pos)
+{
+	uint32_t	p = 0,
+				found = 0;
+
+	if (o->locate != NULL)
+		return o->locate(buf, cnt, x, n, pos);
+	for (uint32_t r = 0; r < n; r++)
+	{
+		while (p < cnt && buf[p] < x[r])
+			p++;
+		pos[r] = p < cnt && buf[p] == x[r] ? p : GPX_SIMD_NOPOS;
+		found += p < cnt && buf[p] == x[r];
+	}
+	return found;
+}
 
 #endif							/* GPX_SIMD_H */

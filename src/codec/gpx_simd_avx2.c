@@ -336,7 +336,7 @@ avx2_locate(const uint32_t *buf, uint32_t cnt, const uint32_t *x,
 	const uint32_t nwin = (cnt + 15) >> 4;
 	__m256i		s0,
 				s1;
-	uint32_t	r;
+	uint32_t	found = 0;
 
 	/* every sample inside the block: the last window's is buf[cnt - 1] */
 	s0 = _mm256_i32gather_epi32((const int *) buf,
@@ -345,12 +345,13 @@ avx2_locate(const uint32_t *buf, uint32_t cnt, const uint32_t *x,
 	s1 = _mm256_i32gather_epi32((const int *) buf,
 								_mm256_min_epu32(_mm256_setr_epi32(143, 159, 175, 191, 207, 223, 239, 255),
 												 lastv), 4);
-	for (r = 0; r < n; r++)
+	for (uint32_t r = 0; r < n; r++)
 	{
 		const __m256i vx = _mm256_set1_epi32((int32_t) x[r]);
 		uint32_t	j,
 					left,
 					eq;
+		const uint32_t *win;
 		__m256i		lv,
 					m0,
 					m1;
@@ -359,21 +360,20 @@ avx2_locate(const uint32_t *buf, uint32_t cnt, const uint32_t *x,
 		j = (uint32_t) __builtin_popcount((uint32_t) _mm256_movemask_ps(_mm256_castsi256_ps(
 			_mm256_cmpgt_epi32(vx, s0))) |
 			(uint32_t) _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(vx, s1))) << 8);
-		if (j >= nwin)
-			break;				/* above the block */
-		left = cnt - 16 * j;
+		/* above the block (j == 16 >= nwin): no lane */
+		left = j < nwin ? cnt - 16 * j : 0;
+		win = buf + 16 * (j < nwin ? j : 0);
 		lv = _mm256_set1_epi32((int32_t) (left < 16 ? left : 16));
 		m0 = _mm256_cmpgt_epi32(lv, lane);
 		m1 = _mm256_cmpgt_epi32(lv, _mm256_add_epi32(lane, _mm256_set1_epi32(8)));
 		eq = (uint32_t) _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_and_si256(m0,
-			_mm256_cmpeq_epi32(_mm256_maskload_epi32((const int *) (buf + 16 * j), m0), vx)))) |
+			_mm256_cmpeq_epi32(_mm256_maskload_epi32((const int *) win, m0), vx)))) |
 			(uint32_t) _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_and_si256(m1,
-			_mm256_cmpeq_epi32(_mm256_maskload_epi32((const int *) (buf + 16 * j + 8), m1), vx)))) << 8;
-		if (eq == 0)
-			break;
-		pos[r] = 16 * j + (uint32_t) __builtin_ctz(eq);
+			_mm256_cmpeq_epi32(_mm256_maskload_epi32((const int *) (win + 8), m1), vx)))) << 8;
+		pos[r] = eq != 0 ? 16 * j + (uint32_t) __builtin_ctz(eq) : GPX_SIMD_NOPOS;
+		found += eq != 0;
 	}
-	return r;
+	return found;
 }
 
 /* Unaligned loads of 8 uint32 / int32. */

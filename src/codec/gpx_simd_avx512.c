@@ -401,24 +401,23 @@ avx512_locate(const uint32_t *buf, uint32_t cnt, const uint32_t *x,
 		_mm512_set1_epi32((int32_t) (cnt - 1)));
 	const uint32_t nwin = (cnt + 15) >> 4;
 	__m512i		samples;
-	uint32_t	r;
+	uint32_t	found = 0;
 
 	/* windows past the block sample as GPX_MAX_DOCID: never below an x */
 	samples = _mm512_mask_i32gather_epi32(_mm512_set1_epi32((int32_t) GPX_MAX_DOCID),
 										  avx512_first(nwin), idx, buf, 4);
-	for (r = 0; r < n; r++)
+	for (uint32_t r = 0; r < n; r++)
 	{
 		__m512i		vx = _mm512_set1_epi32((int32_t) x[r]);
 		uint32_t	j = (uint32_t) __builtin_popcount(_mm512_cmplt_epu32_mask(samples, vx)),
 					left = j < nwin ? cnt - 16 * j : 0;
 		__mmask16	in = avx512_first(left < 16 ? left : 16),
-					k = _mm512_mask_cmpeq_epu32_mask(in, _mm512_maskz_loadu_epi32(in, buf + 16 * j), vx);
+					k = _mm512_mask_cmpeq_epu32_mask(in, _mm512_maskz_loadu_epi32(in, buf + 16 * (j < nwin ? j : 0)), vx);
 
-		if (k == 0)
-			break;
-		pos[r] = 16 * j + (uint32_t) __builtin_ctz(k);
+		pos[r] = k != 0 ? 16 * j + (uint32_t) __builtin_ctz(k) : GPX_SIMD_NOPOS;
+		found += k != 0;
 	}
-	return r;
+	return found;
 }
 
 /* The smallest and largest gap of d's first gaps, 16 at a time. */

@@ -297,11 +297,12 @@ naive_setop(int op, const uint32_t *a, uint32_t na, const uint32_t *b,
 }
 
 /*
- * One locate call against a naive search: a block of 1..256 docIDs in an
+ * One locate call (the variant's, or the scalar fallback when o is the
+ * scalar table) against a naive search: a block of 1..256 docIDs in an
  * exact-size buffer (an over-read shows under ASan), low or near
- * GPX_MAX_DOCID, and an increasing subset of it, sometimes with a docID
- * the block lacks (between two of its own, or above its last) after
- * which locate must stop.
+ * GPX_MAX_DOCID, and an increasing run of values, most of them the
+ * block's, some between two of its docIDs, before its first or after its
+ * last.
  */
 static void
 check_locate(unit_rng *r, const gpx_simd_ops *o, int level, int it)
@@ -309,41 +310,48 @@ check_locate(unit_rng *r, const gpx_simd_ops *o, int level, int it)
 	uint32_t	cnt = 1 + unit_below(r, it % 3 == 0 ? 256 : 40),
 				scale = 1 + unit_below(r, it % 2 ? 4 : 1000),
 			   *buf = unit_xmalloc(sizeof(uint32_t) * cnt),
-				x[257],
-				pos[257],
-				want[257],
+				x[600],
+				pos[600],
+				want[600],
 				n = 0,
-				lack = UINT32_MAX,
+				nwant = 0,
 				got;
-	uint64_t	start = it % 5 == 0 ? GPX_MAX_DOCID - (uint64_t) cnt * scale : unit_below(r, 1000);
+	uint64_t	start = it % 5 == 0 ? GPX_MAX_DOCID - (uint64_t) cnt * scale :
+		1 + unit_below(r, 1000);
 
 	kernel_run(r, buf, cnt, start, scale);
+	if (it % 4 == 1 && buf[0] > 0)
+	{
+		want[n] = GPX_SIMD_NOPOS;	/* before the block */
+		x[n++] = buf[0] - 1 - unit_below(r, buf[0]);
+	}
 	for (uint32_t i = 0; i < cnt; i++)
 	{
-		if (it % 4 == 1 && lack == UINT32_MAX && i > 0 && buf[i] > buf[i - 1] + 1 &&
-			unit_below(r, 8) == 0)
+		if (it % 2 == 1 && i > 0 && buf[i] > buf[i - 1] + 1 && unit_below(r, 6) == 0)
 		{
-			lack = n;			/* a docID between buf[i - 1] and buf[i] */
+			want[n] = GPX_SIMD_NOPOS;	/* between buf[i - 1] and buf[i] */
 			x[n++] = buf[i - 1] + 1;
 		}
 		if (unit_below(r, 3) != 0 || it % 7 == 0)
 		{
 			want[n] = i;
 			x[n++] = buf[i];
+			nwant++;
 		}
 	}
-	if (it % 6 == 2 && lack == UINT32_MAX && buf[cnt - 1] < GPX_MAX_DOCID)
+	if (it % 6 == 2 && buf[cnt - 1] < GPX_MAX_DOCID)
 	{
-		lack = n;				/* above the block */
+		want[n] = GPX_SIMD_NOPOS;	/* after the block */
 		x[n++] = buf[cnt - 1] + 1;
 	}
 	memset(pos, 0xEE, sizeof(pos));
-	got = o->locate(buf, cnt, x, n, pos);
-	CHECKF(got == (lack == UINT32_MAX ? n : lack), "%s locate cnt %u n %u: placed %u, lacks #%u",
-		   gpx_simd_name(level), cnt, n, got, lack);
-	for (uint32_t k = 0; k < got && k < n; k++)
+	got = gpx_simd_locate(o, buf, cnt, x, n, pos);
+	CHECKF(got == nwant, "%s locate cnt %u n %u: found %u, want %u",
+		   gpx_simd_name(level), cnt, n, got, nwant);
+	for (uint32_t k = 0; k < n; k++)
 		CHECKF(pos[k] == want[k], "%s locate cnt %u: x[%u] = %u at %u, not %u",
 			   gpx_simd_name(level), cnt, k, x[k], pos[k], want[k]);
+	CHECK(pos[n] == 0xEEEEEEEEu);
 	free(buf);
 }
 
@@ -429,8 +437,7 @@ test_kernels(unit_rng *r)
 						   gpx_simd_name(levels[v]), cnt, s, i);
 				}
 			}
-			if (o->locate != NULL)
-				check_locate(r, o, levels[v], it);
+			check_locate(r, o, levels[v], it);
 			if (o->setop != NULL)
 			{
 				uint32_t	na = cnt + unit_below(r, 300),
