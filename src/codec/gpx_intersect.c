@@ -35,6 +35,7 @@ typedef struct isect_state
 	uint32_t	hits;			/* block_lower_bound calls into blk */
 	uint32_t	nextv;			/* if has_next: an element, and the list
 								 * has none in [last x looked up, nextv) */
+	uint32_t	nextpos;		/* its index in the list (positions asked) */
 	bool		has_next;
 	bool		pfor;			/* a pfor list: PFor blocks have no random
 								 * access, probes decode them */
@@ -239,20 +240,25 @@ isect_scan(const uint32_t *buf, uint32_t p, uint32_t x)
  * The list's first element >= x (x not below earlier lookups), through
  * the probe cache, the decoded buffer or the codec's in-block search;
  * false if every element is below x.  allow_decode: decode a block after
- * GPX_ISECT_DECODE_AFTER probes into it.
+ * GPX_ISECT_DECODE_AFTER probes into it.  posp (NULL: not asked; a
+ * constant at each call, so that the plain intersection compiles without
+ * it): the element's index in the list.
  */
 static inline bool
 isect_lower_bound(isect_state *st, uint32_t x, bool allow_decode,
-				  uint32_t *val, gpx_isect_stats *stats)
+				  uint32_t *val, uint32_t *posp, gpx_isect_stats *stats)
 {
 	const gpx_list *l = st->l;
 	uint32_t	f,
 				j,
-				v = 0;
+				v = 0,
+				at = 0;			/* v's index in block st->blk */
 
 	if (st->has_next && x <= st->nextv)
 	{
 		*val = st->nextv;
+		if (posp)
+			*posp = st->nextpos;
 		return true;
 	}
 	if (x > l->last)
@@ -271,12 +277,13 @@ isect_lower_bound(isect_state *st, uint32_t x, bool allow_decode,
 		{
 			j = isect_search(st->buf, st->pos, st->cnt, x);
 			st->pos = j;
+			at = j;
 			if (j < st->cnt)
 				v = st->buf[j];
 			else
 				v = gpx_dir_first_at(l, st->blk + 1);
 		}
-		else if (gpx_form_at(l, st->blk) == GPX_FORM_BITMAP)
+		else if (gpx_form_at(l, st->blk) == GPX_FORM_BITMAP && !posp)
 		{
 			/* a bitmap block: the next one bit, no rank needed */
 			gpx_blk		k;
@@ -290,6 +297,7 @@ isect_lower_bound(isect_state *st, uint32_t x, bool allow_decode,
 		{
 			stats->probes++;
 			j = gpx_blk_lower_bound_at(l, st->blk, x, &v);
+			at = j;
 			/* all of blk below x <= last: the next block starts above x */
 			if (j >= gpx_block_count_at(l, st->blk))
 				v = gpx_dir_first_at(l, st->blk + 1);
@@ -298,13 +306,23 @@ isect_lower_bound(isect_state *st, uint32_t x, bool allow_decode,
 	st->nextv = v;
 	st->has_next = true;
 	*val = v;
+	if (posp)
+	{
+		/* at == the block's count: the next block's first element */
+		st->nextpos = (st->blk << l->log2_block) + at;
+		*posp = st->nextpos;
+	}
 	return true;
 }
 
-/* Probe pass: keep the candidates cand[0..m) found in the list. */
-static uint32_t
+/*
+ * Probe pass: keep the candidates cand[0..m) found in the list.  With
+ * positions asked (row not NULL): orig[] moves with cand[], and
+ * row[orig[i]] gets each candidate's index in the list.
+ */
+static inline uint32_t
 isect_probe(isect_state *st, uint32_t *cand, uint32_t m, bool allow_decode,
-			gpx_isect_stats *stats)
+			uint32_t *orig, uint32_t *row, gpx_isect_stats *stats)
 {
 	uint32_t	i,
 				w = 0,
@@ -330,7 +348,15 @@ isect_probe(isect_state *st, uint32_t *cand, uint32_t m, bool allow_decode,
 				pfdone = pf;
 			}
 		}
-		if (!isect_lower_bound(st, x, allow_decode, &v, stats))
+		if (row)
+		{
+			uint32_t	oi = orig[i];
+
+			if (!isect_lower_bound(st, x, allow_decode, &v, &row[oi], stats))
+				break;
+			orig[w] = oi;
+		}
+		else if (!isect_lower_bound(st, x, allow_decode, &v, NULL, stats))
 			break;
 		cand[w] = x;
 		w += (v == x);
@@ -372,11 +398,13 @@ isect_bitmap_pass(isect_state *st, uint32_t *cand, uint32_t i, uint32_t m,
  * are decoded once.  dense (list and candidates about as dense): a
  * two-way merge without branches on the comparison, else for each
  * candidate a forward scan of the buffer, whose branch predicts well when
- * the list is the denser side.
+ * the list is the denser side.  With positions asked (row not NULL, as in
+ * isect_probe): every block decoded, bitmap ones too, and the
+ * candidates of a block placed by gpx_simd_locate.
  */
-static uint32_t
+static inline uint32_t
 isect_merge(isect_state *st, uint32_t *cand, uint32_t m, bool dense,
-			gpx_isect_stats *stats)
+			uint32_t *orig, uint32_t *row, gpx_isect_stats *stats)
 {
 	const gpx_list *l = st->l;
 	const gpx_simd_ops *o = gpx_simd();
@@ -419,7 +447,7 @@ isect_merge(isect_state *st, uint32_t *cand, uint32_t m, bool dense,
 				i = isect_search(cand, i, m, f);
 				continue;
 			}
-			if (gpx_form_at(l, st->blk) == GPX_FORM_BITMAP)
+			if (!row && gpx_form_at(l, st->blk) == GPX_FORM_BITMAP)
 			{
 				/* a bitmap block: one bit test per candidate, no decode */
 				i = isect_bitmap_pass(st, cand, i, m, &w, stats);
@@ -431,6 +459,34 @@ isect_merge(isect_state *st, uint32_t *cand, uint32_t m, bool dense,
 		}
 		buf = st->buf;
 		p = st->pos;
+		if (row && o->merge_pos != NULL)
+		{
+			i = o->merge_pos(buf, st->cnt, cand, orig, i, m, &w, row,
+							 st->blk << l->log2_block);
+			continue;
+		}
+		if (row)
+		{
+			uint32_t	e = gpx_simd_upper(cand, i, m, buf[st->cnt - 1]),
+						at[GPX_MAX_BLOCK],
+						base = st->blk << l->log2_block;
+
+			/* the candidates up to the block's last: at most cnt of them */
+			if (e - i > st->cnt)
+				e = i + st->cnt;
+			gpx_simd_locate(o, buf, st->cnt, cand + i, e - i, at);
+			for (uint32_t r = 0; r < e - i; r++)
+			{
+				uint32_t	oi = orig[i + r];
+
+				row[oi] = base + at[r];
+				cand[w] = cand[i + r];
+				orig[w] = oi;
+				w += at[r] != GPX_SIMD_NOPOS;
+			}
+			i = e;
+			continue;
+		}
 		if (o->merge != NULL)
 		{
 			/* a vectorised variant: windows of values, both densities */
@@ -470,10 +526,14 @@ isect_merge(isect_state *st, uint32_t *cand, uint32_t m, bool dense,
 	return w;
 }
 
-/* Filter cand[0..m) by one list, choosing the strategy; returns the rest. */
-static uint32_t
+/*
+ * Filter cand[0..m) by one list, choosing the strategy; returns the rest.
+ * orig, row: positions asked (see isect_probe), or both NULL.
+ */
+static inline uint32_t
 isect_filter(isect_state *st, uint32_t *cand, uint32_t m,
-			 const gpx_isect_opts *o, gpx_isect_stats *stats)
+			 const gpx_isect_opts *o, uint32_t *orig, uint32_t *row,
+			 gpx_isect_stats *stats)
 {
 	uint64_t	elems;
 	uint32_t	b1;
@@ -493,12 +553,14 @@ isect_filter(isect_state *st, uint32_t *cand, uint32_t m,
 	{
 		stats->probe_passes++;
 		stats->probe_cands += m;
-		return isect_probe(st, cand, m, o->strategy == GPX_ISECT_AUTO, stats);
+		return isect_probe(st, cand, m, o->strategy == GPX_ISECT_AUTO,
+						   orig, row, stats);
 	}
 	stats->merge_passes++;
 	stats->merge_cands += m;
 	return isect_merge(st, cand, m,
-					   elems < (uint64_t) GPX_ISECT_DENSE_RATIO * m, stats);
+					   elems < (uint64_t) GPX_ISECT_DENSE_RATIO * m, orig, row,
+					   stats);
 }
 
 /* Ordering key of the SvS order: n, then span, then position. */
@@ -519,18 +581,24 @@ isect_before(const gpx_list *a, int ia, const gpx_list *b, int ib)
 
 /*
  * The common driver.  out == NULL: count only.  first_only: stop after the
- * first candidate block that survives every list (overlap test).
+ * first candidate block that survives every list (overlap test).  pos: the
+ * results' indexes in every list (gpx_intersect_pos; k <=
+ * GPX_ISECT_POS_LISTS, out not NULL), or NULL.
  */
 static gpx_status
 isect_run(const gpx_list *const *lists, int k, const gpx_isect_opts *opts,
 		  uint32_t *out, uint32_t outcap, uint32_t *outn, bool first_only,
-		  gpx_isect_stats *stats)
+		  uint32_t *const *pos, gpx_isect_stats *stats)
 {
 	static const gpx_isect_opts defopts = {GPX_ISECT_AUTO, 0};
 	gpx_isect_stats dummy;
 	int			order[GPX_ISECT_STATE_LISTS + 1];
 	isect_state st[GPX_ISECT_STATE_LISTS + 1];	/* last: overflow lists */
 	uint32_t	cand[GPX_MAX_BLOCK];
+	/* positions asked: each candidate's index in its source block, and
+	 * per list the candidates' indexes in it, by that source index */
+	uint32_t	orig[GPX_MAX_BLOCK],
+				rows[GPX_ISECT_POS_LISTS][GPX_MAX_BLOCK];
 	const gpx_list *src;
 	int			nord = 0,
 				cap,
@@ -550,6 +618,14 @@ isect_run(const gpx_list *const *lists, int k, const gpx_isect_opts *opts,
 	if (outn == NULL || k < 0 || (k > 0 && lists == NULL) ||
 		opts->strategy > GPX_ISECT_PROBE)
 		return GPX_E_ARG;
+	if (pos != NULL)
+	{
+		if (k > GPX_ISECT_POS_LISTS || out == NULL || first_only)
+			return GPX_E_ARG;
+		for (i = 0; i < k; i++)
+			if (pos[i] == NULL)
+				return GPX_E_ARG;
+	}
 	*outn = 0;
 	stats->lists = (uint32_t) k;
 	for (i = 0; i < k; i++)
@@ -588,6 +664,8 @@ isect_run(const gpx_list *const *lists, int k, const gpx_isect_opts *opts,
 				return GPX_E_NOSPACE;
 			gpx_decode(src, out);
 			stats->source_blocks = src->nblocks;
+			for (uint32_t r = 0; pos != NULL && r < src->n; r++)
+				pos[0][r] = r;
 		}
 		stats->candidates = stats->result = src->n;
 		*outn = src->n;
@@ -654,13 +732,31 @@ isect_run(const gpx_list *const *lists, int k, const gpx_isect_opts *opts,
 		m -= s;
 		stats->candidates += m;
 
-		for (j = 1; j < nord && m > 0; j++)
+		if (pos != NULL)
 		{
-			cmax = c[m - 1];
-			m = isect_filter(&st[j - 1], c, m, opts, stats);
-			if (m == 0)
-				emptied = &st[j - 1];
+			uint32_t	base = (b << src->log2_block) + s;
+
+			for (uint32_t r = 0; r < m; r++)
+			{
+				orig[r] = r;
+				rows[order[0]][r] = base + r;
+			}
+			for (j = 1; j < nord && m > 0; j++)
+			{
+				cmax = c[m - 1];
+				m = isect_filter(&st[j - 1], c, m, opts, orig, rows[order[j]], stats);
+				if (m == 0)
+					emptied = &st[j - 1];
+			}
 		}
+		else
+			for (j = 1; j < nord && m > 0; j++)
+			{
+				cmax = c[m - 1];
+				m = isect_filter(&st[j - 1], c, m, opts, NULL, NULL, stats);
+				if (m == 0)
+					emptied = &st[j - 1];
+			}
 		for (i = 0; overflow && i < k && m > 0; i++)
 		{
 			const gpx_list *l = lists[i];
@@ -671,7 +767,7 @@ isect_run(const gpx_list *const *lists, int k, const gpx_isect_opts *opts,
 				continue;
 			isect_state_init(os, l, gpx_find_block(l, c[0]), opts);
 			cmax = c[m - 1];
-			m = isect_filter(os, c, m, opts, stats);
+			m = isect_filter(os, c, m, opts, NULL, NULL, stats);
 			if (m == 0)
 				emptied = os;
 		}
@@ -684,6 +780,9 @@ isect_run(const gpx_list *const *lists, int k, const gpx_isect_opts *opts,
 				if (m > outcap - total)
 					return GPX_E_NOSPACE;
 				memcpy(out + total, c, (size_t) m * sizeof(uint32_t));
+				for (i = 0; pos != NULL && i < k; i++)
+					for (uint32_t r = 0; r < m; r++)
+						pos[i][total + r] = rows[i][orig[r]];
 			}
 			total += m;
 			if (first_only || at_end)
@@ -693,6 +792,7 @@ isect_run(const gpx_list *const *lists, int k, const gpx_isect_opts *opts,
 		else
 		{
 			uint32_t	nx,
+						nxpos,
 						nb2;
 
 			/*
@@ -700,7 +800,9 @@ isect_run(const gpx_list *const *lists, int k, const gpx_isect_opts *opts,
 			 * skip the source's blocks that end below nx undecoded.
 			 */
 			if (at_end || b + 1 >= src->nblocks ||
-				!isect_lower_bound(emptied, cmax + 1, false, &nx, stats) ||
+				!(pos != NULL ?
+				  isect_lower_bound(emptied, cmax + 1, false, &nx, &nxpos, stats) :
+				  isect_lower_bound(emptied, cmax + 1, false, &nx, NULL, stats)) ||
 				nx > hi)
 				break;
 			if (nx > lo)
@@ -712,6 +814,18 @@ isect_run(const gpx_list *const *lists, int k, const gpx_isect_opts *opts,
 	}
 	*outn = total;
 	return GPX_OK;
+}
+
+/* Intersection with each result's index in every list (gpx_intersect.h). */
+gpx_status
+gpx_intersect_pos(const gpx_list *const *lists, int k,
+				  const gpx_isect_opts *opts, uint32_t *out, uint32_t outcap,
+				  uint32_t *outn, uint32_t *const *pos, gpx_isect_stats *stats)
+{
+	if (k > 0 && (pos == NULL || out == NULL))
+		return GPX_E_ARG;
+	return isect_run(lists, k, opts, out, outcap, outn, false,
+					 k > 0 ? pos : NULL, stats);
 }
 
 /* The smallest n of the lists: the room gpx_intersect's out needs. */
@@ -754,7 +868,7 @@ gpx_intersect_ex(const gpx_list *const *lists, int k,
 			memset(stats, 0, sizeof(*stats));
 		return GPX_E_ARG;
 	}
-	return isect_run(lists, k, opts, out, outcap, outn, false, stats);
+	return isect_run(lists, k, opts, out, outcap, outn, false, NULL, stats);
 }
 
 /* Count the intersection without materializing it. */
@@ -762,7 +876,7 @@ gpx_status
 gpx_intersect_count(const gpx_list *const *lists, int k, uint32_t *count,
 					gpx_isect_stats *stats)
 {
-	return isect_run(lists, k, NULL, NULL, 0, count, false, stats);
+	return isect_run(lists, k, NULL, NULL, 0, count, false, NULL, stats);
 }
 
 /* Count the intersection with options. */
@@ -771,7 +885,7 @@ gpx_intersect_count_ex(const gpx_list *const *lists, int k,
 					   const gpx_isect_opts *opts, uint32_t *count,
 					   gpx_isect_stats *stats)
 {
-	return isect_run(lists, k, opts, NULL, 0, count, false, stats);
+	return isect_run(lists, k, opts, NULL, 0, count, false, NULL, stats);
 }
 
 /* True iff the two lists share an element. */
@@ -785,5 +899,5 @@ gpx_overlaps(const gpx_list *a, const gpx_list *b)
 		return false;
 	ls[0] = a;
 	ls[1] = b;
-	return isect_run(ls, 2, NULL, NULL, 0, &n, true, NULL) == GPX_OK && n > 0;
+	return isect_run(ls, 2, NULL, NULL, 0, &n, true, NULL, NULL) == GPX_OK && n > 0;
 }

@@ -153,6 +153,23 @@ gpx_status	gpx_intersect_ex(const gpx_list *const *lists, int k,
 							 uint32_t outcap, uint32_t *outn,
 							 gpx_isect_stats *stats);
 
+/* The most lists gpx_intersect_pos takes. */
+#define GPX_ISECT_POS_LISTS (GPX_ISECT_STATE_LISTS + 1)
+
+/*
+ * gpx_intersect_ex that also tells where each result is in every list:
+ * pos[t][r] = the index (0-based rank) of out[r] in lists[t], for t < k
+ * and r < *outn, each pos[t] with room for outcap values.  The same
+ * intersection, result and errors; every block that a merge pass works on
+ * is decoded (bitmap blocks included), and the probes ask the codecs for
+ * the index they find.  GPX_E_ARG for k > GPX_ISECT_POS_LISTS or a NULL
+ * pos (or pos[t]) with k > 0.
+ */
+gpx_status	gpx_intersect_pos(const gpx_list *const *lists, int k,
+							  const gpx_isect_opts *opts, uint32_t *out,
+							  uint32_t outcap, uint32_t *outn,
+							  uint32_t *const *pos, gpx_isect_stats *stats);
+
 /* Size of the intersection, without an output buffer. */
 gpx_status	gpx_intersect_count(const gpx_list *const *lists, int k,
 								uint32_t *count, gpx_isect_stats *stats);

@@ -350,6 +350,40 @@ gpx_plist_tfs_of(const gpx_plist *p, const uint32_t *x, uint32_t n,
 	return GPX_OK;
 }
 
+/* Frequencies of postings given by index, block by block (gpx_plist.h). */
+gpx_status
+gpx_plist_tfs_at(const gpx_plist *p, const uint32_t *at, uint32_t n,
+				 uint32_t *tf, gpx_plist_counts *counts)
+{
+	uint32_t	off[GPX_MAX_BLOCK],
+				bsize = p->list != NULL ? 1u << p->list->log2_block : p->block,
+				i = 0;
+
+	while (i < n)
+	{
+		uint32_t	b,
+					base,
+					e;
+
+		if (i > 0 && at[i] <= at[i - 1])
+			return GPX_E_PAYLOAD;
+		b = at[i] / bsize;
+		base = b * bsize;
+		/* at[i..e): the ones in block b (at most bsize: increasing) */
+		for (e = i; e < n && at[e] - base < bsize; e++)
+		{
+			if (at[e] >= p->n || (e > i && at[e] <= at[e - 1]))
+				return GPX_E_PAYLOAD;
+			off[e - i] = at[e] - base;
+		}
+		plist_block_tfs_at(p, b, off, e - i, tf + i);
+		if (counts)
+			counts->tf_blocks++;
+		i = e;
+	}
+	return GPX_OK;
+}
+
 /* Move the shallow pointer to the block that may hold x. */
 bool
 gpx_pcursor_shallow_move(gpx_pcursor *c, uint32_t x)

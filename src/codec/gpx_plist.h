@@ -88,6 +88,16 @@ gpx_status	gpx_plist_tfs_of(const gpx_plist *p, const uint32_t *x, uint32_t n,
 							 uint32_t *tf, gpx_plist_counts *counts);
 
 /*
+ * The frequencies of the postings at indexes at[0..n) of p (strictly
+ * increasing, each < p->n: where an intersection found them) into
+ * tf[0..n): each block that holds some read once, only their frequencies
+ * (counted in counts' tf_blocks; counts may be NULL); no docID decoded.
+ * GPX_E_PAYLOAD when an index is out of order or past the list.
+ */
+gpx_status	gpx_plist_tfs_at(const gpx_plist *p, const uint32_t *at, uint32_t n,
+							 uint32_t *tf, gpx_plist_counts *counts);
+
+/*
  * A forward cursor.  doc is the current posting's docID (GPX_PLIST_END
  * once exhausted); next / next_geq move it forward; tf reads its
  * frequency (decoding the block's frequencies on first use).  The shallow

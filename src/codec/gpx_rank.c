@@ -546,7 +546,10 @@ gpx_rank_and_work_size_n(int nterms, uint32_t shortest)
 	return rank_align(m * sizeof(gpx_pcursor)) +
 		rank_align(m * sizeof(gpx_list *)) +
 		2 * rank_align((c > 0 ? c : 1) * sizeof(uint32_t)) +	/* cand, tf */
-		2 * rank_align((c > 0 ? c : 1) * sizeof(double));	/* norm, score */
+		2 * rank_align((c > 0 ? c : 1) * sizeof(double)) +	/* norm, score */
+	/* the candidates' indexes in each list, for gpx_intersect_pos */
+		(m <= GPX_ISECT_POS_LISTS ?
+		 m * (rank_align(sizeof(uint32_t *)) + rank_align((c > 0 ? c : 1) * sizeof(uint32_t))) : 0);
 }
 
 /* Candidates of an AND by leapfrogging cursors; returns their count. */
@@ -601,6 +604,7 @@ gpx_rank_and(const gpx_rank_query *q, void *work, size_t worklen,
 	const gpx_list **lists;
 	uint32_t   *cand,
 			   *tf,
+			  **at = NULL,		/* at[j][i]: cand[i]'s index in term j */
 				nc = 0,
 				shortest;
 	double	   *norm,
@@ -635,6 +639,17 @@ gpx_rank_and(const gpx_rank_query *q, void *work, size_t worklen,
 	norm = (double *) p;
 	p += rank_align((size_t) shortest * sizeof(double));
 	score = (double *) p;
+	p += rank_align((size_t) shortest * sizeof(double));
+	if (m <= GPX_ISECT_POS_LISTS)
+	{
+		at = (uint32_t **) p;
+		p += (size_t) m * rank_align(sizeof(uint32_t *));
+		for (int j = 0; j < m; j++)
+		{
+			at[j] = (uint32_t *) p;
+			p += rank_align((size_t) shortest * sizeof(uint32_t));
+		}
+	}
 
 	for (int j = 0; j < m; j++)
 	{
@@ -646,13 +661,19 @@ gpx_rank_and(const gpx_rank_query *q, void *work, size_t worklen,
 	{
 		gpx_isect_stats is;
 
-		s = gpx_intersect_ex(lists, m, NULL, cand, shortest, &nc, &is);
+		/* with where each candidate is in each list, when the lists are few */
+		s = at != NULL ?
+			gpx_intersect_pos(lists, m, NULL, cand, shortest, &nc, at, &is) :
+			gpx_intersect_ex(lists, m, NULL, cand, shortest, &nc, &is);
 		if (s != GPX_OK)
 			return s;
 		st->lists.blocks_decoded += is.source_blocks + is.blocks_decoded;
 	}
 	else
+	{
 		nc = rank_and_leapfrog(q, curs, cand, st);
+		at = NULL;
+	}
 	st->candidates = nc;
 
 	gpx_bm25_init(&bm, q->k1, q->b, q->doclen->ndocs, q->doclen->total);
@@ -668,14 +689,16 @@ gpx_rank_and(const gpx_rank_query *q, void *work, size_t worklen,
 	}
 	/*
 	 * one pass per term in query order: the candidates' frequencies in
-	 * the term's list (each block holding some decoded once, only their
-	 * frequencies read), then score[i] += w(term, cand[i])
+	 * the term's list (by the indexes the intersection found, or each
+	 * block holding some decoded once; only their frequencies read), then
+	 * score[i] += w(term, cand[i])
 	 */
 	for (int j = 0; j < m && nc > 0; j++)
 	{
 		double		idf = gpx_bm25_idf(q->doclen->ndocs, q->terms[j]->n);
 
-		s = gpx_plist_tfs_of(q->terms[j], cand, nc, tf, &st->lists);
+		s = at != NULL ? gpx_plist_tfs_at(q->terms[j], at[j], nc, tf, &st->lists) :
+			gpx_plist_tfs_of(q->terms[j], cand, nc, tf, &st->lists);
 		if (s != GPX_OK)
 			return s;			/* the list lost a candidate */
 		for (uint32_t i = 0; i < nc; i++)

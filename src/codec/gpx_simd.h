@@ -85,6 +85,18 @@ typedef struct gpx_simd_ops
 						  uint32_t *c, uint32_t i, uint32_t m, uint32_t *w);
 
 	/*
+	 * merge with positions (gpx_intersect_pos): as merge from c[i] on
+	 * (the block's buf with its 32 readable slots, the candidates up to
+	 * buf[cnt - 1]), orig[] moving with c[] (orig[*w] = orig[i] for each
+	 * kept), and row[orig[i]] = base + the index of c[i] in buf for each
+	 * kept (any value for the others).  Returns the index of the first
+	 * candidate not looked at.
+	 */
+	uint32_t	(*merge_pos) (const uint32_t *buf, uint32_t cnt, uint32_t *c,
+							  uint32_t *orig, uint32_t i, uint32_t m,
+							  uint32_t *w, uint32_t *row, uint32_t base);
+
+	/*
 	 * Positions in one decoded block: buf[0..cnt) strictly increasing
 	 * (0 < cnt <= GPX_MAX_BLOCK), x[0..n) strictly increasing.  pos[r] =
 	 * the index of x[r] in buf, or GPX_SIMD_NOPOS where buf lacks it, for

@@ -324,6 +324,58 @@ avx2_merge(const uint32_t *buf, uint32_t cnt, uint32_t *pp, uint32_t *c,
 }
 
 /*
+ * avx2_merge that also records where each kept candidate is (the
+ * window's index plus the lane of the match) and moves orig[] along.
+ */
+AVX2_FN uint32_t
+avx2_merge_pos(const uint32_t *buf, uint32_t cnt, uint32_t *c,
+			   uint32_t *orig, uint32_t i, uint32_t m, uint32_t *wp,
+			   uint32_t *row, uint32_t base)
+{
+	const __m256i lastv = _mm256_set1_epi32((int32_t) (cnt - 1));
+	uint32_t	w = *wp,
+				e;
+	__m256i		s0,
+				s1;
+
+	e = gpx_simd_upper(c, i, m, buf[cnt - 1]);
+	if (e == i)
+		return i;
+	s0 = _mm256_i32gather_epi32((const int *) buf,
+								_mm256_min_epu32(_mm256_setr_epi32(15, 31, 47, 63, 79, 95, 111, 127),
+												 lastv), 4);
+	s1 = _mm256_i32gather_epi32((const int *) buf,
+								_mm256_min_epu32(_mm256_setr_epi32(143, 159, 175, 191, 207, 223, 239, 255),
+												 lastv), 4);
+	for (; i < e; i++)
+	{
+		uint32_t	x = c[i],
+					o = orig[i],
+					j,
+					eq;
+		const __m256i vx = _mm256_set1_epi32((int32_t) x);
+		const uint32_t *win;
+
+		/* values <= GPX_MAX_DOCID: signed compares order them */
+		j = (uint32_t) __builtin_popcount((uint32_t) _mm256_movemask_ps(_mm256_castsi256_ps(
+			_mm256_cmpgt_epi32(vx, s0))) |
+			(uint32_t) _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(vx, s1))) << 8);
+		win = buf + 16 * j;
+		eq = (uint32_t) _mm256_movemask_ps(_mm256_castsi256_ps(
+			_mm256_cmpeq_epi32(_mm256_loadu_si256((const __m256i *) win), vx))) |
+			(uint32_t) _mm256_movemask_ps(_mm256_castsi256_ps(
+			_mm256_cmpeq_epi32(_mm256_loadu_si256((const __m256i *) (win + 8)), vx))) << 8;
+		/* no match: 16 past the window, a row entry nobody reads */
+		row[o] = base + 16 * j + (uint32_t) __builtin_ctz(eq | 0x10000u);
+		c[w] = x;
+		orig[w] = o;
+		w += eq != 0;
+	}
+	*wp = w;
+	return e;
+}
+
+/*
  * Positions by sampled windows, as avx2_merge; the window is loaded with
  * its lanes past the block masked off, so only buf[0..cnt) is read.
  */
@@ -620,6 +672,7 @@ const gpx_simd_ops gpx_simd_avx2_ops = {
 	.ef_merge = avx2_ef_merge,
 	.scan = avx2_scan,
 	.merge = avx2_merge,
+	.merge_pos = avx2_merge_pos,
 	.locate = avx2_locate,
 	.gap_range = avx2_gap_range,
 	.lrc_ext = avx2_lrc_ext,

@@ -387,6 +387,45 @@ avx512_merge(const uint32_t *buf, uint32_t cnt, uint32_t *pp, uint32_t *c,
 }
 
 /*
+ * avx512_merge that also records where each kept candidate is (the
+ * window's index plus the lane of the match) and moves orig[] along.
+ */
+AVX512_FN uint32_t
+avx512_merge_pos(const uint32_t *buf, uint32_t cnt, uint32_t *c,
+				 uint32_t *orig, uint32_t i, uint32_t m, uint32_t *wp,
+				 uint32_t *row, uint32_t base)
+{
+	const __m512i idx = _mm512_setr_epi32(15, 31, 47, 63, 79, 95, 111, 127,
+										  143, 159, 175, 191, 207, 223, 239, 255);
+	uint32_t	w = *wp,
+				e;
+	__m512i		samples;
+
+	e = avx512_upto(c, i, m, buf[cnt - 1]);
+	if (e == i)
+		return i;
+	samples = _mm512_mask_i32gather_epi32(_mm512_set1_epi32((int32_t) GPX_MAX_DOCID),
+										  avx512_first((cnt + 15) >> 4), idx,
+										  buf, 4);
+	for (; i < e; i++)
+	{
+		uint32_t	x = c[i],
+					o = orig[i];
+		__m512i		vx = _mm512_set1_epi32((int32_t) x);
+		uint32_t	j = (uint32_t) __builtin_popcount(_mm512_cmplt_epu32_mask(samples, vx));
+		__mmask16	k = _mm512_cmpeq_epu32_mask(_mm512_loadu_si512(buf + 16 * j), vx);
+
+		/* no match: 16 past the window, a row entry nobody reads */
+		row[o] = base + 16 * j + (uint32_t) __builtin_ctz((uint32_t) k | 0x10000u);
+		c[w] = x;
+		orig[w] = o;
+		w += k != 0;
+	}
+	*wp = w;
+	return e;
+}
+
+/*
  * Positions by sampled windows, as avx512_merge: the window of x is the
  * count of windows whose last value is below x, and one masked compare
  * with that window (its lanes inside the block only) gives the index.
@@ -639,6 +678,7 @@ const gpx_simd_ops gpx_simd_avx512_ops = {
 	.ef_merge = avx512_ef_merge,
 	.scan = avx512_scan,
 	.merge = avx512_merge,
+	.merge_pos = avx512_merge_pos,
 	.locate = avx512_locate,
 	.gap_range = avx512_gap_range,
 	.lrc_ext = avx512_lrc_ext,

@@ -120,9 +120,55 @@ static long strat_merge_passes = 0;
 static long strat_probe_passes = 0;
 
 /*
+ * gpx_intersect_pos with opts on t[0..k) against the reference ref[0..rn):
+ * the same result, every position naming its docID in its list, nothing
+ * written past the result; GPX_E_ARG beyond GPX_ISECT_POS_LISTS lists.
+ */
+static bool
+check_pos(const tlist *t, int k, const gpx_list *const *ls,
+		  const gpx_isect_opts *opts, const uint32_t *ref, uint32_t rn,
+		  uint32_t bound, const char *name)
+{
+	uint32_t   *out = malloc(sizeof(uint32_t) * (bound + 1)),
+			   *pos[MAXK],
+				on = 0;
+	gpx_status	st;
+	bool		ok;
+
+	for (int j = 0; j < k; j++)
+	{
+		pos[j] = malloc(sizeof(uint32_t) * (bound + 1));
+		memset(pos[j], 0xEE, sizeof(uint32_t) * (bound + 1));
+	}
+	st = gpx_intersect_pos(ls, k, opts, out, bound, &on, pos, NULL);
+	if (k > GPX_ISECT_POS_LISTS)
+		ok = st == GPX_E_ARG;
+	else
+	{
+		ok = st == GPX_OK && same(out, on, ref, rn, name);
+		for (int j = 0; ok && j < k; j++)
+		{
+			ok = pos[j][on] == 0xEEEEEEEEu;
+			for (uint32_t r = 0; ok && r < on; r++)
+				ok = pos[j][r] < t[j].n && t[j].docs[pos[j][r]] == out[r];
+			if (!ok)
+				fprintf(stderr, "  %s: list %d (codec %d, n %u): a wrong position\n",
+						name, j, t[j].codec, t[j].n);
+		}
+	}
+	if (!ok)
+		fprintf(stderr, "  %s failed (st %s)\n", name, gpx_status_str(st));
+	for (int j = 0; j < k; j++)
+		free(pos[j]);
+	free(out);
+	return ok;
+}
+
+/*
  * Check every entry point on one query against the reference: AUTO,
- * forced MERGE and PROBE, a low and a high AUTO ratio, count, the
- * reversed list order, and gpx_overlaps for two lists.
+ * forced MERGE and PROBE, a low and a high AUTO ratio, each also with
+ * positions (gpx_intersect_pos), count, the reversed list order, and
+ * gpx_overlaps for two lists.
  */
 static void
 check_query(const tlist *t, int k)
@@ -195,6 +241,7 @@ check_query(const tlist *t, int k)
 					gpx_status_str(st));
 		st = gpx_intersect_count_ex(ls, k, &variants[v], &cn, NULL);
 		ok = ok && st == GPX_OK && cn == rn;
+		ok = ok && check_pos(t, k, ls, &variants[v], ref, rn, bound, vname[v]);
 	}
 	st = gpx_intersect_count(rev, k, &cn, NULL);
 	ok = ok && st == GPX_OK && cn == rn;

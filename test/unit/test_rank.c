@@ -14,6 +14,7 @@
 
 #include "gpx_rank.h"
 #include "gpx_rank_batch.h"
+#include "gpx_intersect.h"
 #include "unit.h"
 
 static const int codecs[] = {GPX_CODEC_PFOR, GPX_CODEC_LRC, GPX_CODEC_QS};
@@ -641,8 +642,10 @@ test_rank_random(void)
 		blobs_make(&blt, &c, codecs[(it + 1) % 3], true);
 		for (int qi = 0; qi < 12; qi++)
 		{
-			int			m = 1 + (int) unit_below(&r, qi % 4 == 0 ? 1 : 6);
-			int			qt[8];
+			/* 1 term, 1..6, or more than gpx_intersect_pos takes (AND) */
+			int			m = qi == 11 ? GPX_ISECT_POS_LISTS + 1 + (int) unit_below(&r, 4) :
+				1 + (int) unit_below(&r, qi % 4 == 0 ? 1 : 6);
+			int			qt[GPX_ISECT_POS_LISTS + 4];
 			uint32_t	k = qi % 3 == 0 ? 1 + unit_below(&r, 10) :
 				qi % 3 == 1 ? 1 + unit_below(&r, 1000) : GPX_RANK_MAX_K;
 			double		k1 = qi % 5 == 0 ? 0.9 : (double) unit_below(&r, 300) / 100.0;
@@ -656,6 +659,9 @@ test_rank_random(void)
 				if (unit_below(&r, 25) == 0)
 					qt[i] = -1;	/* a term with no list */
 			}
+			/* many terms: two of them repeated, so that AND finds some */
+			for (int i = 2; i < m && m > GPX_ISECT_POS_LISTS; i++)
+				qt[i] = qt[i % 2];
 			answer		w_or,
 						w_or1,
 						w_and,
@@ -696,6 +702,7 @@ tfs_of_check(const gpx_plist *pl, const uint32_t *docs, const uint32_t *want,
 {
 	uint32_t   *x = unit_xmalloc(sizeof(uint32_t) * (n + 2)),
 			   *w = unit_xmalloc(sizeof(uint32_t) * (n + 2)),
+			   *at = unit_xmalloc(sizeof(uint32_t) * (n + 2)),
 			   *tf = unit_xmalloc(sizeof(uint32_t) * (n + 2));
 
 	for (int pass = 0; pass < 6; pass++)
@@ -710,11 +717,13 @@ tfs_of_check(const gpx_plist *pl, const uint32_t *docs, const uint32_t *want,
 		for (uint32_t i = 0; i < n && pass < 4; i++)
 			if (unit_below(r, keep) == 0)
 			{
+				at[nx] = i;
 				x[nx] = docs[i];
 				w[nx++] = want ? want[i] : 1;
 			}
 		if (pass >= 4 && n > 0)
 		{
+			at[nx] = n - 1;
 			x[nx] = docs[n - 1];
 			w[nx++] = want ? want[n - 1] : 1;
 		}
@@ -751,6 +760,19 @@ tfs_of_check(const gpx_plist *pl, const uint32_t *docs, const uint32_t *want,
 			s = gpx_plist_tfs_of(pl, x, nx, tf, &cnt);
 			CHECKF(s == GPX_E_PAYLOAD, "%s: docID %u not in the list: %s", what, gap,
 				   gpx_status_str(s));
+			/* by index: one past the list, and two out of order */
+			at[0] = n;
+			s = gpx_plist_tfs_at(pl, at, 1, tf, NULL);
+			CHECKF(s == GPX_E_PAYLOAD, "%s: index %u past the list: %s", what, n,
+				   gpx_status_str(s));
+			if (n >= 2)
+			{
+				at[0] = unit_below(r, n - 1) + 1;
+				at[1] = unit_below(r, at[0] + 1);
+				s = gpx_plist_tfs_at(pl, at, 2, tf, NULL);
+				CHECKF(s == GPX_E_PAYLOAD, "%s: indexes %u, %u: %s", what, at[0], at[1],
+					   gpx_status_str(s));
+			}
 			continue;
 		}
 		for (uint32_t i = 0; i < nx; i++)
@@ -765,15 +787,28 @@ tfs_of_check(const gpx_plist *pl, const uint32_t *docs, const uint32_t *want,
 			   (nx == 0 || cnt.blocks_decoded >= 1),
 			   "%s: pass %d: %llu blocks decoded of %u", what, pass,
 			   (unsigned long long) cnt.blocks_decoded, pl->nblocks);
+		/* the same frequencies by index, no docID decoded */
+		memset(&cnt, 0, sizeof(cnt));
+		for (uint32_t i = 0; i < nx; i++)
+			tf[i] = 0;
+		s = gpx_plist_tfs_at(pl, at, nx, tf, &cnt);
+		ok = true;
+		for (uint32_t i = 0; i < nx; i++)
+			ok &= tf[i] == w[i];
+		CHECKF(s == GPX_OK && ok && tf[nx] == 0xEEEEEEEE && cnt.blocks_decoded == 0 &&
+			   cnt.tf_blocks <= pl->nblocks && (nx == 0 || cnt.tf_blocks >= 1),
+			   "%s: by index, pass %d, %u of %u: %s", what, pass, nx, n, gpx_status_str(s));
 	}
 	free(x);
 	free(w);
+	free(at);
 	free(tf);
 }
 
 /*
- * gpx_plist_tfs_of on every form: arrays (block sizes 1 .. GPX_MAX_BLOCK),
- * blobs without frequencies (all 1) and with them, each codec.
+ * gpx_plist_tfs_of and gpx_plist_tfs_at on every form: arrays (block
+ * sizes 1 .. GPX_MAX_BLOCK), blobs without frequencies (all 1) and with
+ * them, each codec.
  */
 static void
 test_plist_tfs_of(void)

@@ -6,7 +6,7 @@
  * on edge lists (0, 1, 2 elements, block boundaries, 0 and 2^31 - 1,
  * every field width from 1 to 31 bits), intersections (every strategy)
  * against a naive merge, and the kernels of the encoders, of the set
- * operations and of locate against naive loops.
+ * operations, of locate and of merge_pos against naive loops.
  *
  *   test_simd            run the tests (GPX_SIMD is ignored: all variants)
  *   test_simd --levels   print the names of the supported variants
@@ -356,6 +356,95 @@ check_locate(unit_rng *r, const gpx_simd_ops *o, int level, int it)
 }
 
 /*
+ * One merge_pos call against a naive merge: a block of 1..256 docIDs
+ * followed by 32 GPX_MAX_DOCID slots (as the intersection's buffer), and
+ * candidates from c[i] on: the block's, others between or around them,
+ * some past its last (where the call must stop), with orig[] a
+ * permutation to move along and positions to record by it.
+ */
+static void
+check_merge_pos(unit_rng *r, const gpx_simd_ops *o, int level, int it)
+{
+	uint32_t	cnt = 1 + unit_below(r, it % 3 == 0 ? 256 : 40),
+				scale = 1 + unit_below(r, it % 2 ? 4 : 1000),
+				buf[GPX_MAX_BLOCK + 32],
+				c[600],
+				orig[600],
+				orig0[600],
+				row[600],
+				wc[600],
+				worig[600],
+				m = 0,
+				i0 = unit_below(r, 4),
+				e,
+				nw,
+				w,
+				got,
+				base = unit_below(r, 1u << 20);
+	int			isin[600];
+	uint64_t	start = it % 5 == 0 ? GPX_MAX_DOCID - (uint64_t) cnt * scale :
+		1 + unit_below(r, 1000);
+
+	kernel_run(r, buf, cnt, start, scale);
+	for (uint32_t j = cnt; j < cnt + 32; j++)
+		buf[j] = GPX_MAX_DOCID;
+	for (uint32_t j = 0; j < i0; j++)
+		c[m++] = 0;				/* before i: not looked at */
+	if (buf[0] > 0 && unit_below(r, 2) == 0)
+		c[m++] = buf[0] - 1;
+	for (uint32_t j = 0; j < cnt; j++)
+	{
+		if (j > 0 && buf[j] > buf[j - 1] + 1 && unit_below(r, 5) == 0)
+			c[m++] = buf[j - 1] + 1;
+		if (unit_below(r, 3) != 0 || it % 7 == 0)
+			c[m++] = buf[j];
+	}
+	for (uint32_t j = 1; j <= 3 && (uint64_t) buf[cnt - 1] + j <= GPX_MAX_DOCID; j++)
+		if (unit_below(r, 2) == 0)
+			c[m++] = buf[cnt - 1] + j;
+	for (uint32_t j = 0; j < m; j++)
+		orig[j] = j;
+	for (uint32_t j = m; j > 1; j--)
+	{
+		uint32_t	k = unit_below(r, j),
+					t = orig[j - 1];
+
+		orig[j - 1] = orig[k];
+		orig[k] = t;
+	}
+	memcpy(orig0, orig, sizeof(uint32_t) * m);
+	/* the naive answer: kept ones moved down to w on, stop past the last */
+	memcpy(wc, c, sizeof(uint32_t) * m);
+	memcpy(worig, orig, sizeof(uint32_t) * m);
+	nw = w = unit_below(r, i0 + 1);
+	for (e = i0; e < m && c[e] <= buf[cnt - 1]; e++)
+	{
+		uint32_t	p = 0;
+
+		while (buf[p] < c[e])
+			p++;
+		isin[e] = buf[p] == c[e] ? (int) p : -1;
+		if (isin[e] >= 0)
+		{
+			wc[nw] = c[e];
+			worig[nw++] = orig[e];
+		}
+	}
+	memset(row, 0xEE, sizeof(row));
+	got = o->merge_pos(buf, cnt, c, orig, i0, m, &w, row, base);
+	CHECKF(got == e && w == nw, "%s merge_pos cnt %u: stopped at %u, want %u; kept to %u, want %u",
+		   gpx_simd_name(level), cnt, got, e, w, nw);
+	CHECKF(memcmp(c, wc, sizeof(uint32_t) * nw) == 0 &&
+		   memcmp(orig, worig, sizeof(uint32_t) * nw) == 0,
+		   "%s merge_pos cnt %u: kept candidates or their orig", gpx_simd_name(level), cnt);
+	for (uint32_t j = i0; j < e; j++)
+		if (isin[j] >= 0)
+			CHECKF(row[orig0[j]] == base + (uint32_t) isin[j],
+				   "%s merge_pos cnt %u: %u at %u, not %u", gpx_simd_name(level), cnt,
+				   c[j], row[orig0[j]] - base, isin[j]);
+}
+
+/*
  * The kernels of the encoders and of the set operations, variant by
  * variant, against naive loops over the share each says it did: the
  * extremes of gaps and of the LRC terms, the sortedness flag, and the set
@@ -438,6 +527,8 @@ test_kernels(unit_rng *r)
 				}
 			}
 			check_locate(r, o, levels[v], it);
+			if (o->merge_pos != NULL)
+				check_merge_pos(r, o, levels[v], it);
 			if (o->setop != NULL)
 			{
 				uint32_t	na = cnt + unit_below(r, 300),
