@@ -52,15 +52,27 @@ gpx_plist_blob(gpx_plist *p, const gpx_list *l)
 	p->n = l->n;
 	p->nblocks = l->nblocks;
 	p->last = l->last;
+	/* found by gpx_plist_max_tf when asked: ranked AND never asks */
 	p->max_tf = 0;
-	for (uint32_t b = 0; b < l->nblocks && l->n > 0; b++)
-	{
-		uint32_t	m = gpx_block_tf_max(l, b);
-
-		if (m > p->max_tf)
-			p->max_tf = m;
-	}
 	return GPX_OK;
+}
+
+/* Largest tf of the list (see gpx_plist.h). */
+uint32_t
+gpx_plist_max_tf(const gpx_plist *p)
+{
+	uint32_t	mx = 0;
+
+	if (p->list == NULL)
+		return p->max_tf;
+	for (uint32_t b = 0; b < p->list->nblocks && p->list->n > 0; b++)
+	{
+		uint32_t	m = gpx_block_tf_max(p->list, b);
+
+		if (m > mx)
+			mx = m;
+	}
+	return mx;
 }
 
 /* First docID of a block. */

@@ -40,7 +40,8 @@ typedef struct gpx_plist
 	uint32_t	nblocks;
 	uint32_t	block;			/* array form: postings per block */
 	uint32_t	last;			/* last docID (0 when empty) */
-	uint32_t	max_tf;			/* largest tf of the list (0 when empty) */
+	uint32_t	max_tf;			/* array form: largest tf of the list (0
+								 * when empty); read gpx_plist_max_tf */
 } gpx_plist;
 
 /*
@@ -53,6 +54,12 @@ gpx_status	gpx_plist_arrays(gpx_plist *p, const uint32_t *docs,
 
 /* The blob form over an opened, valid list. */
 gpx_status	gpx_plist_blob(gpx_plist *p, const gpx_list *l);
+
+/*
+ * Largest tf of the list (0 when empty): the array form's, or the largest
+ * of the blob's per-block maxima (its directory read, nothing decoded).
+ */
+uint32_t	gpx_plist_max_tf(const gpx_plist *p);
 
 /* First docID of block blk. */
 uint32_t	gpx_plist_block_first(const gpx_plist *p, uint32_t blk);

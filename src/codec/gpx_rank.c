@@ -477,10 +477,10 @@ gpx_rank_or(const gpx_rank_query *q, gpx_rank_algo algo, void *work,
 		gpx_pcursor_init(&t->cur, pl, &st->lists);
 		t->pos = (uint32_t) p;
 		t->idf = gpx_bm25_idf(q->doclen->ndocs, pl->n);
-		t->max_tf = pl->max_tf;
+		t->max_tf = gpx_plist_max_tf(pl);
 		t->lo_blk = ~0u;
 		t->blo = 0.0;
-		t->ub = gpx_bm25_weight(&bm, t->idf, pl->max_tf, norm_lo);
+		t->ub = gpx_bm25_weight(&bm, t->idf, t->max_tf, norm_lo);
 	}
 	gpx_topk_init(&top, q->k, docs, scores);
 	if (m > 0)
