@@ -271,6 +271,37 @@ avx2_scan(const uint32_t *buf, uint32_t p, uint32_t x)
 }
 
 /*
+ * The last value of each 16-value window of buf[0..cnt) (cnt <= 256),
+ * windows 0-7 in *s0 and 8-15 in *s1; a window past the block samples
+ * buf[cnt - 1], so only buf[0..cnt) is read.
+ */
+AVX2_FN void
+avx2_window_lasts(const uint32_t *buf, uint32_t cnt, __m256i *s0, __m256i *s1)
+{
+	const __m256i lastv = _mm256_set1_epi32((int32_t) (cnt - 1));
+
+	*s0 = _mm256_i32gather_epi32((const int *) buf,
+								 _mm256_min_epu32(_mm256_setr_epi32(15, 31, 47, 63, 79, 95, 111, 127),
+												  lastv), 4);
+	*s1 = _mm256_i32gather_epi32((const int *) buf,
+								 _mm256_min_epu32(_mm256_setr_epi32(143, 159, 175, 191, 207, 223, 239, 255),
+												  lastv), 4);
+}
+
+/*
+ * The window x can only be in: how many windows end below it (16 when x
+ * is above the block).  Values <= GPX_MAX_DOCID: signed compares order
+ * them.
+ */
+AVX2_FN uint32_t
+avx2_window_of(__m256i vx, __m256i s0, __m256i s1)
+{
+	return (uint32_t) __builtin_popcount((uint32_t) _mm256_movemask_ps(_mm256_castsi256_ps(
+		_mm256_cmpgt_epi32(vx, s0))) |
+		(uint32_t) _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(vx, s1))) << 8);
+}
+
+/*
  * Merge by sampled windows, as gpx_simd_avx512.c does: the last value of
  * each window of 16 (at most 16 windows) in two registers, once per call;
  * a candidate's window is the count of samples below it, and two compares
@@ -282,7 +313,6 @@ AVX2_FN uint32_t
 avx2_merge(const uint32_t *buf, uint32_t cnt, uint32_t *pp, uint32_t *c,
 		   uint32_t i, uint32_t m, uint32_t *wp)
 {
-	const __m256i lastv = _mm256_set1_epi32((int32_t) (cnt - 1));
 	uint32_t	w = *wp,
 				last = buf[cnt - 1],
 				e,
@@ -295,22 +325,14 @@ avx2_merge(const uint32_t *buf, uint32_t cnt, uint32_t *pp, uint32_t *c,
 	if (e == i)
 		return i;
 	/* cnt <= GPX_MAX_BLOCK = 256: the 16 samples cover the block */
-	s0 = _mm256_i32gather_epi32((const int *) buf,
-								_mm256_min_epu32(_mm256_setr_epi32(15, 31, 47, 63, 79, 95, 111, 127),
-												 lastv), 4);
-	s1 = _mm256_i32gather_epi32((const int *) buf,
-								_mm256_min_epu32(_mm256_setr_epi32(143, 159, 175, 191, 207, 223, 239, 255),
-												 lastv), 4);
+	avx2_window_lasts(buf, cnt, &s0, &s1);
 	for (; i < e; i++)
 	{
 		uint32_t	x = c[i];
 		const __m256i vx = _mm256_set1_epi32((int32_t) x);
 		const uint32_t *win;
 
-		/* values <= GPX_MAX_DOCID: signed compares order them */
-		j = (uint32_t) __builtin_popcount((uint32_t) _mm256_movemask_ps(_mm256_castsi256_ps(
-			_mm256_cmpgt_epi32(vx, s0))) |
-			(uint32_t) _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(vx, s1))) << 8);
+		j = avx2_window_of(vx, s0, s1);
 		win = buf + 16 * j;
 		c[w] = x;
 		w += !_mm256_testz_si256(_mm256_or_si256(
@@ -332,7 +354,6 @@ avx2_merge_pos(const uint32_t *buf, uint32_t cnt, uint32_t *c,
 			   uint32_t *orig, uint32_t i, uint32_t m, uint32_t *wp,
 			   uint32_t *row, uint32_t base)
 {
-	const __m256i lastv = _mm256_set1_epi32((int32_t) (cnt - 1));
 	uint32_t	w = *wp,
 				e;
 	__m256i		s0,
@@ -341,12 +362,7 @@ avx2_merge_pos(const uint32_t *buf, uint32_t cnt, uint32_t *c,
 	e = gpx_simd_upper(c, i, m, buf[cnt - 1]);
 	if (e == i)
 		return i;
-	s0 = _mm256_i32gather_epi32((const int *) buf,
-								_mm256_min_epu32(_mm256_setr_epi32(15, 31, 47, 63, 79, 95, 111, 127),
-												 lastv), 4);
-	s1 = _mm256_i32gather_epi32((const int *) buf,
-								_mm256_min_epu32(_mm256_setr_epi32(143, 159, 175, 191, 207, 223, 239, 255),
-												 lastv), 4);
+	avx2_window_lasts(buf, cnt, &s0, &s1);
 	for (; i < e; i++)
 	{
 		uint32_t	x = c[i],
@@ -356,10 +372,7 @@ avx2_merge_pos(const uint32_t *buf, uint32_t cnt, uint32_t *c,
 		const __m256i vx = _mm256_set1_epi32((int32_t) x);
 		const uint32_t *win;
 
-		/* values <= GPX_MAX_DOCID: signed compares order them */
-		j = (uint32_t) __builtin_popcount((uint32_t) _mm256_movemask_ps(_mm256_castsi256_ps(
-			_mm256_cmpgt_epi32(vx, s0))) |
-			(uint32_t) _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(vx, s1))) << 8);
+		j = avx2_window_of(vx, s0, s1);
 		win = buf + 16 * j;
 		eq = (uint32_t) _mm256_movemask_ps(_mm256_castsi256_ps(
 			_mm256_cmpeq_epi32(_mm256_loadu_si256((const __m256i *) win), vx))) |
@@ -383,20 +396,13 @@ AVX2_FN uint32_t
 avx2_locate(const uint32_t *buf, uint32_t cnt, const uint32_t *x,
 			uint32_t n, uint32_t *pos)
 {
-	const __m256i lastv = _mm256_set1_epi32((int32_t) (cnt - 1)),
-				lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+	const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
 	const uint32_t nwin = (cnt + 15) >> 4;
 	__m256i		s0,
 				s1;
 	uint32_t	found = 0;
 
-	/* every sample inside the block: the last window's is buf[cnt - 1] */
-	s0 = _mm256_i32gather_epi32((const int *) buf,
-								_mm256_min_epu32(_mm256_setr_epi32(15, 31, 47, 63, 79, 95, 111, 127),
-												 lastv), 4);
-	s1 = _mm256_i32gather_epi32((const int *) buf,
-								_mm256_min_epu32(_mm256_setr_epi32(143, 159, 175, 191, 207, 223, 239, 255),
-												 lastv), 4);
+	avx2_window_lasts(buf, cnt, &s0, &s1);
 	for (uint32_t r = 0; r < n; r++)
 	{
 		const __m256i vx = _mm256_set1_epi32((int32_t) x[r]);
@@ -408,10 +414,7 @@ avx2_locate(const uint32_t *buf, uint32_t cnt, const uint32_t *x,
 					m0,
 					m1;
 
-		/* values <= GPX_MAX_DOCID: signed compares order them */
-		j = (uint32_t) __builtin_popcount((uint32_t) _mm256_movemask_ps(_mm256_castsi256_ps(
-			_mm256_cmpgt_epi32(vx, s0))) |
-			(uint32_t) _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(vx, s1))) << 8);
+		j = avx2_window_of(vx, s0, s1);
 		/* above the block (j == 16 >= nwin): no lane */
 		left = j < nwin ? cnt - 16 * j : 0;
 		win = buf + 16 * (j < nwin ? j : 0);

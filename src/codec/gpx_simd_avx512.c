@@ -342,6 +342,23 @@ avx512_upto(const uint32_t *c, uint32_t i, uint32_t m, uint32_t x)
 }
 
 /*
+ * The last value of each 16-value window of buf[0..cnt) (cnt <= 256),
+ * read inside the block only; the lanes of windows past it
+ * GPX_MAX_DOCID, never below a docID.
+ */
+AVX512_FN __m512i
+avx512_window_lasts(const uint32_t *buf, uint32_t cnt)
+{
+	const __m512i idx = _mm512_min_epu32(
+		_mm512_setr_epi32(15, 31, 47, 63, 79, 95, 111, 127,
+						  143, 159, 175, 191, 207, 223, 239, 255),
+		_mm512_set1_epi32((int32_t) (cnt - 1)));
+
+	return _mm512_mask_i32gather_epi32(_mm512_set1_epi32((int32_t) GPX_MAX_DOCID),
+									   avx512_first((cnt + 15) >> 4), idx, buf, 4);
+}
+
+/*
  * Merge by sampled windows: the block is cut into windows of 16 values,
  * and the last value of each (at most 16 windows: a block holds at most
  * 256) is gathered once into one register.  A candidate x can only be in
@@ -356,8 +373,6 @@ AVX512_FN uint32_t
 avx512_merge(const uint32_t *buf, uint32_t cnt, uint32_t *pp, uint32_t *c,
 			 uint32_t i, uint32_t m, uint32_t *wp)
 {
-	const __m512i idx = _mm512_setr_epi32(15, 31, 47, 63, 79, 95, 111, 127,
-										  143, 159, 175, 191, 207, 223, 239, 255);
 	uint32_t	w = *wp,
 				last = buf[cnt - 1],
 				e,
@@ -369,9 +384,7 @@ avx512_merge(const uint32_t *buf, uint32_t cnt, uint32_t *pp, uint32_t *c,
 	if (e == i)
 		return i;
 	/* lanes past the block's windows never count as below a candidate */
-	samples = _mm512_mask_i32gather_epi32(_mm512_set1_epi32((int32_t) GPX_MAX_DOCID),
-										  avx512_first((cnt + 15) >> 4), idx,
-										  buf, 4);
+	samples = avx512_window_lasts(buf, cnt);
 	for (; i < e; i++)
 	{
 		uint32_t	x = c[i];
@@ -395,8 +408,6 @@ avx512_merge_pos(const uint32_t *buf, uint32_t cnt, uint32_t *c,
 				 uint32_t *orig, uint32_t i, uint32_t m, uint32_t *wp,
 				 uint32_t *row, uint32_t base)
 {
-	const __m512i idx = _mm512_setr_epi32(15, 31, 47, 63, 79, 95, 111, 127,
-										  143, 159, 175, 191, 207, 223, 239, 255);
 	uint32_t	w = *wp,
 				e;
 	__m512i		samples;
@@ -404,9 +415,7 @@ avx512_merge_pos(const uint32_t *buf, uint32_t cnt, uint32_t *c,
 	e = avx512_upto(c, i, m, buf[cnt - 1]);
 	if (e == i)
 		return i;
-	samples = _mm512_mask_i32gather_epi32(_mm512_set1_epi32((int32_t) GPX_MAX_DOCID),
-										  avx512_first((cnt + 15) >> 4), idx,
-										  buf, 4);
+	samples = avx512_window_lasts(buf, cnt);
 	for (; i < e; i++)
 	{
 		uint32_t	x = c[i],
@@ -434,17 +443,11 @@ AVX512_FN uint32_t
 avx512_locate(const uint32_t *buf, uint32_t cnt, const uint32_t *x,
 			  uint32_t n, uint32_t *pos)
 {
-	const __m512i idx = _mm512_min_epu32(
-		_mm512_setr_epi32(15, 31, 47, 63, 79, 95, 111, 127,
-						  143, 159, 175, 191, 207, 223, 239, 255),
-		_mm512_set1_epi32((int32_t) (cnt - 1)));
 	const uint32_t nwin = (cnt + 15) >> 4;
 	__m512i		samples;
 	uint32_t	found = 0;
 
-	/* windows past the block sample as GPX_MAX_DOCID: never below an x */
-	samples = _mm512_mask_i32gather_epi32(_mm512_set1_epi32((int32_t) GPX_MAX_DOCID),
-										  avx512_first(nwin), idx, buf, 4);
+	samples = avx512_window_lasts(buf, cnt);
 	for (uint32_t r = 0; r < n; r++)
 	{
 		__m512i		vx = _mm512_set1_epi32((int32_t) x[r]);

@@ -33,6 +33,7 @@
 
 #include "gpx_cpu.h"
 #include "gpx_rank.h"
+#include "gpx_ref.h"
 #include "gen_common.h"
 #include "bench_util.h"
 
@@ -104,22 +105,12 @@ nscore_cmp(const void *a, const void *b)
 	return x->doc < y->doc ? -1 : x->doc > y->doc;
 }
 
-/* Whether the sorted run d[0..n) holds x (binary search). */
+/* x's index in the sorted run d[0..n), or -1 when it lacks x. */
 static int
 naive_has(const uint32_t *d, uint32_t n, uint32_t x)
 {
-	uint32_t	lo = 0,
-				hi = n;
+	uint32_t	lo = ref_lower_bound(d, n, x);
 
-	while (lo < hi)
-	{
-		uint32_t	mid = lo + (hi - lo) / 2;
-
-		if (d[mid] < x)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return lo < n && d[lo] == x ? (int) lo : -1;
 }
 
