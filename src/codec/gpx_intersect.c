@@ -400,7 +400,7 @@ isect_bitmap_pass(isect_state *st, uint32_t *cand, uint32_t i, uint32_t m,
  * candidate a forward scan of the buffer, whose branch predicts well when
  * the list is the denser side.  With positions asked (row not NULL, as in
  * isect_probe): every block decoded, bitmap ones too, and the
- * candidates of a block placed by gpx_simd_locate.
+ * candidates of a block placed by gpx_simd_merge_pos.
  */
 static inline uint32_t
 isect_merge(isect_state *st, uint32_t *cand, uint32_t m, bool dense,
@@ -459,32 +459,10 @@ isect_merge(isect_state *st, uint32_t *cand, uint32_t m, bool dense,
 		}
 		buf = st->buf;
 		p = st->pos;
-		if (row && o->merge_pos != NULL)
-		{
-			i = o->merge_pos(buf, st->cnt, cand, orig, i, m, &w, row,
-							 st->blk << l->log2_block);
-			continue;
-		}
 		if (row)
 		{
-			uint32_t	e = gpx_simd_upper(cand, i, m, buf[st->cnt - 1]),
-						at[GPX_MAX_BLOCK],
-						base = st->blk << l->log2_block;
-
-			/* the candidates up to the block's last: at most cnt of them */
-			if (e - i > st->cnt)
-				e = i + st->cnt;
-			gpx_simd_locate(o, buf, st->cnt, cand + i, e - i, at);
-			for (uint32_t r = 0; r < e - i; r++)
-			{
-				uint32_t	oi = orig[i + r];
-
-				row[oi] = base + at[r];
-				cand[w] = cand[i + r];
-				orig[w] = oi;
-				w += at[r] != GPX_SIMD_NOPOS;
-			}
-			i = e;
+			i = gpx_simd_merge_pos(o, buf, st->cnt, cand, orig, i, m, &w, row,
+								   st->blk << l->log2_block);
 			continue;
 		}
 		if (o->merge != NULL)

@@ -8,9 +8,6 @@
 #include "gpx_plist.h"
 #include "gpx_simd.h"
 
-/* Readable slots past a decoded block for gpx_simd_ops.scan. */
-#define PLIST_PAD 32
-
 /* The array form. */
 gpx_status
 gpx_plist_arrays(gpx_plist *p, const uint32_t *docs, const uint32_t *tfs,
@@ -324,13 +321,11 @@ gpx_plist_tfs_of(const gpx_plist *p, const uint32_t *x, uint32_t n,
 				 uint32_t *tf, gpx_plist_counts *counts)
 {
 	const gpx_simd_ops *o = gpx_simd();
-	uint32_t	docs[GPX_MAX_BLOCK + PLIST_PAD],
+	uint32_t	docs[GPX_MAX_BLOCK],
 				pos[GPX_MAX_BLOCK],
 				lo = 0,			/* first block that may hold x[i] */
 				i = 0;
 
-	/* the scan reads past a block's values: defined bytes there */
-	memset(docs, 0, sizeof(docs));
 	while (i < n)
 	{
 		uint32_t	b,

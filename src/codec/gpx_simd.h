@@ -251,4 +251,39 @@ gpx_simd_locate(const gpx_simd_ops *o, const uint32_t *buf, uint32_t cnt,
 	return found;
 }
 
+/*
+ * gpx_simd_ops.merge_pos through the table in use, or by
+ * gpx_simd_locate where it has none (same contract).
+ */
+static inline uint32_t
+gpx_simd_merge_pos(const gpx_simd_ops *o, const uint32_t *buf, uint32_t cnt,
+				   uint32_t *c, uint32_t *orig, uint32_t i, uint32_t m,
+				   uint32_t *w, uint32_t *row, uint32_t base)
+{
+	uint32_t	e,
+				at[GPX_MAX_BLOCK];
+
+	if (o->merge_pos != NULL)
+		return o->merge_pos(buf, cnt, c, orig, i, m, w, row, base);
+	/* the candidates up to the block's last, GPX_MAX_BLOCK at a time */
+	e = gpx_simd_upper(c, i, m, buf[cnt - 1]);
+	while (i < e)
+	{
+		uint32_t	n = e - i < GPX_MAX_BLOCK ? e - i : GPX_MAX_BLOCK;
+
+		gpx_simd_locate(o, buf, cnt, c + i, n, at);
+		for (uint32_t r = 0; r < n; r++)
+		{
+			uint32_t	oi = orig[i + r];
+
+			row[oi] = base + at[r];
+			c[*w] = c[i + r];
+			orig[*w] = oi;
+			*w += at[r] != GPX_SIMD_NOPOS;
+		}
+		i += n;
+	}
+	return e;
+}
+
 #endif							/* GPX_SIMD_H */

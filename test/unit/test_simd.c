@@ -356,7 +356,8 @@ check_locate(unit_rng *r, const gpx_simd_ops *o, int level, int it)
 }
 
 /*
- * One merge_pos call against a naive merge: a block of 1..256 docIDs
+ * One merge_pos call (the variant's, or the locate fallback when the
+ * table has none) against a naive merge: a block of 1..256 docIDs
  * followed by 32 GPX_MAX_DOCID slots (as the intersection's buffer), and
  * candidates from c[i] on: the block's, others between or around them,
  * some past its last (where the call must stop), with orig[] a
@@ -431,7 +432,7 @@ check_merge_pos(unit_rng *r, const gpx_simd_ops *o, int level, int it)
 		}
 	}
 	memset(row, 0xEE, sizeof(row));
-	got = o->merge_pos(buf, cnt, c, orig, i0, m, &w, row, base);
+	got = gpx_simd_merge_pos(o, buf, cnt, c, orig, i0, m, &w, row, base);
 	CHECKF(got == e && w == nw, "%s merge_pos cnt %u: stopped at %u, want %u; kept to %u, want %u",
 		   gpx_simd_name(level), cnt, got, e, w, nw);
 	CHECKF(memcmp(c, wc, sizeof(uint32_t) * nw) == 0 &&
@@ -527,8 +528,7 @@ test_kernels(unit_rng *r)
 				}
 			}
 			check_locate(r, o, levels[v], it);
-			if (o->merge_pos != NULL)
-				check_merge_pos(r, o, levels[v], it);
+			check_merge_pos(r, o, levels[v], it);
 			if (o->setop != NULL)
 			{
 				uint32_t	na = cnt + unit_below(r, 300),
