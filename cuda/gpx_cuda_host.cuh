@@ -186,6 +186,12 @@ struct gpx_dev
 	uint8_t    *d_rk_dl = nullptr;
 	size_t		rk_dl_bytes = 0;
 	uint64_t	rk_dl_id = 0;
+	/* ranked retrieval's scratch (gpx_rank_run.cu): device, and pinned
+	 * host memory for the copies in and out; kept between calls */
+	uint8_t    *d_rk = nullptr;
+	size_t		rk_cap = 0;
+	uint8_t    *h_rk = nullptr;
+	size_t		h_rk_cap = 0;
 };
 
 /* A batch's queries on one device, and how far they are issued. */

@@ -147,6 +147,13 @@ gpx_cuda_rank_chunk_slots(uint64_t slots)
 	(void) slots;
 }
 
+/* No GPU: nothing to cut. */
+void
+gpx_cuda_rank_cut_min(uint64_t slots)
+{
+	(void) slots;
+}
+
 /* Unavailable. */
 gpx_cuda_status
 gpx_cuda_union_run(gpx_cuda_ctx *ctx, gpx_batch *b, gpx_cuda_union_stats *stats)

@@ -20,6 +20,9 @@
 extern "C" {
 #endif
 
+/* This API has the cut (gpx_cuda_rank_cut_min, the cut_* statistics). */
+#define GPX_CUDA_RANK_CUT 1
+
 /* What one gpx_cuda_rank_run did. */
 typedef struct gpx_cuda_rank_stats
 {
@@ -31,7 +34,9 @@ typedef struct gpx_cuda_rank_stats
 	uint64_t	bytes_in;		/* host-to-device bytes */
 	double		upload_ms;		/* device time: copies in, list decode */
 	double		score_ms;		/* device time: scoring kernels */
-	double		select_ms;		/* device time: top-k kernels */
+	double		select_ms;		/* device time: cut and top-k kernels */
+	uint64_t	cut_queries;	/* queries cut before their top-k */
+	uint64_t	cut_tiles;		/* their tiles (thread-blocks of the cut) */
 } gpx_cuda_rank_stats;
 
 /*
@@ -52,6 +57,14 @@ gpx_cuda_status gpx_cuda_rank_run(gpx_cuda_ctx *ctx, gpx_rank_batch *b,
  * 0 restores the default (2^26).  Process-wide; for tests and benchmarks.
  */
 void		gpx_cuda_rank_chunk_slots(uint64_t slots);
+
+/*
+ * Queries with more candidate slots than this are cut (many thread-blocks
+ * keep only the candidates that can be in the top k) before the top-k
+ * selection.  0 restores the default (4096); UINT64_MAX cuts none.
+ * Process-wide; for tests and benchmarks.
+ */
+void		gpx_cuda_rank_cut_min(uint64_t slots);
 
 #ifdef __cplusplus
 }

@@ -209,6 +209,8 @@ gpx_setup_dev_free(gpx_dev *d)
 	cudaFree(d->d_scr_out);
 	cudaFree(d->d_un);
 	cudaFree(d->d_rk_dl);
+	cudaFree(d->d_rk);
+	cudaFreeHost(d->h_rk);
 	if (d->s_comp)
 		cudaStreamDestroy(d->s_comp);
 	(void) cudaGetLastError();

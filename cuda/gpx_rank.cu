@@ -14,6 +14,9 @@
  *           score is term t's weight plus, in query order, the weights of
  *           the later terms holding it.  Either way the sum runs from 0.0
  *           in query order, as gpx_rank.c's, so the bits are the CPU's;
+ *   cut     (gpx_rank_cut.cu) a query of more than GPX_RK_CUT_MIN slots
+ *           keeps, over many thread-blocks, only the candidates that can
+ *           be in its top k; topk then reads those;
  *   topk    one thread-block per query: the number of matches m, then
  *           kk = min(k, m); a radix select (8 bits a pass, shared
  *           histograms) finds the kk-th best score T over the score bits,
@@ -248,11 +251,12 @@ gpx_k_rank_topk(gpx_rk_args a)
 				s_eq,
 				s_cnt;
 	const gpx_rk_query *Q = &a.q[blockIdx.x];
-	const double *sc = a.csc + Q->cand_off;
-	const uint32_t *cd = a.cdoc + Q->cand_off;
+	bool		cut = Q->ntiles > 0;	/* select among the kept */
+	const double *sc = (cut ? a.ksc : a.csc) + Q->cand_off;
+	const uint32_t *cd = (cut ? a.kdoc : a.cdoc) + Q->cand_off;
 	uint32_t   *sdoc = a.sdoc + Q->scr_off;
 	double	   *ssc = a.ssc + Q->scr_off;
-	uint32_t	n = Q->cand_n,
+	uint32_t	n = cut ? a.kcount[blockIdx.x] : Q->cand_n,
 				kk,
 				c = 0,
 				e,

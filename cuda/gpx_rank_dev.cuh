@@ -14,7 +14,13 @@
  *     is scored by the first term, in query order, that holds it: every
  *     matching document is scored exactly once, without atomics);
  *   - each candidate's docID and score (0.0: not a match; a real score is
- *     > 0, gpx_bm25.h), then per query one thread-block selects the top k.
+ *     > 0, gpx_bm25.h), then per query one thread-block selects the top k;
+ *   - a query of more than GPX_RK_CUT_MIN candidate slots is cut first
+ *     (gpx_rank_cut.cu): tiles of GPX_RK_TILE slots, one thread-block
+ *     each, count the scores' top bits in the query's two histograms of
+ *     GPX_RK_CUT_BINS (bits 62..52, then 51..41 within the k-th best's
+ *     bin) and keep every candidate at or above the k-th best's bins;
+ *     the query's thread-block then selects among those kept.
  *
  * A score is the sum of the terms' weights in query order, starting from
  * 0.0, with gpx_bm25.h's non-contracting operations: the CPU's bits
@@ -32,6 +38,14 @@
 
 #define GPX_RK_THREADS 256		/* threads per thread-block, every kernel */
 #define GPX_RK_WARPS (GPX_RK_THREADS / 32)
+
+/* Candidate slots of one tile of the cut (one thread-block's share). */
+#define GPX_RK_TILE (GPX_RK_THREADS * 16)
+/* A query with more candidate slots than this is cut before the top-k. */
+#define GPX_RK_CUT_MIN GPX_RK_TILE
+/* Bins of each of the cut's two histograms (11 bits of the score). */
+#define GPX_RK_CUT_BITS 11
+#define GPX_RK_CUT_BINS (1u << GPX_RK_CUT_BITS)
 
 /* One term of a query as the kernels see it. */
 typedef struct gpx_rk_term
@@ -55,6 +69,8 @@ typedef struct gpx_rk_query
 	uint64_t	res_off;		/* its k result slots in odoc[] / osc[] */
 	uint64_t	scr_off;		/* its selection scratch in sdoc[] / ssc[]:
 								 * k rounded up to a power of two */
+	uint32_t	tile_off;		/* its first tile of the cut (chunk-wide) */
+	uint32_t	ntiles;			/* its tiles; 0: not cut */
 } gpx_rk_query;
 
 /* Everything the scoring and selection kernels read and write. */
@@ -77,6 +93,12 @@ typedef struct gpx_rk_args
 	uint32_t   *odoc;			/* results, k slots per query, best first */
 	double	   *osc;
 	uint32_t   *ocount;			/* results per query */
+	uint32_t	ntiles;			/* tiles of the cut in the chunk */
+	uint32_t	pad2;
+	uint32_t   *hist;			/* cut: 2 x GPX_RK_CUT_BINS counts a query */
+	uint32_t   *kcount;			/* cut: candidates kept, per query */
+	uint32_t   *kdoc;			/* cut: those kept (at cand_off) */
+	double	   *ksc;
 } gpx_rk_args;
 
 /*
@@ -148,5 +170,8 @@ cudaError_t gpx_cuda_k_rank_decode(const gpx_dl *dls, const uint64_t *offs,
 cudaError_t gpx_cuda_k_rank_score(const gpx_rk_args *a, uint64_t ncand,
 								  cudaStream_t st);
 cudaError_t gpx_cuda_k_rank_topk(const gpx_rk_args *a, cudaStream_t st);
+
+/* Host wrapper of the cut (gpx_rank_cut.cu): its three kernels, when a->ntiles. */
+cudaError_t gpx_cuda_k_rank_cut(const gpx_rk_args *a, cudaStream_t st);
 
 #endif							/* GPX_RANK_DEV_CUH */

@@ -1,14 +1,22 @@
 /*
  * gpx_rank_run.cu - the host driver of ranked retrieval on the GPU
  * (gpx_cuda_rank.h): uploads the lists the batch's terms use and the
- * document lengths, decodes the lists, then runs the queries in chunks whose candidate
- * slots fit gpx_rk_cand_cap (a chunk holds at least one query): score,
- * select, copy the results back and put each query's where the batch
- * wants them.  Device memory is taken for the call and given back, except
- * the document lengths of a batch whose statistics have an id
- * (doclen_id): the device keeps those until a batch with other statistics
- * comes, so that a stream of batches over one collection uploads them once.
+ * document lengths, decodes the lists, then runs the queries in chunks
+ * whose candidate slots fit gpx_rk_cand_cap (a chunk holds at least one
+ * query): score, cut (a query of many candidates), select, copy the
+ * results back and put each query's where the batch wants them.
+ *
+ * A small batch (one backend's query) must cost little besides its
+ * kernels, so nothing is allocated per call: the device keeps a scratch
+ * of device memory and one of pinned host memory (gpx_dev.d_rk, h_rk;
+ * grown as batches need, given back above GPX_RK_KEEP_BYTES), everything
+ * that goes in (blobs, descriptors) travels in one copy from the pinned
+ * scratch, and each chunk's counts, docIDs and scores come back in one.
+ * The document lengths of a batch whose statistics have an id (doclen_id)
+ * stay on the device until a batch with other statistics comes, so that a
+ * stream of batches over one collection uploads them once.
  */
+#include <algorithm>
 #include <vector>
 
 #include "gpx_cuda_host.cuh"
@@ -29,29 +37,85 @@ gpx_cuda_rank_chunk_slots(uint64_t slots)
 	gpx_rk_cand_cap = slots > 0 ? slots : GPX_RK_CAND_CAP;
 }
 
-/* Device buffers of one call, freed when it returns. */
-struct gpx_rk_mem
+/* Queries of more candidate slots than this are cut (gpx_cuda_rank_cut_min). */
+static uint64_t gpx_rk_cut_min = GPX_RK_CUT_MIN;
+
+/* Set the cut's threshold (0: the default). */
+extern "C" void
+gpx_cuda_rank_cut_min(uint64_t slots)
 {
-	std::vector<void *> p;
+	gpx_rk_cut_min = slots > 0 ? slots : GPX_RK_CUT_MIN;
+}
 
-	/* Allocate n bytes (at least 16) into *out. */
-	template <typename T> cudaError_t get(T **out, size_t n)
-	{
-		void	   *x = nullptr;
-		cudaError_t e = cudaMalloc(&x, n < 16 ? 16 : n);
+/*
+ * The scratch a device keeps between calls: up to this many bytes each of
+ * device and pinned host memory (a larger batch's is given back after it).
+ */
+#define GPX_RK_KEEP_BYTES ((size_t) 256 << 20)
 
-		if (e == cudaSuccess)
-			p.push_back(x);
-		*out = (T *) x;
-		return e;
-	}
-	/* Free everything. */
-	~gpx_rk_mem()
+/* Offsets of one call's buffers inside the scratch: 256-byte aligned. */
+struct gpx_rk_lay
+{
+	size_t		at = 0;
+
+	/* Room for n bytes; its offset. */
+	size_t		take(size_t n)
 	{
-		for (void *x : p)
-			(void) cudaFree(x);
+		size_t		o = at;
+
+		at = gpx_al(at + (n > 0 ? n : 1), 256);
+		return o;
 	}
 };
+
+/*
+ * Make d's scratch hold dev bytes of device memory and host bytes of
+ * pinned host memory (grown by half again at least, so that batches
+ * growing slowly reallocate seldom).  Nothing may be in flight.
+ */
+static gpx_cuda_status
+gpx_rk_reserve(gpx_cuda_ctx *ctx, gpx_dev *d, size_t dev, size_t host)
+{
+	if (d->rk_cap < dev)
+	{
+		size_t		n = gpx_al(std::max(dev, d->rk_cap + d->rk_cap / 2), (size_t) 1 << 20);
+
+		(void) cudaFree(d->d_rk);
+		d->d_rk = nullptr;
+		d->rk_cap = 0;
+		GPX_TRY(cudaMalloc((void **) &d->d_rk, n));
+		d->rk_cap = n;
+	}
+	if (d->h_rk_cap < host)
+	{
+		size_t		n = gpx_al(std::max(host, d->h_rk_cap + d->h_rk_cap / 2), (size_t) 1 << 20);
+
+		(void) cudaFreeHost(d->h_rk);
+		d->h_rk = nullptr;
+		d->h_rk_cap = 0;
+		GPX_TRY(cudaHostAlloc((void **) &d->h_rk, n, cudaHostAllocPortable));
+		d->h_rk_cap = n;
+	}
+	return GPX_CUDA_OK;
+}
+
+/* Give back scratch above GPX_RK_KEEP_BYTES (after a call: nothing in flight). */
+static void
+gpx_rk_trim(gpx_dev *d)
+{
+	if (d->rk_cap > GPX_RK_KEEP_BYTES)
+	{
+		(void) cudaFree(d->d_rk);
+		d->d_rk = nullptr;
+		d->rk_cap = 0;
+	}
+	if (d->h_rk_cap > GPX_RK_KEEP_BYTES)
+	{
+		(void) cudaFreeHost(d->h_rk);
+		d->h_rk = nullptr;
+		d->h_rk_cap = 0;
+	}
+}
 
 /* Candidate slots of query bq, and (AND) the position of its shortest list. */
 static uint64_t
@@ -77,6 +141,16 @@ gpx_rk_cands(const gpx_rank_batch *b, const gpx_rank_bquery *bq, uint32_t *drv)
 	return bq->mode == GPX_RANK_MODE_OR ? c : shortest;
 }
 
+/* One round of the driver: queries [first, end) and what they need. */
+struct gpx_rk_chunk
+{
+	uint32_t	first,
+				end;
+	uint64_t	ncand,			/* candidate slots */
+				nres;			/* result slots */
+	uint32_t	ntiles;			/* tiles of the cut */
+};
+
 /* The driver proper (gpx_cuda_rank_run checks ctx first). */
 static gpx_cuda_status
 gpx_rk_run(gpx_cuda_ctx *ctx, gpx_rank_batch *b, gpx_cuda_rank_stats *stats)
@@ -87,22 +161,34 @@ gpx_rk_run(gpx_cuda_ctx *ctx, gpx_rank_batch *b, gpx_cuda_rank_stats *stats)
 	std::vector<uint64_t> offs(nl + 1), boff(nl + 1);
 	std::vector<uint32_t> blk_start(nl + 1);
 	std::vector<uint8_t> used(nl, 0);
-	std::vector<gpx_dl> dls(nl);
-	std::vector<uint8_t> stage;
-	std::vector<gpx_rk_term> terms(b->nterms);
 	std::vector<gpx_rk_query> qs(b->nqueries);
-	std::vector<uint32_t> chunk_end;
-	gpx_rk_mem	mem;
+	std::vector<gpx_rk_chunk> chunks;
 	gpx_call_events<5> evs;
-	uint8_t    *d_blobs,
+	gpx_rk_lay	lay;
+	size_t		o_blobs,
+				o_dls,
+				o_offs,
+				o_blk,
+				o_terms,
+				o_q,
+				o_out,
+				o_docs,
+				o_tfs,
+				o_cdoc,
+				o_csc,
+				o_kdoc,
+				o_ksc,
+				o_sdoc,
+				o_ssc,
+				o_hk,
+				o_dl = 0,
+				in_bytes,
+				host_bytes;
+	uint8_t    *D,
+			   *H,
 			   *d_dl;
-	gpx_dl	   *d_dls;
-	uint64_t   *d_offs;
-	uint32_t   *d_blk,
-			   *d_docs,
-			   *d_tfs;
-	gpx_rk_query *d_q;
-	gpx_rk_term *d_t;
+	gpx_dl	   *dls;
+	gpx_rk_term *terms;
 	uint64_t	max_cand = 0,
 				max_res = 0,
 				max_scr = 0;
@@ -110,6 +196,7 @@ gpx_rk_run(gpx_cuda_ctx *ctx, gpx_rank_batch *b, gpx_cuda_rank_stats *stats)
 	size_t		dl_bytes = (size_t) b->doclen->span * b->doclen->width;
 	bool		dl_kept;
 	gpx_rk_args a;
+	gpx_cuda_status rs;
 	cudaError_t e;
 
 	/* the lists some term uses: blobs packed 16-aligned, decoded 4-aligned */
@@ -126,7 +213,7 @@ gpx_rk_run(gpx_cuda_ctx *ctx, gpx_rank_batch *b, gpx_cuda_rank_stats *stats)
 		if (used[i] && !gpx_cuda_list_ok(l))
 			return gpx_msg(ctx, GPX_CUDA_BAD_INPUT, "list not supported by the gpu kernels");
 		offs[i + 1] = offs[i] + (live ? gpx_al(l->n, 4) : 0);
-		/* each blob with its zero padding (GPX_BLOB_PAD): stage is zero-filled */
+		/* each blob with its zero padding (GPX_BLOB_PAD) */
 		boff[i + 1] = boff[i] + (live ? gpx_blob_span(l->len) : 0);
 		if ((uint64_t) blk_start[i] + (live ? l->nblocks : 0) > UINT32_MAX)
 			return gpx_msg(ctx, GPX_CUDA_BAD_INPUT, "too many list blocks in one batch");
@@ -137,19 +224,97 @@ gpx_rk_run(gpx_cuda_ctx *ctx, gpx_rank_batch *b, gpx_cuda_rank_stats *stats)
 			stats->postings += l->n;
 		}
 	}
-	stage.resize(boff[nl]);
-	for (uint32_t i = 0; i < nl; i++)
-		if (used[i] && b->lists[i].n > 0)
-			memcpy(stage.data() + boff[i], b->lists[i].base, b->lists[i].len);
-	GPX_TRY(cudaSetDevice(d->ord));
-	GPX_TRY(mem.get(&d_blobs, stage.size()));
-	GPX_TRY(mem.get(&d_dls, nl * sizeof(gpx_dl)));
-	GPX_TRY(mem.get(&d_offs, (nl + 1) * sizeof(uint64_t)));
-	GPX_TRY(mem.get(&d_blk, (nl + 1) * sizeof(uint32_t)));
-	GPX_TRY(mem.get(&d_docs, offs[nl] * sizeof(uint32_t)));
-	GPX_TRY(mem.get(&d_tfs, offs[nl] * sizeof(uint32_t)));
+
+	/*
+	 * The queries, in chunks of at most gpx_rk_cand_cap slots; within a
+	 * chunk, each query's candidates, results, selection scratch and
+	 * tiles of the cut follow the ones before
+	 */
+	{
+		gpx_rk_chunk c = {0, 0, 0, 0, 0};
+		uint64_t	scr = 0;
+
+		for (uint32_t q = 0; q < b->nqueries; q++)
+		{
+			const gpx_rank_bquery *bq = &b->queries[q];
+			gpx_rk_query *Q = &qs[q];
+			uint64_t	n = gpx_rk_cands(b, bq, &Q->drv);
+			uint32_t	p2;
+
+			if (q > c.first && c.ncand + n > gpx_rk_cand_cap)
+			{
+				c.end = q;
+				chunks.push_back(c);
+				c = {q, 0, 0, 0, 0};
+				scr = 0;
+			}
+			if (n > UINT32_MAX)
+				return gpx_msg(ctx, GPX_CUDA_BAD_INPUT, "too many candidates in one query");
+			Q->cand_off = c.ncand;
+			Q->cand_n = (uint32_t) n;
+			Q->first_term = bq->first_term;
+			Q->nterms = bq->nterms;
+			Q->k = bq->k;
+			Q->mode = bq->mode;
+			Q->res_off = c.nres;
+			Q->scr_off = scr;
+			Q->tile_off = c.ntiles;
+			Q->ntiles = n > gpx_rk_cut_min ? (uint32_t) ((n + GPX_RK_TILE - 1) / GPX_RK_TILE) : 0;
+			c.ncand += n;
+			c.nres += bq->k;
+			c.ntiles += Q->ntiles;
+			for (p2 = 1; p2 < bq->k; p2 <<= 1)
+				;
+			scr += p2;
+			max_cand = std::max(max_cand, c.ncand);
+			max_res = std::max(max_res, c.nres);
+			max_scr = std::max(max_scr, scr);
+			max_nq = std::max(max_nq, q + 1 - c.first);
+		}
+		if (b->nqueries > 0)
+		{
+			c.end = b->nqueries;
+			chunks.push_back(c);
+		}
+	}
+
+	/*
+	 * The scratch: what goes in (blobs, descriptors) and comes out (per
+	 * chunk: counts, docIDs, scores) at the same offsets in pinned host
+	 * and device memory, then the device's working buffers
+	 */
+	o_blobs = lay.take(boff[nl]);
+	o_dls = lay.take(nl * sizeof(gpx_dl));
+	o_offs = lay.take((nl + 1) * sizeof(uint64_t));
+	o_blk = lay.take((nl + 1) * sizeof(uint32_t));
+	o_terms = lay.take(b->nterms * sizeof(gpx_rk_term));
+	o_q = lay.take(b->nqueries * sizeof(gpx_rk_query));
+	in_bytes = lay.at;
+	o_out = lay.take(gpx_al((size_t) max_nq * sizeof(uint32_t), 256) +
+					 gpx_al(max_res * sizeof(uint32_t), 256) + max_res * sizeof(double));
+	host_bytes = lay.at;
+	o_docs = lay.take(offs[nl] * sizeof(uint32_t));
+	o_tfs = lay.take(offs[nl] * sizeof(uint32_t));
+	o_cdoc = lay.take(max_cand * sizeof(uint32_t));
+	o_csc = lay.take(max_cand * sizeof(double));
+	o_kdoc = lay.take(max_cand * sizeof(uint32_t));
+	o_ksc = lay.take(max_cand * sizeof(double));
+	o_sdoc = lay.take(max_scr * sizeof(uint32_t));
+	o_ssc = lay.take(max_scr * sizeof(double));
+	o_hk = lay.take((size_t) max_nq * (2 * GPX_RK_CUT_BINS + 1) * sizeof(uint32_t));
 	dl_kept = b->doclen_id != 0 && d->d_rk_dl != nullptr && d->rk_dl_id == b->doclen_id &&
 		d->rk_dl_bytes == dl_bytes;
+	if (b->doclen_id == 0)
+		o_dl = lay.take(dl_bytes);
+
+	GPX_TRY(cudaSetDevice(d->ord));
+	/* nothing of an earlier call that failed half-way may still use the scratch */
+	GPX_TRY(cudaStreamSynchronize(st));
+	rs = gpx_rk_reserve(ctx, d, lay.at, host_bytes);
+	if (rs != GPX_CUDA_OK)
+		return rs;
+	D = d->d_rk;
+	H = d->h_rk;
 	if (dl_kept)
 		d_dl = d->d_rk_dl;
 	else if (b->doclen_id != 0)
@@ -164,14 +329,25 @@ gpx_rk_run(gpx_cuda_ctx *ctx, gpx_rank_batch *b, gpx_cuda_rank_stats *stats)
 		d_dl = d->d_rk_dl;
 	}
 	else
-		GPX_TRY(mem.get(&d_dl, dl_bytes));
-	GPX_TRY(mem.get(&d_t, b->nterms * sizeof(gpx_rk_term)));
-	GPX_TRY(mem.get(&d_q, b->nqueries * sizeof(gpx_rk_query)));
+		d_dl = D + o_dl;
+
+	/* what goes in, in pinned memory: one copy */
+	dls = (gpx_dl *) (H + o_dls);
+	terms = (gpx_rk_term *) (H + o_terms);
+	for (uint32_t i = 0; i < nl; i++)
+		if (used[i] && b->lists[i].n > 0)
+		{
+			memcpy(H + o_blobs + boff[i], b->lists[i].base, b->lists[i].len);
+			memset(H + o_blobs + boff[i] + b->lists[i].len, 0,
+				   boff[i + 1] - boff[i] - b->lists[i].len);
+		}
 	for (uint32_t i = 0; i < nl; i++)
 		if (used[i])
-			gpx_make_dl(&b->lists[i], d_blobs + boff[i], &dls[i]);
+			gpx_make_dl(&b->lists[i], D + o_blobs + boff[i], &dls[i]);
 		else
 			memset(&dls[i], 0, sizeof(gpx_dl));	/* no blocks: never read */
+	memcpy(H + o_offs, offs.data(), (nl + 1) * sizeof(uint64_t));
+	memcpy(H + o_blk, blk_start.data(), (nl + 1) * sizeof(uint32_t));
 	for (uint32_t t = 0; t < b->nterms; t++)
 	{
 		const gpx_rank_bterm *bt = &b->terms[t];
@@ -181,67 +357,12 @@ gpx_rk_run(gpx_cuda_ctx *ctx, gpx_rank_batch *b, gpx_cuda_rank_stats *stats)
 		terms[t].pad = 0;
 		terms[t].idf = bt->idf;
 	}
-
-	/* the queries, in chunks of at most gpx_rk_cand_cap slots */
-	{
-		uint64_t	cand = 0,
-					res = 0,
-					scr = 0;
-		uint32_t	first = 0,
-					p2;
-
-		for (uint32_t q = 0; q < b->nqueries; q++)
-		{
-			const gpx_rank_bquery *bq = &b->queries[q];
-			gpx_rk_query *Q = &qs[q];
-			uint64_t	c = gpx_rk_cands(b, bq, &Q->drv);
-
-			if (q > first && cand + c > gpx_rk_cand_cap)
-			{
-				chunk_end.push_back(q);
-				first = q;
-				cand = res = scr = 0;
-			}
-			Q->cand_off = cand;
-			Q->cand_n = (uint32_t) c;
-			if (c > UINT32_MAX)
-				return gpx_msg(ctx, GPX_CUDA_BAD_INPUT, "too many candidates in one query");
-			Q->first_term = bq->first_term;
-			Q->nterms = bq->nterms;
-			Q->k = bq->k;
-			Q->mode = bq->mode;
-			Q->res_off = res;
-			Q->scr_off = scr;
-			cand += c;
-			res += bq->k;
-			for (p2 = 1; p2 < bq->k; p2 <<= 1)
-				;
-			scr += p2;
-			max_cand = cand > max_cand ? cand : max_cand;
-			max_res = res > max_res ? res : max_res;
-			max_scr = scr > max_scr ? scr : max_scr;
-			max_nq = q + 1 - first > max_nq ? q + 1 - first : max_nq;
-		}
-		if (b->nqueries > 0)
-			chunk_end.push_back(b->nqueries);
-	}
-
-	memset(&a, 0, sizeof(a));
-	GPX_TRY(mem.get(&a.cdoc, max_cand * sizeof(uint32_t)));
-	GPX_TRY(mem.get(&a.csc, max_cand * sizeof(double)));
-	GPX_TRY(mem.get(&a.sdoc, max_scr * sizeof(uint32_t)));
-	GPX_TRY(mem.get(&a.ssc, max_scr * sizeof(double)));
-	GPX_TRY(mem.get(&a.odoc, max_res * sizeof(uint32_t)));
-	GPX_TRY(mem.get(&a.osc, max_res * sizeof(double)));
-	GPX_TRY(mem.get(&a.ocount, (size_t) max_nq * sizeof(uint32_t)));
+	memcpy(H + o_q, qs.data(), b->nqueries * sizeof(gpx_rk_query));
 
 	if (stats && !evs.create())
 		(void) cudaGetLastError();	/* no timing, nothing else changes */
 	GPX_TRY(evs.record(0, st));
-	GPX_TRY(cudaMemcpyAsync(d_blobs, stage.data(), stage.size(), cudaMemcpyHostToDevice, st));
-	GPX_TRY(cudaMemcpyAsync(d_dls, dls.data(), nl * sizeof(gpx_dl), cudaMemcpyHostToDevice, st));
-	GPX_TRY(cudaMemcpyAsync(d_offs, offs.data(), (nl + 1) * sizeof(uint64_t), cudaMemcpyHostToDevice, st));
-	GPX_TRY(cudaMemcpyAsync(d_blk, blk_start.data(), (nl + 1) * sizeof(uint32_t), cudaMemcpyHostToDevice, st));
+	GPX_TRY(cudaMemcpyAsync(D, H, in_bytes, cudaMemcpyHostToDevice, st));
 	if (!dl_kept)
 	{
 		GPX_TRY(cudaMemcpyAsync(d_dl, b->doclen->entries, dl_bytes, cudaMemcpyHostToDevice, st));
@@ -253,12 +374,11 @@ gpx_rk_run(gpx_cuda_ctx *ctx, gpx_rank_batch *b, gpx_cuda_rank_stats *stats)
 			d->rk_dl_bytes = dl_bytes;
 		}
 	}
-	GPX_TRY(cudaMemcpyAsync(d_t, terms.data(), b->nterms * sizeof(gpx_rk_term), cudaMemcpyHostToDevice, st));
-	GPX_TRY(cudaMemcpyAsync(d_q, qs.data(), b->nqueries * sizeof(gpx_rk_query), cudaMemcpyHostToDevice, st));
 	if (stats)
-		stats->bytes_in += stage.size() + (dl_kept ? 0 : dl_bytes) + nl * sizeof(gpx_dl) +
-			b->nterms * sizeof(gpx_rk_term) + b->nqueries * sizeof(gpx_rk_query);
-	e = gpx_cuda_k_rank_decode(d_dls, d_offs, d_blk, nl, blk_start[nl], d_docs, d_tfs, st);
+		stats->bytes_in += in_bytes + (dl_kept ? 0 : dl_bytes);
+	e = gpx_cuda_k_rank_decode((const gpx_dl *) (D + o_dls), (const uint64_t *) (D + o_offs),
+							   (const uint32_t *) (D + o_blk), nl, blk_start[nl],
+							   (uint32_t *) (D + o_docs), (uint32_t *) (D + o_tfs), st);
 	if (e == cudaSuccess)
 		e = evs.record(1, st);
 	if (e != cudaSuccess)
@@ -267,82 +387,91 @@ gpx_rk_run(gpx_cuda_ctx *ctx, gpx_rank_batch *b, gpx_cuda_rank_stats *stats)
 		return gpx_fail(ctx, e, "rank decode kernel");
 	}
 
-	a.nq = 0;
+	memset(&a, 0, sizeof(a));
 	a.dl_width = b->doclen->width;
 	a.dl_span = b->doclen->span;
 	a.dl_entries = d_dl;
-	a.t = d_t;
-	a.docs = d_docs;
-	a.tfs = d_tfs;
+	a.t = (const gpx_rk_term *) (D + o_terms);
+	a.docs = (const uint32_t *) (D + o_docs);
+	a.tfs = (const uint32_t *) (D + o_tfs);
+	a.cdoc = (uint32_t *) (D + o_cdoc);
+	a.csc = (double *) (D + o_csc);
+	a.kdoc = (uint32_t *) (D + o_kdoc);
+	a.ksc = (double *) (D + o_ksc);
+	a.sdoc = (uint32_t *) (D + o_sdoc);
+	a.ssc = (double *) (D + o_ssc);
 	gpx_bm25_init(&a.bm, b->k1, b->b, b->doclen->ndocs, b->doclen->total);
+	for (const gpx_rk_chunk &c : chunks)
 	{
-		std::vector<uint32_t> hdoc(max_res), hcnt(max_nq);
-		std::vector<double> hsc(max_res);
-		uint32_t	first = 0;
+		uint32_t	nq = c.end - c.first;
+		size_t		o_odoc = gpx_al((size_t) nq * sizeof(uint32_t), 256),
+					o_osc = o_odoc + gpx_al(c.nres * sizeof(uint32_t), 256),
+					out_bytes = o_osc + c.nres * sizeof(double);
+		const uint32_t *hcnt = (const uint32_t *) (H + o_out);
+		const uint32_t *hdoc = (const uint32_t *) (H + o_out + o_odoc);
+		const double *hsc = (const double *) (H + o_out + o_osc);
 
-		for (uint32_t end : chunk_end)
+		a.q = (const gpx_rk_query *) (D + o_q) + c.first;
+		a.nq = nq;
+		a.ntiles = c.ntiles;
+		a.ocount = (uint32_t *) (D + o_out);
+		a.odoc = (uint32_t *) (D + o_out + o_odoc);
+		a.osc = (double *) (D + o_out + o_osc);
+		a.hist = (uint32_t *) (D + o_hk);
+		a.kcount = a.hist + (size_t) nq * 2 * GPX_RK_CUT_BINS;
+		e = evs.record(2, st);
+		if (e == cudaSuccess && c.ntiles > 0)
+			e = cudaMemsetAsync(a.hist, 0, (size_t) nq * (2 * GPX_RK_CUT_BINS + 1) * sizeof(uint32_t), st);
+		if (e == cudaSuccess)
+			e = gpx_cuda_k_rank_score(&a, c.ncand, st);
+		if (e == cudaSuccess)
+			e = evs.record(3, st);
+		if (e == cudaSuccess)
+			e = gpx_cuda_k_rank_cut(&a, st);
+		if (e == cudaSuccess)
+			e = gpx_cuda_k_rank_topk(&a, st);
+		if (e == cudaSuccess)
+			e = evs.record(4, st);
+		if (e == cudaSuccess)
+			e = cudaMemcpyAsync(H + o_out, a.ocount, out_bytes, cudaMemcpyDeviceToHost, st);
+		if (e == cudaSuccess)
+			e = cudaStreamSynchronize(st);
+		if (e != cudaSuccess)
 		{
-			uint64_t	ncand = qs[end - 1].cand_off + qs[end - 1].cand_n;
-			uint64_t	nres = qs[end - 1].res_off + qs[end - 1].k;
+			ctx->broken = true;
+			return gpx_fail(ctx, e, "rank kernels");
+		}
+		for (uint32_t q = c.first; q < c.end; q++)
+		{
+			gpx_rank_bquery *bq = &b->queries[q];
+			uint32_t	cnt = hcnt[q - c.first];
 
-			a.q = d_q + first;
-			a.nq = end - first;
-			e = evs.record(2, st);
-			if (e == cudaSuccess)
-				e = gpx_cuda_k_rank_score(&a, ncand, st);
-			if (e == cudaSuccess)
-				e = evs.record(3, st);
-			if (e == cudaSuccess)
-				e = gpx_cuda_k_rank_topk(&a, st);
-			if (e == cudaSuccess)
-				e = evs.record(4, st);
-			if (e == cudaSuccess)
-				e = cudaMemcpyAsync(hdoc.data(), a.odoc, nres * sizeof(uint32_t),
-									cudaMemcpyDeviceToHost, st);
-			if (e == cudaSuccess)
-				e = cudaMemcpyAsync(hsc.data(), a.osc, nres * sizeof(double),
-									cudaMemcpyDeviceToHost, st);
-			if (e == cudaSuccess)
-				e = cudaMemcpyAsync(hcnt.data(), a.ocount, a.nq * sizeof(uint32_t),
-									cudaMemcpyDeviceToHost, st);
-			if (e == cudaSuccess)
-				e = cudaStreamSynchronize(st);
-			if (e != cudaSuccess)
+			if (cnt > bq->k)
 			{
 				ctx->broken = true;
-				return gpx_fail(ctx, e, "rank kernels");
+				return gpx_msg(ctx, GPX_CUDA_ERROR, "rank kernels returned more than k results");
 			}
-			for (uint32_t q = first; q < end; q++)
-			{
-				gpx_rank_bquery *bq = &b->queries[q];
-				uint32_t	cnt = hcnt[q - first];
-
-				if (cnt > bq->k)
-				{
-					ctx->broken = true;
-					return gpx_msg(ctx, GPX_CUDA_ERROR, "rank kernels returned more than k results");
-				}
-				memcpy(b->out_docs + bq->out_offset, hdoc.data() + qs[q].res_off,
-					   cnt * sizeof(uint32_t));
-				memcpy(b->out_scores + bq->out_offset, hsc.data() + qs[q].res_off,
-					   cnt * sizeof(double));
-				bq->out_count = cnt;
-				bq->status = GPX_OK;
-				if (stats)
-					stats->results += cnt;
-			}
+			memcpy(b->out_docs + bq->out_offset, hdoc + qs[q].res_off, cnt * sizeof(uint32_t));
+			memcpy(b->out_scores + bq->out_offset, hsc + qs[q].res_off, cnt * sizeof(double));
+			bq->out_count = cnt;
+			bq->status = GPX_OK;
 			if (stats)
-			{
-				stats->candidates += ncand;
-				stats->chunks++;
-				if (first == 0)
-					stats->upload_ms = evs.ms(0, 1);
-				stats->score_ms += evs.ms(2, 3);
-				stats->select_ms += evs.ms(3, 4);
-			}
-			first = end;
+				stats->results += cnt;
+		}
+		if (stats)
+		{
+			stats->candidates += c.ncand;
+			stats->chunks++;
+			stats->cut_tiles += c.ntiles;
+			for (uint32_t q = c.first; q < c.end; q++)
+				stats->cut_queries += qs[q].ntiles > 0;
+			if (c.first == 0)
+				stats->upload_ms = evs.ms(0, 1);
+			stats->score_ms += evs.ms(2, 3);
+			stats->select_ms += evs.ms(3, 4);
 		}
 	}
+	gpx_rk_trim(d);
 	return GPX_CUDA_OK;
 }
 

@@ -12,7 +12,7 @@
  * no frequencies (the list format has none yet): tf = 1 everywhere.
  *
  *   bench_gpu_rank [--queries N] [--threads N] [--codec pfor|lrc|qs] [--runs N]
- *              [--min-shortest N] [--docs N]
+ *              [--min-shortest N] [--docs N] [--batches "B ..."] [--no-cut]
  *
  * For each of AND and OR, top-10 and top-1000: one batch of N queries
  * (default 1000; only queries whose shortest list has at least
@@ -25,6 +25,14 @@
  * check, or the host emulation).  Every query's
  * results are compared, docIDs and score bits.  Prints a markdown table;
  * the figures are this machine's, this run's.
+ *
+ * --batches "1 16": then the same queries (at most 2000) in batches of B
+ * queries, one after the other, as the executor sends a few backends'
+ * requests: the statistics kept on the device by id (doclen_id, as the
+ * executor does), so a batch uploads its lists only; mean wall time and
+ * device times per batch (median of --runs rounds of all the batches),
+ * every result compared with the CPU's.  --no-cut: no query is cut
+ * before its top-k (gpx_cuda_rank_cut_min), to measure the cut.
  */
 #include <algorithm>
 #include <atomic>
@@ -309,6 +317,89 @@ run_cpu(tbatch &B, int nt)
 	return now() - t0;
 }
 
+/*
+ * The queries qs in batches of bs, each run on the GPU in turn (runs
+ * rounds after a warm-up, median round), checked against the CPU's
+ * answers in P (one batch of every query, same mode and k): one table row.
+ */
+static bool
+run_small_batches(gpx_cuda_ctx *ctx, const collection &C,
+				  const std::vector<std::vector<int>> &qs, const tbatch &P,
+				  uint32_t mode, uint32_t k, size_t bs, int runs)
+{
+	size_t		nb = (qs.size() + bs - 1) / bs;
+	std::vector<tbatch> G(nb);
+	std::vector<double> rounds;
+	double		up = 0,
+				sc = 0,
+				se = 0;
+	uint64_t	cut = 0;
+	bool		eq = true;
+
+	for (size_t i = 0; i < nb; i++)
+	{
+		std::vector<std::vector<int>> sub(qs.begin() + i * bs,
+										  qs.begin() + std::min(qs.size(), (i + 1) * bs));
+
+		make_batch(G[i], C, sub, mode, k);
+		G[i].b.doclen_id = 1;	/* kept on the device, as by the executor */
+	}
+	for (int r = 0; r <= runs; r++)
+	{
+		double		t0 = now();
+
+		for (size_t i = 0; i < nb; i++)
+		{
+			gpx_cuda_rank_stats gs;
+			gpx_cuda_status st = gpx_cuda_rank_run(ctx, &G[i].b, &gs);
+
+			if (st != GPX_CUDA_OK)
+			{
+				fprintf(stderr, "gpx_cuda_rank_run: %s: %s\n", gpx_cuda_status_str(st),
+						gpx_cuda_last_error(ctx));
+				exit(1);
+			}
+			if (r == runs)
+			{
+				up += gs.upload_ms;
+				sc += gs.score_ms;
+				se += gs.select_ms;
+#ifdef GPX_CUDA_RANK_CUT
+				cut += gs.cut_queries;
+#endif
+			}
+		}
+		if (r > 0)
+			rounds.push_back(now() - t0);
+	}
+	for (size_t q = 0; q < qs.size(); q++)
+	{
+		const tbatch &g = G[q / bs];
+		const gpx_rank_bquery *a = &P.q[q],
+				   *b = &g.q[q % bs];
+
+		if (a->status != GPX_OK || b->status != GPX_OK || a->out_count != b->out_count ||
+			memcmp(&P.docs[a->out_offset], &g.docs[b->out_offset],
+				   a->out_count * sizeof(uint32_t)) != 0 ||
+			memcmp(&P.scores[a->out_offset], &g.scores[b->out_offset],
+				   a->out_count * sizeof(double)) != 0)
+			eq = false;
+	}
+	{
+		std::vector<double> v = rounds;
+		double		m;
+
+		std::sort(v.begin(), v.end());
+		m = v[v.size() / 2];
+		printf("| %s | %u | %zu | %zu | %.3f | %.0f | %.3f / %.3f / %.3f | %llu | %s |\n",
+			   mode == GPX_RANK_MODE_AND ? "AND" : "OR", k, bs, nb, m * 1e3 / nb,
+			   qs.size() / m, up / nb, sc / nb, se / nb, (unsigned long long) cut,
+			   eq ? "equal" : "DIFFER");
+	}
+	fflush(stdout);
+	return eq;
+}
+
 /* Median of v. */
 static double
 median(std::vector<double> v)
@@ -331,6 +422,7 @@ main(int argc, char **argv)
 	collection	C;
 	std::vector<std::vector<int>> qs;
 	bool		all_equal = true;
+	std::vector<size_t> batches;
 
 	g_threads = (int) std::thread::hardware_concurrency();
 	for (int i = 1; i < argc; i++)
@@ -352,10 +444,26 @@ main(int argc, char **argv)
 			codec = strcmp(c, "lrc") == 0 ? GPX_CODEC_LRC : strcmp(c, "qs") == 0 ?
 				GPX_CODEC_QS : GPX_CODEC_PFOR;
 		}
+		else if (strcmp(argv[i], "--batches") == 0 && i + 1 < argc)
+		{
+			char	   *p = argv[++i],
+					   *e;
+
+			for (unsigned long v; (v = strtoul(p, &e, 10)), e != p; p = e)
+				if (v > 0)
+					batches.push_back(v);
+		}
+		else if (strcmp(argv[i], "--no-cut") == 0)
+		{
+#ifdef GPX_CUDA_RANK_CUT
+			gpx_cuda_rank_cut_min(UINT64_MAX);
+#endif
+		}
 		else
 		{
 			fprintf(stderr, "usage: %s [--queries N] [--threads N] [--codec pfor|lrc|qs] "
-					"[--runs N] [--min-shortest N] [--docs N]\n", argv[0]);
+					"[--runs N] [--min-shortest N] [--docs N] [--batches \"B ...\"] "
+					"[--no-cut]\n", argv[0]);
 			return 2;
 		}
 	}
@@ -442,6 +550,26 @@ main(int argc, char **argv)
 				   (double) gs.candidates / nq, eq ? "equal" : "DIFFER");
 			fflush(stdout);
 		}
+	if (!batches.empty())
+	{
+		std::vector<std::vector<int>> sq(qs.begin(), qs.begin() + std::min<size_t>(qs.size(), 2000));
+
+		printf("\n## Small batches: %zu queries in batches of B, statistics kept on the device\n\n",
+			   sq.size());
+		printf("| mode | k | B | batches | ms per batch | q/s | device upload+decode / score / "
+			   "cut+select ms per batch | queries cut | results |\n");
+		printf("|---|---|---|---|---|---|---|---|---|\n");
+		for (uint32_t mode = GPX_RANK_MODE_AND; mode <= GPX_RANK_MODE_OR; mode++)
+			for (uint32_t k : {10u, 1000u})
+			{
+				tbatch		P;
+
+				make_batch(P, C, sq, mode, k);
+				(void) run_cpu(P, g_threads);
+				for (size_t bs : batches)
+					all_equal = run_small_batches(ctx, C, sq, P, mode, k, bs, runs) && all_equal;
+			}
+	}
 	gpx_cuda_close(ctx);
 	printf("\nGPU results %s the CPU's (docIDs, order, score bits)\n",
 		   all_equal ? "equal" : "DIFFER FROM");

@@ -13,7 +13,9 @@
  * holds (list -1) and empty lists, k from 1 to 10,000 (larger than the
  * matches too), several queries sharing lists; every third collection
  * with device rounds of 3,000 candidate slots (gpx_cuda_rank_chunk_slots),
- * so its batch takes several rounds.  The CPU side runs the default OR algorithm (block-max
+ * so its batch takes several rounds; every other collection with every
+ * query cut (gpx_cuda_rank_cut_min(1)), and scores tied over several
+ * tiles of the cut (test_cut_ties).  The CPU side runs the default OR algorithm (block-max
  * MaxScore) and the exhaustive one, which agree with each other.  Statistics
  * kept on the device between batches by id (doclen_id): kept, replaced,
  * left alone by a batch without an id, every answer the CPU's.
@@ -301,6 +303,96 @@ test_kept_statistics(gpx_cuda_ctx *ctx, rng &r)
 	CHECK(g2.bytes_in + dl_bytes == g1.bytes_in);
 }
 
+/*
+ * The cut (cuda/gpx_rank_cut.cu) where it is hardest: every document of
+ * the same length and every frequency 1, so that a one-term query's
+ * scores all tie, and a k-th best shared by thousands of candidates over
+ * several tiles; k around the number of matches; the cut of every query
+ * against none.  Lists of span docIDs: all of them, every third, every
+ * seventh (with frequencies 1 to 2), each in codec pfor, lrc or qs.
+ */
+static void
+test_cut_ties(gpx_cuda_ctx *ctx, uint32_t span)
+{
+	static const uint32_t steps[] = {1, 3, 7};
+	tcoll		C;
+	tbatch		B;
+	std::vector<uint32_t> docs(span), lens(span, 7);
+	size_t		len = 0;
+	gpx_cuda_rank_stats gs;
+
+	for (uint32_t d = 0; d < span; d++)
+		docs[d] = d;
+	C.dl.resize(gpx_doclen_pairs_size(docs.data(), lens.data(), span));
+	CHECK(gpx_doclen_encode_pairs(docs.data(), lens.data(), span, C.dl.data(), C.dl.size(),
+								  &len) == GPX_OK);
+	C.dl.resize(len);
+	CHECK(gpx_doclen_open(&C.doclen, C.dl.data(), C.dl.size()) == GPX_OK);
+	C.blobs.resize(3);
+	C.lists.resize(3);
+	for (uint32_t i = 0; i < 3; i++)
+	{
+		std::vector<uint32_t> v, tf;
+		int			codec = GPX_CODEC_MIN + (int) i;
+		size_t		cap;
+
+		for (uint32_t d = 0; d < span; d += steps[i])
+		{
+			v.push_back(d);
+			tf.push_back(1 + (i == 2 && d % 2 == 0));
+		}
+		cap = gpx_encode_bound_tf(codec, (uint32_t) v.size(), v.back());
+		C.blobs[i].resize(cap);
+		CHECK(gpx_encode_tf(codec, v.data(), tf.data(), (uint32_t) v.size(), C.blobs[i].data(),
+							cap, &len) == GPX_OK);
+		C.blobs[i].resize(len);
+		CHECK(gpx_open(&C.lists[i], C.blobs[i].data(), len) == GPX_OK);
+	}
+	/* one-term ORs of list 0 and 1, ORs of all three, ANDs of 0 and 1 */
+	{
+		const uint32_t ks[] = {1, 10, 1000, 10000, span / 3 - 1, span / 3, span / 3 + 1,
+			span - 1};
+		const int32_t terms[][3] = {{0, -1, -1}, {1, -1, -1}, {2, 0, 1}, {0, 1, -1}};
+
+		for (uint32_t k : ks)
+			for (uint32_t t = 0; t < 4; t++)
+			{
+				gpx_rank_bquery bq;
+
+				if (k == 0 || k > 10000)
+					continue;
+				memset(&bq, 0, sizeof(bq));
+				bq.first_term = (uint32_t) B.t.size();
+				bq.k = k;
+				bq.mode = t == 3 ? GPX_RANK_MODE_AND : GPX_RANK_MODE_OR;
+				bq.out_offset = B.slots;
+				B.slots += k;
+				for (uint32_t j = 0; j < 3 && terms[t][j] >= 0; j++)
+				{
+					gpx_rank_bterm bt;
+
+					memset(&bt, 0, sizeof(bt));
+					bt.list = terms[t][j];
+					B.t.push_back(bt);
+					bq.nterms++;
+				}
+				B.q.push_back(bq);
+			}
+	}
+	gpx_cuda_rank_chunk_slots(0);
+	gpx_cuda_rank_cut_min(UINT64_MAX);
+	run_case(ctx, C, B, GPX_RANK_AUTO, &gs);
+	CHECK(gs.cut_queries == 0);
+	gpx_cuda_rank_cut_min(1);
+	run_case(ctx, C, B, GPX_RANK_AUTO, &gs);
+	CHECKF(gs.cut_queries == B.q.size() && gs.cut_tiles > B.q.size(),
+		   "%llu of %zu queries cut, %llu tiles", (unsigned long long) gs.cut_queries,
+		   B.q.size(), (unsigned long long) gs.cut_tiles);
+	gpx_cuda_rank_cut_min(0);
+	run_case(ctx, C, B, GPX_RANK_AUTO, &gs);
+	CHECK(gs.cut_queries > 0);
+}
+
 /* Entry point. */
 int
 main(int argc, char **argv)
@@ -331,13 +423,28 @@ main(int argc, char **argv)
 			make_coll(C, r, span, nl, ties);
 			make_batch(B, r, nl, nq, quick && c % 3 != 0 ? 1000 : 10000);
 			gpx_cuda_rank_chunk_slots(c % 3 == 2 ? 3000 : 0);
+			gpx_cuda_rank_cut_min(c % 2 == 1 ? 1 : 0);
 			run_case(ctx, C, B, GPX_RANK_AUTO, &gs);
+			/* every query of two or more candidates cut (some has them when
+			 * the batch has more candidates than queries) */
+			if (c % 2 == 1)
+				CHECKF(gs.cut_queries > 0 || gs.candidates <= nq, "%llu queries cut",
+					   (unsigned long long) gs.cut_queries);
 			if (c % 3 == 2)
 				CHECKF(gs.chunks > 1 || nq == 1 || gs.candidates <= 3000, "%u rounds for %llu slots",
 					   gs.chunks, (unsigned long long) gs.candidates);
 			if (c % 4 == 1)
 				run_case(ctx, C, B, GPX_RANK_EXHAUSTIVE, &gs);
 		}
+		gpx_cuda_rank_cut_min(0);
+		unit_case_begin("cut: scores tied over several tiles, 12,000 documents");
+		test_cut_ties(ctx, 12000);
+		if (!quick)
+		{
+			unit_case_begin("cut: scores tied over several tiles, 70,001 documents");
+			test_cut_ties(ctx, 70001);
+		}
+		gpx_cuda_rank_cut_min(0);
 		unit_case_begin("statistics kept on the device by id");
 		test_kept_statistics(ctx, r);
 		unit_case_begin("empty batch");
