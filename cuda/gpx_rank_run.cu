@@ -9,7 +9,8 @@
  * A small batch (one backend's query) must cost little besides its
  * kernels, so nothing is allocated per call: the device keeps a scratch
  * of device memory and one of pinned host memory (gpx_dev.d_rk, h_rk;
- * grown as batches need, given back above GPX_RK_KEEP_BYTES), everything
+ * grown as batches need, given back above GPX_RK_KEEP_BYTES and
+ * GPX_RK_KEEP_HOST_BYTES), everything
  * that goes in (blobs, descriptors) travels in one copy from the pinned
  * scratch, and each chunk's counts, docIDs and scores come back in one.
  * The document lengths of a batch whose statistics have an id (doclen_id)
@@ -48,10 +49,13 @@ gpx_cuda_rank_cut_min(uint64_t slots)
 }
 
 /*
- * The scratch a device keeps between calls: up to this many bytes each of
- * device and pinned host memory (a larger batch's is given back after it).
+ * The scratch a device keeps between calls: up to this many bytes of
+ * device and of pinned host memory (a larger batch's is given back after
+ * it).  What a few backends' queries need stays; pinned memory is the
+ * server's, so less of it is kept.
  */
 #define GPX_RK_KEEP_BYTES ((size_t) 256 << 20)
+#define GPX_RK_KEEP_HOST_BYTES ((size_t) 64 << 20)
 
 /* Offsets of one call's buffers inside the scratch: 256-byte aligned. */
 struct gpx_rk_lay
@@ -99,7 +103,7 @@ gpx_rk_reserve(gpx_cuda_ctx *ctx, gpx_dev *d, size_t dev, size_t host)
 	return GPX_CUDA_OK;
 }
 
-/* Give back scratch above GPX_RK_KEEP_BYTES (after a call: nothing in flight). */
+/* Give back scratch above the GPX_RK_KEEP_* sizes (after a call: nothing in flight). */
 static void
 gpx_rk_trim(gpx_dev *d)
 {
@@ -109,7 +113,7 @@ gpx_rk_trim(gpx_dev *d)
 		d->d_rk = nullptr;
 		d->rk_cap = 0;
 	}
-	if (d->h_rk_cap > GPX_RK_KEEP_BYTES)
+	if (d->h_rk_cap > GPX_RK_KEEP_HOST_BYTES)
 	{
 		(void) cudaFreeHost(d->h_rk);
 		d->h_rk = nullptr;
