@@ -36,10 +36,30 @@
  * backends slower per probe (c_b rises with contention) and the executor's
  * queue longer (d rises), and the split moves accordingly.
  *
+ * Ranked batches (exec_rank.c) have a model of their own, since ranking
+ * a candidate costs another time than a probe, and differently for AND
+ * and OR.  Per mode m (AND: a query's candidates are its shortest list;
+ * OR: all its lists), for a batch of C[m] candidates:
+ *
+ *   backend  T_b = sum over m of C[m] * r_b[m]
+ *   executor T_e = o + d + F_r[m*] + C * r_e[m*] + B * c_copy
+ *
+ * r_b[m]: measured ranking time per candidate in the backend (moving
+ * average of in-backend ranked batches of >= 10^4 candidates, charged to
+ * the mode holding most of them, m*); F_r, r_e: the line fitted, per mode,
+ * to the executor's GPU runs of ranked batches (run time against
+ * candidates), as F and c_e above; o and d are the intersections'.  An
+ * executor without a GPU keeps ranked batches in the backend (its threads
+ * would run the backend's code after a round trip).  A model fed only by
+ * the path it chooses cannot see the other get faster, so when the two
+ * estimates are within 2x of each other one such close decision in 16
+ * takes the other path; a path estimated 2x slower or worse is never
+ * taken to explore.
+ *
  * The coefficients live in shared memory (atomics: exponential moving
  * averages, the fit's sums as doubles in 64-bit words), so every backend
  * and the executor feed and read one model; only the executor writes the
- * fit and d.
+ * fits and d.
  */
 #include "postgres.h"
 
@@ -62,6 +82,22 @@
 #define COST_GPU_FIRST_PROBE_PS 1000
 #define COST_GPU_FIRST_BATCH_NS 40000
 #define COST_CPU_FIRST_BATCH_NS 2000
+
+/*
+ * Ranked batches' first guesses, per candidate (AND, OR) and per batch:
+ * an H100 host ranked AND at about 30 ns a candidate in the backend, OR
+ * top-10 at 7 and top-1000 at 40; its GPU ran one query in 0.17-0.22 ms
+ * with 0.2-1 ns a candidate (docs/BENCHMARKS.md, 2026-11-28).
+ */
+#define COST_RANK_FIRST_PS_AND 30000
+#define COST_RANK_FIRST_PS_OR 20000
+#define COST_RANK_GPU_FIRST_PS 500
+#define COST_RANK_GPU_FIRST_BATCH_NS 150000
+/* In-backend ranked batches of fewer candidates say little: not sampled. */
+#define COST_RANK_MIN_SAMPLE 10000
+/* Exploring: close (within this factor) decisions, one in COST_RANK_EXPLORE. */
+#define COST_RANK_CLOSE 2.0
+#define COST_RANK_EXPLORE 16
 
 /* Weight of a new sample in the moving averages and the fit: 1/8, 1/16. */
 #define COST_EMA_KEEP 7
@@ -99,21 +135,76 @@ cost_update(pg_atomic_uint64 *avg, uint64 sample)
 }
 
 /*
- * Start the batch-time fit over with a line through (x0, F + c * x0) that
- * moves as batches come: the sums of a few virtual batches of that line.
+ * Start a batch-time fit (sums s[4], its slope ps and intercept ns) over
+ * with a line through (x0, F + c * x0) that moves as batches come: the
+ * sums of a few virtual batches of that line.
  */
+static void
+cost_line_reset(pg_atomic_uint64 *s, pg_atomic_uint64 *ps, pg_atomic_uint64 *ns,
+				double x0, double batch_ns, double probe_ns)
+{
+	cost_setd(&s[0], x0);
+	cost_setd(&s[1], batch_ns + probe_ns * x0);
+	cost_setd(&s[2], x0 * x0 * 1.5);	/* some spread: a slope */
+	cost_setd(&s[3], x0 * (batch_ns + probe_ns * x0) + 0.5 * x0 * x0 * probe_ns);
+	pg_atomic_write_u64(ps, (uint64) (probe_ns * 1000));
+	pg_atomic_write_u64(ns, (uint64) batch_ns);
+}
+
+/*
+ * Fold a batch of x units run in y ns into the fit (sums s[4], slope ps,
+ * intercept ns): a weighted least-squares line, weight COST_FIT_WEIGHT.
+ */
+static void
+cost_line_add(pg_atomic_uint64 *s4, pg_atomic_uint64 *ps, pg_atomic_uint64 *ns,
+			  double x, double y)
+{
+	double		w = COST_FIT_WEIGHT,
+				s[4],
+				var,
+				slope,
+				icpt;
+
+	s[0] = cost_getd(&s4[0]) * (1 - w) + w * x;
+	s[1] = cost_getd(&s4[1]) * (1 - w) + w * y;
+	s[2] = cost_getd(&s4[2]) * (1 - w) + w * x * x;
+	s[3] = cost_getd(&s4[3]) * (1 - w) + w * x * y;
+	for (int i = 0; i < 4; i++)
+		cost_setd(&s4[i], s[i]);
+	var = s[2] - s[0] * s[0];
+	slope = pg_atomic_read_u64(ps) / 1000.0;
+	/* batches of about one size say little about the slope: keep it */
+	if (var > 0.01 * s[0] * s[0] && isfinite(var))
+		slope = (s[3] - s[0] * s[1]) / var;
+	slope = Max(slope, 0.0);
+	icpt = s[1] - slope * s[0];
+	if (icpt < 0)
+	{
+		/* a line through the origin fits better than a negative F */
+		icpt = 0;
+		slope = s[0] > 0 ? s[1] / s[0] : slope;
+	}
+	if (!isfinite(slope) || !isfinite(icpt))
+		return;
+	pg_atomic_write_u64(ps, (uint64) (slope * 1000.0));
+	pg_atomic_write_u64(ns, (uint64) icpt);
+}
+
+/* Start the intersections' batch-time fit over (x0: a typical batch). */
 static void
 cost_fit_reset(GpxExecShared *ctl, double batch_ns, double probe_ns)
 {
-	double		x0 = 100000;	/* postings per thread of a typical batch */
+	cost_line_reset(ctl->cost_fit, &ctl->cost_exec_ps, &ctl->cost_batch_ns, 100000,
+					batch_ns, probe_ns);
+}
 
-	cost_setd(&ctl->cost_fit[0], x0);
-	cost_setd(&ctl->cost_fit[1], batch_ns + probe_ns * x0);
-	cost_setd(&ctl->cost_fit[2], x0 * x0 * 1.5);	/* some spread: a slope */
-	cost_setd(&ctl->cost_fit[3], x0 * (batch_ns + probe_ns * x0) +
-			  0.5 * x0 * x0 * probe_ns);
-	pg_atomic_write_u64(&ctl->cost_exec_ps, (uint64) (probe_ns * 1000));
-	pg_atomic_write_u64(&ctl->cost_batch_ns, (uint64) batch_ns);
+/* Start the ranked batches' GPU fits over (x0: a query of 50,000 candidates). */
+static void
+cost_rank_fit_reset(GpxExecShared *ctl)
+{
+	for (int m = 0; m < 2; m++)
+		cost_line_reset(ctl->rank_fit[m], &ctl->rank_exec_ps[m], &ctl->rank_batch_ns[m],
+						50000, COST_RANK_GPU_FIRST_BATCH_NS, COST_RANK_GPU_FIRST_PS / 1000.0);
 }
 
 /* First guesses of a fresh region. */
@@ -128,6 +219,17 @@ gpuidx_exec_cost_init(GpxExecShared *ctl)
 	for (int i = 0; i < 4; i++)
 		pg_atomic_init_u64(&ctl->cost_fit[i], 0);
 	cost_fit_reset(ctl, COST_CPU_FIRST_BATCH_NS, COST_FIRST_PROBE_PS / 1000.0);
+	pg_atomic_init_u64(&ctl->rank_backend_ps[0], COST_RANK_FIRST_PS_AND);
+	pg_atomic_init_u64(&ctl->rank_backend_ps[1], COST_RANK_FIRST_PS_OR);
+	for (int m = 0; m < 2; m++)
+	{
+		pg_atomic_init_u64(&ctl->rank_exec_ps[m], 0);
+		pg_atomic_init_u64(&ctl->rank_batch_ns[m], 0);
+		for (int i = 0; i < 4; i++)
+			pg_atomic_init_u64(&ctl->rank_fit[m][i], 0);
+	}
+	pg_atomic_init_u32(&ctl->rank_close, 0);
+	cost_rank_fit_reset(ctl);
 }
 
 /* Whether gpuidx.device sends a set of queries to the executor (model above). */
@@ -185,41 +287,81 @@ void
 gpuidx_exec_cost_note_executor(uint64 work, int64 run_us, uint64 par, int64 wait_us)
 {
 	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
-	double		x = (double) work / Max(par, 1),
-				y = (double) run_us * 1000.0,
-				w = COST_FIT_WEIGHT,
-				s[4],
-				var,
-				slope,
-				icpt;
 
 	if (wait_us >= 0)
 		cost_update(&ctl->cost_wait_ns, (uint64) wait_us * 1000);
 	if (run_us <= 0)
 		return;
-	s[0] = cost_getd(&ctl->cost_fit[0]) * (1 - w) + w * x;
-	s[1] = cost_getd(&ctl->cost_fit[1]) * (1 - w) + w * y;
-	s[2] = cost_getd(&ctl->cost_fit[2]) * (1 - w) + w * x * x;
-	s[3] = cost_getd(&ctl->cost_fit[3]) * (1 - w) + w * x * y;
-	for (int i = 0; i < 4; i++)
-		cost_setd(&ctl->cost_fit[i], s[i]);
-	var = s[2] - s[0] * s[0];
-	slope = pg_atomic_read_u64(&ctl->cost_exec_ps) / 1000.0;
-	/* batches of about one size say little about the slope: keep it */
-	if (var > 0.01 * s[0] * s[0] && isfinite(var))
-		slope = (s[3] - s[0] * s[1]) / var;
-	slope = Max(slope, 0.0);
-	icpt = s[1] - slope * s[0];
-	if (icpt < 0)
-	{
-		/* a line through the origin fits better than a negative F */
-		icpt = 0;
-		slope = s[0] > 0 ? s[1] / s[0] : slope;
-	}
-	if (!isfinite(slope) || !isfinite(icpt))
+	cost_line_add(ctl->cost_fit, &ctl->cost_exec_ps, &ctl->cost_batch_ns,
+				  (double) work / Max(par, 1), (double) run_us * 1000.0);
+}
+
+/* The mode holding most of a ranked batch's candidates (0 AND, 1 OR). */
+static inline int
+cost_rank_mode(const uint64 cand[2])
+{
+	return cand[1] > cand[0] ? 1 : 0;
+}
+
+/* Whether gpuidx.device sends a ranked batch to the executor (model above). */
+bool
+gpuidx_exec_cost_route_rank(const uint64 cand[2], uint64 bytes)
+{
+	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
+	int			m = cost_rank_mode(cand);
+	double		t_b,
+				t_e,
+				wait;
+	bool		go;
+
+	if (gpuidx_exec_device != GPX_DEVICE_AUTO)
+		return true;
+	if (!ctl->exec_gpu)
+		return false;
+	wait = pg_atomic_read_u32(&ctl->clients_inflight) == 0 ? 0.0 :
+		(double) pg_atomic_read_u64(&ctl->cost_wait_ns);
+	t_b = (cand[0] * (double) pg_atomic_read_u64(&ctl->rank_backend_ps[0]) +
+		   cand[1] * (double) pg_atomic_read_u64(&ctl->rank_backend_ps[1])) / 1000.0;
+	t_e = pg_atomic_read_u64(&ctl->cost_overhead_ns) + wait +
+		pg_atomic_read_u64(&ctl->rank_batch_ns[m]) +
+		(cand[0] + cand[1]) * (pg_atomic_read_u64(&ctl->rank_exec_ps[m]) / 1000.0) +
+		bytes * (COST_COPY_PS_PER_BYTE / 1000.0);
+	go = t_e < t_b;
+	/* a close decision now and then takes the other path, to measure it */
+	if (Max(t_b, t_e) < COST_RANK_CLOSE * Min(t_b, t_e) &&
+		pg_atomic_fetch_add_u32(&ctl->rank_close, 1) % COST_RANK_EXPLORE == COST_RANK_EXPLORE - 1)
+		go = !go;
+	return go;
+}
+
+/* The backend ranked a batch of cand candidates in seconds (sizeable only). */
+void
+gpuidx_exec_cost_note_rank_backend(const uint64 cand[2], double seconds)
+{
+	uint64		n = cand[0] + cand[1];
+
+	if (gpuidx_exec_shm == NULL || n < COST_RANK_MIN_SAMPLE)
 		return;
-	pg_atomic_write_u64(&ctl->cost_exec_ps, (uint64) (slope * 1000.0));
-	pg_atomic_write_u64(&ctl->cost_batch_ns, (uint64) icpt);
+	cost_update(&gpuidx_exec_shm->ctl->rank_backend_ps[cost_rank_mode(cand)],
+				(uint64) (seconds * 1e12 / n));
+}
+
+/*
+ * The executor's GPU ran a ranked batch of cand candidates in run_us, its
+ * requests having waited wait_us on average to be taken.
+ */
+void
+gpuidx_exec_cost_note_rank_gpu(const uint64 cand[2], int64 run_us, int64 wait_us)
+{
+	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
+	int			m = cost_rank_mode(cand);
+
+	if (wait_us >= 0)
+		cost_update(&ctl->cost_wait_ns, (uint64) wait_us * 1000);
+	if (run_us <= 0)
+		return;
+	cost_line_add(ctl->rank_fit[m], &ctl->rank_exec_ps[m], &ctl->rank_batch_ns[m],
+				  (double) (cand[0] + cand[1]), (double) run_us * 1000.0);
 }
 
 /*
@@ -236,6 +378,7 @@ gpuidx_exec_cost_device_opened(bool gpu)
 	else
 		cost_fit_reset(ctl, COST_CPU_FIRST_BATCH_NS,
 					   pg_atomic_read_u64(&ctl->cost_backend_ps) / 1000.0);
+	cost_rank_fit_reset(ctl);
 }
 
 /* Current coefficients (the executor's probe is the backend's without a GPU). */
@@ -250,4 +393,10 @@ gpuidx_exec_cost_show(GpxCostShow *c)
 	c->overhead_us = pg_atomic_read_u64(&ctl->cost_overhead_ns) / 1000.0;
 	c->batch_us = pg_atomic_read_u64(&ctl->cost_batch_ns) / 1000.0;
 	c->wait_us = pg_atomic_read_u64(&ctl->cost_wait_ns) / 1000.0;
+	for (int m = 0; m < 2; m++)
+	{
+		c->rank_backend_ns[m] = pg_atomic_read_u64(&ctl->rank_backend_ps[m]) / 1000.0;
+		c->rank_gpu_ns[m] = pg_atomic_read_u64(&ctl->rank_exec_ps[m]) / 1000.0;
+		c->rank_gpu_batch_us[m] = pg_atomic_read_u64(&ctl->rank_batch_ns[m]) / 1000.0;
+	}
 }

@@ -32,6 +32,16 @@ extern void gpuidx_exec_cost_note_overhead(int64 ns);
 extern void gpuidx_exec_cost_note_executor(uint64 work, int64 run_us,
 										   uint64 par, int64 wait_us);
 
+/*
+ * Ranked batches (candidates per mode: [0] AND, [1] OR, exec_rank.c):
+ * whether gpuidx.device sends one to the executor, what the backend's
+ * ranking took, and what a GPU run of the executor took.
+ */
+extern bool gpuidx_exec_cost_route_rank(const uint64 cand[2], uint64 bytes);
+extern void gpuidx_exec_cost_note_rank_backend(const uint64 cand[2], double seconds);
+extern void gpuidx_exec_cost_note_rank_gpu(const uint64 cand[2], int64 run_us,
+										   int64 wait_us);
+
 /* The executor opened a GPU (gpu) or its CPU threads: the fit starts over. */
 extern void gpuidx_exec_cost_device_opened(bool gpu);
 
@@ -43,6 +53,9 @@ typedef struct GpxCostShow
 	double		overhead_us;	/* o: round trip besides waiting, computing */
 	double		batch_us;		/* F: fixed cost of a batch */
 	double		wait_us;		/* d: mean wait to be taken into a batch */
+	double		rank_backend_ns[2]; /* ranked {AND, OR}: r_b, backend per candidate */
+	double		rank_gpu_ns[2];	/* r_e: the GPU's per candidate */
+	double		rank_gpu_batch_us[2];	/* F_r: the GPU's per batch */
 } GpxCostShow;
 
 extern void gpuidx_exec_cost_show(GpxCostShow *c);

@@ -40,10 +40,12 @@
  * then each request's answers are copied back into its chunk.
  *
  * Routing (gpuidx.device): cpu and gpu send every batch; auto sends it
- * only to an executor with a GPU, and then when the cost model of the
- * intersections (exec_cost.c) finds the executor faster for the batch's
- * candidates taken as its work (AND: each query's shortest list; OR: the
- * sum of its lists).  Without a GPU, auto keeps the batch in the backend.
+ * only to an executor with a GPU, and then when the cost model of ranked
+ * batches (exec_cost.c) finds the executor faster for the batch's
+ * candidates (AND: each query's shortest list; OR: the sum of its lists),
+ * from the backend's measured ranking time per candidate and a line
+ * fitted to the GPU's ranked runs, per mode.  Without a GPU, auto keeps
+ * the batch in the backend.
  */
 #include "postgres.h"
 
@@ -112,12 +114,14 @@ typedef enum RankFail
 
 /* ------------------------------------------------------------ both -- */
 
-/* Candidates of a batch: AND the shortest list, OR every list, per query. */
+/*
+ * Candidates of a batch per mode (cand[0] AND: each query's shortest list,
+ * cand[1] OR: each query's lists); their sum is returned.
+ */
 static uint64
-rank_candidates(const gpx_rank_batch *b)
+rank_candidates_by_mode(const gpx_rank_batch *b, uint64 cand[2])
 {
-	uint64		total = 0;
-
+	cand[0] = cand[1] = 0;
 	for (uint32 q = 0; q < b->nqueries; q++)
 	{
 		const gpx_rank_bquery *bq = &b->queries[q];
@@ -132,9 +136,43 @@ rank_candidates(const gpx_rank_batch *b)
 			sum += n;
 			shortest = Min(shortest, n);
 		}
-		total += bq->mode == GPX_RANK_MODE_AND ? shortest : sum;
+		if (bq->mode == GPX_RANK_MODE_AND)
+			cand[0] += bq->nterms > 0 ? shortest : 0;
+		else
+			cand[1] += sum;
 	}
-	return total;
+	return cand[0] + cand[1];
+}
+
+/* Candidates of a batch, both modes together. */
+static uint64
+rank_candidates(const gpx_rank_batch *b)
+{
+	uint64		cand[2];
+
+	return rank_candidates_by_mode(b, cand);
+}
+
+/* The backend ranked b itself in seconds: a sample for auto's model. */
+void
+gpuidx_exec_rank_note_backend(const gpx_rank_batch *b, double seconds)
+{
+	uint64		cand[2];
+
+	if (gpuidx_exec_shm == NULL)
+		return;
+	rank_candidates_by_mode(b, cand);
+	gpuidx_exec_cost_note_rank_backend(cand, seconds);
+}
+
+/* The executor's GPU ran b in run_us, after a mean wait of wait_us. */
+void
+gpuidx_exec_rank_note_gpu(const gpx_rank_batch *b, int64 run_us, int64 wait_us)
+{
+	uint64		cand[2];
+
+	rank_candidates_by_mode(b, cand);
+	gpuidx_exec_cost_note_rank_gpu(cand, run_us, wait_us);
 }
 
 /* ---------------------------------------------------------- backend -- */
@@ -262,13 +300,12 @@ rank_fail_text(RankFail f)
 
 /* Whether gpuidx.device sends the batch (see the header comment). */
 static bool
-rank_route(const gpx_rank_batch *b, uint64 candidates, uint64 bytes)
+rank_route(const gpx_rank_batch *b, uint64 bytes)
 {
-	if (gpuidx_exec_device != GPX_DEVICE_AUTO)
-		return true;
-	if (!gpuidx_exec_shm->ctl->exec_gpu)
-		return false;
-	return gpuidx_exec_cost_route((int) b->nqueries, candidates, bytes, candidates);
+	uint64		cand[2];
+
+	rank_candidates_by_mode(b, cand);
+	return gpuidx_exec_cost_route_rank(cand, bytes);
 }
 
 /*
@@ -589,7 +626,7 @@ gpuidx_exec_rank(gpx_rank_batch *b)
 	if (candidates == 0)
 		return false;			/* every answer is empty: nothing to send */
 	rank_geometry(b, false, &g);
-	if (!rank_route(b, candidates, g.total))
+	if (!rank_route(b, g.total))
 	{
 		gpuidx_exec_count(&gpuidx_exec_shm->ctl->stats.backend_queries, b->nqueries);
 		return false;

@@ -34,6 +34,13 @@
  */
 extern bool gpuidx_exec_rank(gpx_rank_batch *b);
 
+/* The backend ranked b itself in seconds: a sample for gpuidx.device = auto. */
+extern void gpuidx_exec_rank_note_backend(const gpx_rank_batch *b, double seconds);
+
+/* The executor's GPU ran b in run_us, its requests having waited wait_us. */
+extern void gpuidx_exec_rank_note_gpu(const gpx_rank_batch *b, int64 run_us,
+									  int64 wait_us);
+
 /* The executor's view of a ranked request it runs. */
 typedef struct GpxRankRun
 {

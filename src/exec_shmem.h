@@ -411,6 +411,17 @@ typedef struct GpxExecShared
 									 * thread, run ns) */
 
 	/*
+	 * Ranked batches under auto (exec_cost.c), per mode ([0] AND, [1] OR),
+	 * in picoseconds per candidate: the backend's ranking, and the line
+	 * fitted to the executor's GPU runs (per batch, per candidate).
+	 */
+	pg_atomic_uint64 rank_backend_ps[2];
+	pg_atomic_uint64 rank_exec_ps[2];
+	pg_atomic_uint64 rank_batch_ns[2];
+	pg_atomic_uint64 rank_fit[2][4];	/* as cost_fit: (candidates, run ns) */
+	pg_atomic_uint32 rank_close;	/* close decisions, counted (exploring) */
+
+	/*
 	 * Backends with requests in flight, and how many of them are blocked
 	 * waiting for results.  When every such backend waits, nothing more
 	 * can arrive, so the executor runs what is queued without waiting for

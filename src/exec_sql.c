@@ -294,6 +294,12 @@ gpuidx_info(PG_FUNCTION_ARGS)
 	COL("wait_us", FLOAT8OID, Float8GetDatum(cs.wait_us), no);
 	COL("pipeline_depth", INT4OID, Int32GetDatum(gpuidx_exec_pipeline_depth), no);
 	COL("batches_in_flight", INT4OID, Int32GetDatum(no ? 0 : ctl->exec_in_flight), no);
+	COL("rank_and_backend_ns", FLOAT8OID, Float8GetDatum(cs.rank_backend_ns[0]), no);
+	COL("rank_and_gpu_ns", FLOAT8OID, Float8GetDatum(cs.rank_gpu_ns[0]), no);
+	COL("rank_and_gpu_batch_us", FLOAT8OID, Float8GetDatum(cs.rank_gpu_batch_us[0]), no);
+	COL("rank_or_backend_ns", FLOAT8OID, Float8GetDatum(cs.rank_backend_ns[1]), no);
+	COL("rank_or_gpu_ns", FLOAT8OID, Float8GetDatum(cs.rank_gpu_ns[1]), no);
+	COL("rank_or_gpu_batch_us", FLOAT8OID, Float8GetDatum(cs.rank_gpu_batch_us[1]), no);
 #undef COL
 	if (ctl != NULL)
 		LWLockRelease(ctl->lock);

@@ -1230,8 +1230,19 @@ exec_gpu_rank_fn(gpx_cuda_ctx *ctx, void *arg)
 static bool
 exec_rank_run_one(ExecFlight *fl, gpx_rank_batch *b)
 {
+	instr_time	t0,
+				t1;
+
+	INSTR_TIME_SET_CURRENT(t0);
 	if (exec_gpu_sync_run(fl, exec_gpu_rank_fn, b))
+	{
+		/* auto's model of ranked batches learns the GPU's time (exec_cost.c) */
+		INSTR_TIME_SET_CURRENT(t1);
+		INSTR_TIME_SUBTRACT(t1, t0);
+		gpuidx_exec_rank_note_gpu(b, INSTR_TIME_GET_MICROSEC(t1),
+								  fl->wait_us / Max(fl->ntaken, 1));
 		return true;
+	}
 	gpuidx_exec_rank_cpu(b, ex.pool);
 	return false;
 }
@@ -1242,7 +1253,8 @@ exec_rank_run_one(ExecFlight *fl, gpx_rank_batch *b)
  * run (exec_rank_run_one), the answers copied back into each request;
  * then the statistics that came inline are kept for later requests, and
  * the batch ends as any other (exec_flight_done), except that ranking
- * times do not feed the intersections' cost model.
+ * times do not feed the intersections' cost model (each GPU run feeds the
+ * ranked batches' own, exec_rank_run_one).
  */
 static void
 exec_run_rank(ExecFlight *fl)

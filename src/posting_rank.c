@@ -22,6 +22,7 @@
 
 #include "catalog/pg_type.h"
 #include "funcapi.h"
+#include "portability/instr_time.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
@@ -117,6 +118,8 @@ rank_run(gpx_rank_batch *b)
 {
 	size_t		ws;
 	void	   *work;
+	instr_time	t0,
+				t1;
 	gpx_status	st = gpx_rank_batch_prepare(b);
 
 	if (st != GPX_OK)
@@ -125,9 +128,13 @@ rank_run(gpx_rank_batch *b)
 		return;
 	ws = gpx_rank_batch_work_size(b, 0, b->nqueries);
 	work = MemoryContextAllocHuge(CurrentMemoryContext, ws);
+	INSTR_TIME_SET_CURRENT(t0);
 	st = gpx_rank_batch_run(b, 0, b->nqueries, work, ws, NULL);
 	if (st != GPX_OK)
 		elog(ERROR, "gpuidx: ranked batch failed: %s", gpx_status_str(st));
+	INSTR_TIME_SET_CURRENT(t1);
+	INSTR_TIME_SUBTRACT(t1, t0);
+	gpuidx_exec_rank_note_backend(b, INSTR_TIME_GET_DOUBLE(t1));
 	for (uint32 q = 0; q < b->nqueries; q++)
 		if (b->queries[q].status != GPX_OK)
 			ereport(ERROR,

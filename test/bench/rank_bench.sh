@@ -35,6 +35,8 @@
 #   RANK_MIN_SHORTEST (10000) RANK_KS ("10 1000") RANK_TYPES ("pfor": the
 #   posting types ranked in the backend) RANK_EXEC_TYPES (the first of
 #   RANK_TYPES: those ranked through the executor) RANK_EXEC (yes|no)
+#   RANK_EXEC_AUTO (yes: with a GPU, also gpuidx.device = auto, where the
+#   cost model sends each query to the GPU or keeps it in the backend)
 #   RANK_CLIENTS ("1 16") RANK_CORPUS ("pgdocs linux", or none)
 #   RANK_LINUX_MAX_DOCS (4000) RANK_CORPUS_QUERIES (300) RANK_MIN_TIME (3)
 #   RANK_MAX_TIME (15: a slower path runs what it can of one round in that
@@ -73,6 +75,7 @@ KS=${RANK_KS:-10 1000}
 TYPES=${RANK_TYPES:-pfor}
 EXEC_TYPES=${RANK_EXEC_TYPES:-${TYPES%% *}}
 EXEC=${RANK_EXEC:-yes}
+EXEC_AUTO=${RANK_EXEC_AUTO:-yes}
 CLIENTS=${RANK_CLIENTS:-1 16}
 CORPORA=${RANK_CORPUS:-pgdocs linux}
 [ "$CORPORA" = none ] && CORPORA=""
@@ -273,7 +276,7 @@ make -s test/gen/bin/gpx_gen test/bench/bin/bench_query test/bench/bin/gpx_corpu
 	echo "label: $label"
 	echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
 	echo "command: $CMDLINE"
-	echo "knobs: RANK_SCALE=$SCALE RANK_QUERIES=$QUERIES RANK_SEED=$SEED RANK_ORDER=$ORDER RANK_MIN_SHORTEST=$MIN_SHORTEST RANK_KS='$KS' RANK_TYPES='$TYPES' RANK_EXEC_TYPES='$EXEC_TYPES' RANK_EXEC=$EXEC RANK_CLIENTS='$CLIENTS' RANK_CORPUS='${CORPORA:-none}' RANK_LINUX_MAX_DOCS=$LINUX_MAX RANK_CORPUS_QUERIES=$CQ RANK_MIN_TIME=$MIN_TIME RANK_MAX_TIME=$MAX_TIME RANK_MIN_COUNT=$MIN_COUNT RANK_ARENA=$ARENA"
+	echo "knobs: RANK_SCALE=$SCALE RANK_QUERIES=$QUERIES RANK_SEED=$SEED RANK_ORDER=$ORDER RANK_MIN_SHORTEST=$MIN_SHORTEST RANK_KS='$KS' RANK_TYPES='$TYPES' RANK_EXEC_TYPES='$EXEC_TYPES' RANK_EXEC=$EXEC RANK_EXEC_AUTO=$EXEC_AUTO RANK_CLIENTS='$CLIENTS' RANK_CORPUS='${CORPORA:-none}' RANK_LINUX_MAX_DOCS=$LINUX_MAX RANK_CORPUS_QUERIES=$CQ RANK_MIN_TIME=$MIN_TIME RANK_MAX_TIME=$MAX_TIME RANK_MIN_COUNT=$MIN_COUNT RANK_ARENA=$ARENA"
 	echo "cpu: $(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -n 1), $(nproc) cores online"
 	echo "memory: $(awk '/MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo)"
 	if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
@@ -354,6 +357,9 @@ rank_paths() {
 			q="SELECT ARRAY[count(*)::int] FROM $fn(ARRAY(${listsql//TYPECOL/docs_$t}), (SELECT stats FROM collection), $k)"
 			if [ -n "$EXEC_DEV" ]; then
 				echo "gpuidx $t executor ${EXEC_DEV^^}|SET gpuidx.use_executor = on; SET gpuidx.executor_fallback = off; SET gpuidx.device = '$EXEC_DEV'|$q"
+				# auto: the cost model picks the executor's GPU or the backend
+				[ "$EXEC_DEV" = gpu ] && [ "$EXEC_AUTO" = yes ] &&
+					echo "gpuidx $t executor AUTO|SET gpuidx.use_executor = on; SET gpuidx.device = 'auto'|$q"
 			else
 				echo "gpuidx $t executor|!$EXEC_WHY|"
 			fi
@@ -425,7 +431,8 @@ rank_build_lists() {
 rank_exec_stats() {
 	local db=$1 ds=$2
 	[ -n "$EXEC_DEV" ] || return 0
-	note "$ds: executor counters: $(bl_val "$db" "SELECT format('%s requests in %s batches (%s with >= 2 backends), %s on a GPU, %s GPU failures rerun on its CPU, %s sent to gpu without one, %s fallbacks to the backend, mean round trip %s ms', requests, batches, multi_backend_batches, gpu_batches, gpu_failures, gpu_unavailable, fallbacks, round(mean_roundtrip_ms::numeric, 2)) FROM gpuidx_stats()")"
+	note "$ds: executor counters: $(bl_val "$db" "SELECT format('%s requests in %s batches (%s with >= 2 backends), %s on a GPU, %s GPU failures rerun on its CPU, %s sent to gpu without one, %s fallbacks to the backend, mean round trip %s ms; %s queries kept in the backend by auto', requests, batches, multi_backend_batches, gpu_batches, gpu_failures, gpu_unavailable, fallbacks, round(mean_roundtrip_ms::numeric, 2), backend_queries) FROM gpuidx_stats()")"
+	note "$ds: auto's model of ranked batches at the end: $(bl_val "$db" "SELECT format('AND: backend %s ns a candidate, GPU %s ns a candidate and %s us a batch; OR: backend %s ns, GPU %s ns and %s us', round(rank_and_backend_ns::numeric, 2), round(rank_and_gpu_ns::numeric, 3), round(rank_and_gpu_batch_us::numeric, 1), round(rank_or_backend_ns::numeric, 2), round(rank_or_gpu_ns::numeric, 3), round(rank_or_gpu_batch_us::numeric, 1)) FROM gpuidx_info()")"
 	bl_val "$db" "SELECT gpuidx_stats_reset()" >/dev/null
 }
 

@@ -282,6 +282,30 @@ for my $dev (@devs)
 	is($st->{backend_queries}, 64, 'auto, no gpu: the batch stayed in the backend') unless $gpu;
 }
 
+# auto's model of ranked batches (exec_cost.c) learns from what ran: the
+# backend's ranking time per candidate from the batches the backend ranked
+# above (first guesses 30 and 20 ns), the GPU's line only from GPU runs
+# (first guesses 0.5 ns a candidate, 150 us a batch)
+{
+	my $m = $node->safe_psql('postgres', q{
+		SELECT rank_and_backend_ns > 0, rank_or_backend_ns > 0 AND rank_or_backend_ns <> 20,
+			rank_or_gpu_ns <> 0.5 OR rank_or_gpu_batch_us <> 150,
+			rank_and_gpu_ns = 0.5 AND rank_and_gpu_batch_us = 150 AND
+			rank_or_gpu_ns = 0.5 AND rank_or_gpu_batch_us = 150
+		FROM gpuidx_info()});
+	my ($and_ok, $or_moved, $gpu_moved, $gpu_first) = split /\|/, $m;
+	is($and_ok, 't', 'auto model: backend cost of ranked AND known');
+	is($or_moved, 't', 'auto model: backend cost of ranked OR measured');
+	if ($gpu)
+	{
+		is($gpu_moved, 't', 'auto model: the GPU\'s ranked OR runs measured');
+	}
+	else
+	{
+		is($gpu_first, 't', 'auto model, no gpu: no GPU line learned from CPU runs');
+	}
+}
+
 # a GPU that fails (injected out of memory): the batch reruns on the CPU
 if ($gpu)
 {
