@@ -625,7 +625,13 @@ gpuidx_exec_rank(gpx_rank_batch *b)
 	candidates = rank_candidates(b);
 	if (candidates == 0)
 		return false;			/* every answer is empty: nothing to send */
-	rank_geometry(b, false, &g);
+	/*
+	 * what the request copies, for the model: the statistics travel once
+	 * (the executor keeps them), so they are left out; counting them
+	 * (19 MB for 5 M documents, 3 ms of copying at the model's rate) kept
+	 * every ranked query of a large collection in the backend
+	 */
+	rank_geometry(b, true, &g);
 	if (!rank_route(b, g.total))
 	{
 		gpuidx_exec_count(&gpuidx_exec_shm->ctl->stats.backend_queries, b->nqueries);
