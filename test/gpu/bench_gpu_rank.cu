@@ -317,6 +317,20 @@ run_cpu(tbatch &B, int nt)
 	return now() - t0;
 }
 
+/* Whether query i of A and query j of B answered alike (docIDs, score bits). */
+static bool
+same_answer(const tbatch &A, uint32_t i, const tbatch &B, uint32_t j)
+{
+	const gpx_rank_bquery *a = &A.q[i],
+			   *b = &B.q[j];
+
+	return a->status == GPX_OK && b->status == GPX_OK && a->out_count == b->out_count &&
+		memcmp(&A.docs[a->out_offset], &B.docs[b->out_offset],
+			   a->out_count * sizeof(uint32_t)) == 0 &&
+		memcmp(&A.scores[a->out_offset], &B.scores[b->out_offset],
+			   a->out_count * sizeof(double)) == 0;
+}
+
 /*
  * The queries qs in batches of bs, each run on the GPU in turn (runs
  * rounds after a warm-up, median round), checked against the CPU's
@@ -374,15 +388,7 @@ run_small_batches(gpx_cuda_ctx *ctx, const collection &C,
 	}
 	for (size_t q = 0; q < qs.size(); q++)
 	{
-		const tbatch &g = G[q / bs];
-		const gpx_rank_bquery *a = &P.q[q],
-				   *b = &g.q[q % bs];
-
-		if (a->status != GPX_OK || b->status != GPX_OK || a->out_count != b->out_count ||
-			memcmp(&P.docs[a->out_offset], &g.docs[b->out_offset],
-				   a->out_count * sizeof(uint32_t)) != 0 ||
-			memcmp(&P.scores[a->out_offset], &g.scores[b->out_offset],
-				   a->out_count * sizeof(double)) != 0)
+		if (!same_answer(P, q, G[q / bs], (uint32_t) (q % bs)))
 			eq = false;
 	}
 	{
@@ -524,14 +530,7 @@ main(int argc, char **argv)
 			}
 			for (uint32_t q = 0; q < P.b.nqueries; q++)
 			{
-				const gpx_rank_bquery *a = &P.q[q],
-						   *g = &G.q[q];
-
-				if (a->status != GPX_OK || g->status != GPX_OK || a->out_count != g->out_count ||
-					memcmp(&P.docs[a->out_offset], &G.docs[a->out_offset],
-						   a->out_count * sizeof(uint32_t)) != 0 ||
-					memcmp(&P.scores[a->out_offset], &G.scores[a->out_offset],
-						   a->out_count * sizeof(double)) != 0)
+				if (!same_answer(P, q, G, q))
 					eq = false;
 			}
 			all_equal = all_equal && eq;
