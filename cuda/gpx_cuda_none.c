@@ -147,6 +147,13 @@ gpx_cuda_rank_chunk_slots(uint64_t slots)
 	(void) slots;
 }
 
+/* No GPU: nothing to copy. */
+void
+gpx_cuda_rank_direct_min(uint64_t bytes)
+{
+	(void) bytes;
+}
+
 /* No GPU: nothing to cut. */
 void
 gpx_cuda_rank_cut_min(uint64_t slots)

@@ -37,6 +37,7 @@ typedef struct gpx_cuda_rank_stats
 	double		select_ms;		/* device time: cut and top-k kernels */
 	uint64_t	cut_queries;	/* queries cut before their top-k */
 	uint64_t	cut_tiles;		/* their tiles (thread-blocks of the cut) */
+	uint64_t	direct_lists;	/* lists copied from pinned memory directly */
 } gpx_cuda_rank_stats;
 
 /*
@@ -65,6 +66,14 @@ void		gpx_cuda_rank_chunk_slots(uint64_t slots);
  * Process-wide; for tests and benchmarks.
  */
 void		gpx_cuda_rank_cut_min(uint64_t slots);
+
+/*
+ * Blobs of at least this many bytes that lie in pinned memory
+ * (gpx_cuda_pin) are copied to the device from there, not through the
+ * driver's pinned scratch.  0 restores the default (16 KiB).
+ * Process-wide; for tests and benchmarks.
+ */
+void		gpx_cuda_rank_direct_min(uint64_t bytes);
 
 #ifdef __cplusplus
 }

@@ -13,6 +13,9 @@
  * GPX_RK_KEEP_HOST_BYTES), everything
  * that goes in (blobs, descriptors) travels in one copy from the pinned
  * scratch, and each chunk's counts, docIDs and scores come back in one.
+ * A blob of 16 KiB or more that already lies in pinned memory (the
+ * executor's arena, gpx_cuda_pin) is copied from there instead, skipping
+ * the host's copy into the scratch.
  * The document lengths of a batch whose statistics have an id (doclen_id)
  * stay on the device until a batch with other statistics comes, so that a
  * stream of batches over one collection uploads them once.
@@ -36,6 +39,21 @@ extern "C" void
 gpx_cuda_rank_chunk_slots(uint64_t slots)
 {
 	gpx_rk_cand_cap = slots > 0 ? slots : GPX_RK_CAND_CAP;
+}
+
+/*
+ * Blobs in pinned memory (gpx_cuda_pin: the executor's arena) of at least
+ * this many bytes are copied to the device from where they lie instead of
+ * through the pinned scratch (gpx_cuda_rank_direct_min).
+ */
+#define GPX_RK_DIRECT_MIN ((uint64_t) 16 << 10)
+static uint64_t gpx_rk_direct_min = GPX_RK_DIRECT_MIN;
+
+/* Set the direct copies' threshold (0: the default). */
+extern "C" void
+gpx_cuda_rank_direct_min(uint64_t bytes)
+{
+	gpx_rk_direct_min = bytes > 0 ? bytes : GPX_RK_DIRECT_MIN;
 }
 
 /* Queries of more candidate slots than this are cut (gpx_cuda_rank_cut_min). */
@@ -164,7 +182,8 @@ gpx_rk_run(gpx_cuda_ctx *ctx, gpx_rank_batch *b, gpx_cuda_rank_stats *stats)
 	uint32_t	nl = b->nlists;
 	std::vector<uint64_t> offs(nl + 1), boff(nl + 1);
 	std::vector<uint32_t> blk_start(nl + 1);
-	std::vector<uint8_t> used(nl, 0);
+	std::vector<uint8_t> used(nl, 0),
+				direct(nl, 0);
 	std::vector<gpx_rk_query> qs(b->nqueries);
 	std::vector<gpx_rk_chunk> chunks;
 	gpx_call_events<5> evs;
@@ -227,6 +246,10 @@ gpx_rk_run(gpx_cuda_ctx *ctx, gpx_rank_batch *b, gpx_cuda_rank_stats *stats)
 			stats->lists++;
 			stats->postings += l->n;
 		}
+		/* a long blob already in pinned memory goes to the device from there */
+		direct[i] = live && l->len >= gpx_rk_direct_min && gpx_find_pin(ctx, l->base, l->len);
+		if (stats && direct[i])
+			stats->direct_lists++;
 	}
 
 	/*
@@ -341,7 +364,9 @@ gpx_rk_run(gpx_cuda_ctx *ctx, gpx_rank_batch *b, gpx_cuda_rank_stats *stats)
 	for (uint32_t i = 0; i < nl; i++)
 		if (used[i] && b->lists[i].n > 0)
 		{
-			memcpy(H + o_blobs + boff[i], b->lists[i].base, b->lists[i].len);
+			/* a direct blob's place is overwritten by its own copy, after */
+			if (!direct[i])
+				memcpy(H + o_blobs + boff[i], b->lists[i].base, b->lists[i].len);
 			memset(H + o_blobs + boff[i] + b->lists[i].len, 0,
 				   boff[i + 1] - boff[i] - b->lists[i].len);
 		}
@@ -367,6 +392,10 @@ gpx_rk_run(gpx_cuda_ctx *ctx, gpx_rank_batch *b, gpx_cuda_rank_stats *stats)
 		(void) cudaGetLastError();	/* no timing, nothing else changes */
 	GPX_TRY(evs.record(0, st));
 	GPX_TRY(cudaMemcpyAsync(D, H, in_bytes, cudaMemcpyHostToDevice, st));
+	for (uint32_t i = 0; i < nl; i++)
+		if (direct[i])
+			GPX_TRY(cudaMemcpyAsync(D + o_blobs + boff[i], b->lists[i].base, b->lists[i].len,
+									cudaMemcpyHostToDevice, st));
 	if (!dl_kept)
 	{
 		GPX_TRY(cudaMemcpyAsync(d_dl, b->doclen->entries, dl_bytes, cudaMemcpyHostToDevice, st));

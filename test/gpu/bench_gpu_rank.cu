@@ -12,7 +12,7 @@
  * no frequencies (the list format has none yet): tf = 1 everywhere.
  *
  *   bench_gpu_rank [--queries N] [--threads N] [--codec pfor|lrc|qs] [--runs N]
- *              [--min-shortest N] [--docs N] [--batches "B ..."] [--no-cut]
+ *              [--min-shortest N] [--docs N] [--batches "B ..."] [--no-cut] [--pin]
  *
  * For each of AND and OR, top-10 and top-1000: one batch of N queries
  * (default 1000; only queries whose shortest list has at least
@@ -32,7 +32,9 @@
  * executor does), so a batch uploads its lists only; mean wall time and
  * device times per batch (median of --runs rounds of all the batches),
  * every result compared with the CPU's.  --no-cut: no query is cut
- * before its top-k (gpx_cuda_rank_cut_min), to measure the cut.
+ * before its top-k (gpx_cuda_rank_cut_min), to measure the cut.  --pin:
+ * the lists lie in pinned memory, as in the executor's arena, so that
+ * long ones are copied to the device from there (gpx_cuda_rank_direct_min).
  */
 #include <algorithm>
 #include <atomic>
@@ -332,6 +334,34 @@ same_answer(const tbatch &A, uint32_t i, const tbatch &B, uint32_t j)
 }
 
 /*
+ * Move C's blobs into one pinned buffer (gpx_cuda_pin), as the executor's
+ * arena holds a request's lists, so that the driver copies long ones to
+ * the device from there; false when pinning fails.
+ */
+static bool
+pin_collection(gpx_cuda_ctx *ctx, collection &C, std::vector<uint8_t> &arena)
+{
+	size_t		total = 0,
+				off = 0;
+
+	for (const auto &b : C.blob)
+		total += (b.size() + 7) & ~(size_t) 7;
+	arena.assign(total + 8, 0);
+	if (gpx_cuda_pin(ctx, arena.data(), arena.size()) != GPX_CUDA_OK)
+		return false;
+	for (size_t i = 0; i < C.blob.size(); i++)
+	{
+		if (C.blob[i].empty())
+			continue;
+		memcpy(arena.data() + off, C.blob[i].data(), C.blob[i].size());
+		if (gpx_open(&C.view[i], arena.data() + off, C.blob[i].size()) != GPX_OK)
+			return false;
+		off += (C.blob[i].size() + 7) & ~(size_t) 7;
+	}
+	return true;
+}
+
+/*
  * The queries qs in batches of bs, each run on the GPU in turn (runs
  * rounds after a warm-up, median round), checked against the CPU's
  * answers in P (one batch of every query, same mode and k): one table row.
@@ -427,8 +457,10 @@ main(int argc, char **argv)
 	char		err[512] = "";
 	collection	C;
 	std::vector<std::vector<int>> qs;
-	bool		all_equal = true;
+	bool		all_equal = true,
+				pin = false;
 	std::vector<size_t> batches;
+	std::vector<uint8_t> arena;
 
 	g_threads = (int) std::thread::hardware_concurrency();
 	for (int i = 1; i < argc; i++)
@@ -459,6 +491,8 @@ main(int argc, char **argv)
 				if (v > 0)
 					batches.push_back(v);
 		}
+		else if (strcmp(argv[i], "--pin") == 0)
+			pin = true;
 		else if (strcmp(argv[i], "--no-cut") == 0)
 		{
 #ifdef GPX_CUDA_RANK_CUT
@@ -469,7 +503,7 @@ main(int argc, char **argv)
 		{
 			fprintf(stderr, "usage: %s [--queries N] [--threads N] [--codec pfor|lrc|qs] "
 					"[--runs N] [--min-shortest N] [--docs N] [--batches \"B ...\"] "
-					"[--no-cut]\n", argv[0]);
+					"[--no-cut] [--pin]\n", argv[0]);
 			return 2;
 		}
 	}
@@ -490,6 +524,15 @@ main(int argc, char **argv)
 		printf("device: %s\nCPU threads: %d\n", desc, g_threads);
 	}
 	make_collection(C, 64, codec);
+	if (pin)
+	{
+		bool		ok = pin_collection(ctx, C, arena);
+
+		printf("lists in pinned memory (as in the executor's arena): %s\n",
+			   ok ? "yes" : "pinning failed, no");
+		if (!ok)
+			return 1;
+	}
 	qs = make_queries(C, nq, min_short, 42);
 
 	printf("\n## Ranked retrieval, GOV2-calibrated, %zu queries a batch\n\n", nq);

@@ -15,7 +15,8 @@
  * with device rounds of 3,000 candidate slots (gpx_cuda_rank_chunk_slots),
  * so its batch takes several rounds; every other collection with every
  * query cut (gpx_cuda_rank_cut_min(1)), and scores tied over several
- * tiles of the cut (test_cut_ties).  The CPU side runs the default OR algorithm (block-max
+ * tiles of the cut (test_cut_ties); every fourth with its blobs in pinned
+ * memory (gpx_cuda_pin, as the executor's arena), copied from there.  The CPU side runs the default OR algorithm (block-max
  * MaxScore) and the exhaustive one, which agree with each other.  Statistics
  * kept on the device between batches by id (doclen_id): kept, replaced,
  * left alone by a batch without an id, every answer the CPU's.
@@ -393,6 +394,35 @@ test_cut_ties(gpx_cuda_ctx *ctx, uint32_t span)
 	CHECK(gs.cut_queries > 0);
 }
 
+/* Pinned memory standing for the executor's arena (gpx_cuda_pin). */
+static uint8_t *g_arena;
+static const size_t ARENA_BYTES = (size_t) 64 << 20;
+
+/*
+ * Move C's blobs into the pinned arena (8-byte aligned, one after the
+ * other, as the executor's requests hold them), so that the driver copies
+ * them to the device from there; false when they do not fit.
+ */
+static bool
+pin_coll(tcoll &C)
+{
+	size_t		off = 0;
+
+	for (size_t i = 0; i < C.blobs.size(); i++)
+	{
+		size_t		len = C.blobs[i].size();
+
+		if (len == 0)
+			continue;
+		if (off + len > ARENA_BYTES)
+			return false;
+		memcpy(g_arena + off, C.blobs[i].data(), len);
+		CHECK(gpx_open(&C.lists[i], g_arena + off, len) == GPX_OK);
+		off = (off + len + 7) & ~(size_t) 7;
+	}
+	return true;
+}
+
 /* Entry point. */
 int
 main(int argc, char **argv)
@@ -403,6 +433,12 @@ main(int argc, char **argv)
 
 	gpu_test_args(argc, argv, &quick, &seed);
 	ctx = gpu_test_open();
+	g_arena = (uint8_t *) malloc(ARENA_BYTES);
+	if (g_arena == NULL || gpx_cuda_pin(ctx, g_arena, ARENA_BYTES) != GPX_CUDA_OK)
+	{
+		free(g_arena);
+		g_arena = NULL;			/* no direct copies to test */
+	}
 	printf("test_gpu_rank: seed %llu%s\n", (unsigned long long) seed, quick ? ", quick" : "");
 	{
 		rng			r = {seed};
@@ -424,7 +460,16 @@ main(int argc, char **argv)
 			make_batch(B, r, nl, nq, quick && c % 3 != 0 ? 1000 : 10000);
 			gpx_cuda_rank_chunk_slots(c % 3 == 2 ? 3000 : 0);
 			gpx_cuda_rank_cut_min(c % 2 == 1 ? 1 : 0);
+			/* every fourth: the blobs in pinned memory, each copied from there */
+			gpx_cuda_rank_direct_min(c % 4 == 0 ? 1 : 0);
+			bool		pinned = c % 4 == 0 && g_arena != NULL && pin_coll(C);
+
 			run_case(ctx, C, B, GPX_RANK_AUTO, &gs);
+			if (pinned)
+				CHECKF(gs.direct_lists > 0 || gs.lists == 0, "%llu of %llu lists copied directly",
+					   (unsigned long long) gs.direct_lists, (unsigned long long) gs.lists);
+			else
+				CHECK(gs.direct_lists == 0);
 			/* every query of two or more candidates cut (some has them when
 			 * the batch has more candidates than queries) */
 			if (c % 2 == 1)
@@ -445,6 +490,7 @@ main(int argc, char **argv)
 			test_cut_ties(ctx, 70001);
 		}
 		gpx_cuda_rank_cut_min(0);
+		gpx_cuda_rank_direct_min(0);
 		unit_case_begin("statistics kept on the device by id");
 		test_kept_statistics(ctx, r);
 		unit_case_begin("empty batch");
@@ -457,5 +503,6 @@ main(int argc, char **argv)
 		}
 	}
 	gpx_cuda_close(ctx);
+	free(g_arena);
 	return unit_finish();
 }
