@@ -256,7 +256,7 @@ gpx_k_rank_topk(gpx_rk_args a)
 	const uint32_t *cd = (cut ? a.kdoc : a.cdoc) + Q->cand_off;
 	uint32_t   *sdoc = a.sdoc + Q->scr_off;
 	double	   *ssc = a.ssc + Q->scr_off;
-	uint32_t	n = cut ? a.kcount[blockIdx.x] : Q->cand_n,
+	uint32_t	n = cut ? a.kcount[Q->cut_row] : Q->cand_n,
 				kk,
 				c = 0,
 				e,

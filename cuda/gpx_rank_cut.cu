@@ -132,7 +132,7 @@ gpx_k_rank_hist(gpx_rk_args a, uint32_t pass)
 	{
 		uint32_t	qi = gpx_rk_tile_query(&a, t);
 		const gpx_rk_query *Q = &a.q[qi];
-		uint32_t   *gh = a.hist + (size_t) qi * 2 * GPX_RK_CUT_BINS;
+		uint32_t   *gh = a.hist + (size_t) Q->cut_row * 2 * GPX_RK_CUT_BINS;
 		uint32_t	lo = (t - Q->tile_off) * GPX_RK_TILE,
 					len = Q->cand_n - lo < GPX_RK_TILE ? Q->cand_n - lo : GPX_RK_TILE;
 		const double *sc = a.csc + Q->cand_off + lo;
@@ -186,7 +186,7 @@ gpx_k_rank_cut(gpx_rk_args a)
 	{
 		uint32_t	qi = gpx_rk_tile_query(&a, t);
 		const gpx_rk_query *Q = &a.q[qi];
-		const uint32_t *gh = a.hist + (size_t) qi * 2 * GPX_RK_CUT_BINS;
+		const uint32_t *gh = a.hist + (size_t) Q->cut_row * 2 * GPX_RK_CUT_BINS;
 		uint32_t	lo = (t - Q->tile_off) * GPX_RK_TILE,
 					len = Q->cand_n - lo < GPX_RK_TILE ? Q->cand_n - lo : GPX_RK_TILE;
 		const double *sc = a.csc + Q->cand_off + lo;
@@ -228,7 +228,7 @@ gpx_k_rank_cut(gpx_rk_args a)
 			if (ball == 0)
 				continue;		/* the whole warp alike */
 			if (lane == first)
-				pos = atomicAdd(&a.kcount[qi], (uint32_t) __popc(ball));
+				pos = atomicAdd(&a.kcount[Q->cut_row], (uint32_t) __popc(ball));
 			pos = __shfl_sync(GPX_D_FULL, pos, first);
 			if (keep)
 			{

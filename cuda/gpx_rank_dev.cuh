@@ -71,6 +71,9 @@ typedef struct gpx_rk_query
 								 * k rounded up to a power of two */
 	uint32_t	tile_off;		/* its first tile of the cut (chunk-wide) */
 	uint32_t	ntiles;			/* its tiles; 0: not cut */
+	uint32_t	cut_row;		/* cut: its histograms and count, among the
+								 * chunk's cut queries' */
+	uint32_t	pad;
 } gpx_rk_query;
 
 /* Everything the scoring and selection kernels read and write. */
@@ -95,8 +98,8 @@ typedef struct gpx_rk_args
 	uint32_t   *ocount;			/* results per query */
 	uint32_t	ntiles;			/* tiles of the cut in the chunk */
 	uint32_t	pad2;
-	uint32_t   *hist;			/* cut: 2 x GPX_RK_CUT_BINS counts a query */
-	uint32_t   *kcount;			/* cut: candidates kept, per query */
+	uint32_t   *hist;			/* cut: 2 x GPX_RK_CUT_BINS counts a cut query */
+	uint32_t   *kcount;			/* cut: candidates kept, per cut query */
 	uint32_t   *kdoc;			/* cut: those kept (at cand_off) */
 	double	   *ksc;
 } gpx_rk_args;

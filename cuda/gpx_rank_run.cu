@@ -171,6 +171,7 @@ struct gpx_rk_chunk
 	uint64_t	ncand,			/* candidate slots */
 				nres;			/* result slots */
 	uint32_t	ntiles;			/* tiles of the cut */
+	uint32_t	ncut;			/* queries cut */
 };
 
 /* The driver proper (gpx_cuda_rank_run checks ctx first). */
@@ -215,7 +216,8 @@ gpx_rk_run(gpx_cuda_ctx *ctx, gpx_rank_batch *b, gpx_cuda_rank_stats *stats)
 	uint64_t	max_cand = 0,
 				max_res = 0,
 				max_scr = 0;
-	uint32_t	max_nq = 0;
+	uint32_t	max_nq = 0,
+				max_cut = 0;
 	size_t		dl_bytes = (size_t) b->doclen->span * b->doclen->width;
 	bool		dl_kept;
 	gpx_rk_args a;
@@ -258,7 +260,7 @@ gpx_rk_run(gpx_cuda_ctx *ctx, gpx_rank_batch *b, gpx_cuda_rank_stats *stats)
 	 * tiles of the cut follow the ones before
 	 */
 	{
-		gpx_rk_chunk c = {0, 0, 0, 0, 0};
+		gpx_rk_chunk c = {0, 0, 0, 0, 0, 0};
 		uint64_t	scr = 0;
 
 		for (uint32_t q = 0; q < b->nqueries; q++)
@@ -272,7 +274,7 @@ gpx_rk_run(gpx_cuda_ctx *ctx, gpx_rank_batch *b, gpx_cuda_rank_stats *stats)
 			{
 				c.end = q;
 				chunks.push_back(c);
-				c = {q, 0, 0, 0, 0};
+				c = {q, 0, 0, 0, 0, 0};
 				scr = 0;
 			}
 			if (n > UINT32_MAX)
@@ -290,6 +292,9 @@ gpx_rk_run(gpx_cuda_ctx *ctx, gpx_rank_batch *b, gpx_cuda_rank_stats *stats)
 			c.ncand += n;
 			c.nres += bq->k;
 			c.ntiles += Q->ntiles;
+			Q->cut_row = Q->ntiles > 0 ? c.ncut++ : 0;
+			Q->pad = 0;
+			max_cut = std::max(max_cut, c.ncut);
 			for (p2 = 1; p2 < bq->k; p2 <<= 1)
 				;
 			scr += p2;
@@ -328,7 +333,7 @@ gpx_rk_run(gpx_cuda_ctx *ctx, gpx_rank_batch *b, gpx_cuda_rank_stats *stats)
 	o_ksc = lay.take(max_cand * sizeof(double));
 	o_sdoc = lay.take(max_scr * sizeof(uint32_t));
 	o_ssc = lay.take(max_scr * sizeof(double));
-	o_hk = lay.take((size_t) max_nq * (2 * GPX_RK_CUT_BINS + 1) * sizeof(uint32_t));
+	o_hk = lay.take((size_t) max_cut * (2 * GPX_RK_CUT_BINS + 1) * sizeof(uint32_t));
 	dl_kept = b->doclen_id != 0 && d->d_rk_dl != nullptr && d->rk_dl_id == b->doclen_id &&
 		d->rk_dl_bytes == dl_bytes;
 	if (b->doclen_id == 0)
@@ -451,10 +456,10 @@ gpx_rk_run(gpx_cuda_ctx *ctx, gpx_rank_batch *b, gpx_cuda_rank_stats *stats)
 		a.odoc = (uint32_t *) (D + o_out + o_odoc);
 		a.osc = (double *) (D + o_out + o_osc);
 		a.hist = (uint32_t *) (D + o_hk);
-		a.kcount = a.hist + (size_t) nq * 2 * GPX_RK_CUT_BINS;
+		a.kcount = a.hist + (size_t) c.ncut * 2 * GPX_RK_CUT_BINS;
 		e = evs.record(2, st);
 		if (e == cudaSuccess && c.ntiles > 0)
-			e = cudaMemsetAsync(a.hist, 0, (size_t) nq * (2 * GPX_RK_CUT_BINS + 1) * sizeof(uint32_t), st);
+			e = cudaMemsetAsync(a.hist, 0, (size_t) c.ncut * (2 * GPX_RK_CUT_BINS + 1) * sizeof(uint32_t), st);
 		if (e == cudaSuccess)
 			e = gpx_cuda_k_rank_score(&a, c.ncand, st);
 		if (e == cudaSuccess)
