@@ -252,8 +252,8 @@ gpx_k_rank_topk(gpx_rk_args a)
 				s_cnt;
 	const gpx_rk_query *Q = &a.q[blockIdx.x];
 	bool		cut = Q->ntiles > 0;	/* select among the kept */
-	const double *sc = (cut ? a.ksc : a.csc) + Q->cand_off;
-	const uint32_t *cd = (cut ? a.kdoc : a.cdoc) + Q->cand_off;
+	const double *sc = cut ? a.ksc + Q->keep_off : a.csc + Q->cand_off;
+	const uint32_t *cd = cut ? a.kdoc + Q->keep_off : a.cdoc + Q->cand_off;
 	uint32_t   *sdoc = a.sdoc + Q->scr_off;
 	double	   *ssc = a.ssc + Q->scr_off;
 	uint32_t	n = cut ? a.kcount[Q->cut_row] : Q->cand_n,

@@ -18,7 +18,7 @@
  *           bits 51..41 into the second histogram;
  *   cut     each tile finds d1 and d2, the second histogram's bin of the
  *           kk-th best, and keeps (appends to kdoc / ksc at the query's
- *           cand_off, kcount[q] of them) every match whose bits 62..41 are
+ *           keep_off, kcount[cut_row] of them) every match whose bits 62..41 are
  *           at or above (d1, d2).
  *
  * Everything kept either lies in a bin above the kk-th best's or shares
@@ -31,23 +31,32 @@
  */
 #include "gpx_rank_dev.cuh"
 
-/* The query of tile t: the last of a->q[0 .. nq) whose first tile is <= t. */
-GPX_DEV uint32_t
-gpx_rk_tile_query(const gpx_rk_args *a, uint32_t t)
+/*
+ * Tile t of the chunk: its query (the last of a->q[0 .. nq) whose first
+ * tile is <= t), its first candidate slot *lo within the query's, its
+ * length *len, and the query's histograms *gh.
+ */
+GPX_DEV const gpx_rk_query *
+gpx_rk_tile(const gpx_rk_args *a, uint32_t t, uint32_t *lo, uint32_t *len, uint32_t **gh)
 {
-	uint32_t	lo = 0,
-				hi = a->nq;
+	const gpx_rk_query *Q;
+	uint32_t	l = 0,
+				h = a->nq;
 
-	while (hi - lo > 1)
+	while (h - l > 1)
 	{
-		uint32_t	mid = (lo + hi) >> 1;
+		uint32_t	mid = (l + h) >> 1;
 
 		if (a->q[mid].tile_off <= t)
-			lo = mid;
+			l = mid;
 		else
-			hi = mid;
+			h = mid;
 	}
-	return lo;
+	Q = &a->q[l];
+	*lo = (t - Q->tile_off) * GPX_RK_TILE;
+	*len = Q->cand_n - *lo < GPX_RK_TILE ? Q->cand_n - *lo : GPX_RK_TILE;
+	*gh = a->hist + (size_t) Q->cut_row * 2 * GPX_RK_CUT_BINS;
+	return Q;
 }
 
 /*
@@ -130,11 +139,10 @@ gpx_k_rank_hist(gpx_rk_args a, uint32_t pass)
 
 	for (uint32_t t = blockIdx.x; t < a.ntiles; t += gridDim.x)
 	{
-		uint32_t	qi = gpx_rk_tile_query(&a, t);
-		const gpx_rk_query *Q = &a.q[qi];
-		uint32_t   *gh = a.hist + (size_t) Q->cut_row * 2 * GPX_RK_CUT_BINS;
-		uint32_t	lo = (t - Q->tile_off) * GPX_RK_TILE,
-					len = Q->cand_n - lo < GPX_RK_TILE ? Q->cand_n - lo : GPX_RK_TILE;
+		uint32_t	lo,
+					len,
+				   *gh;
+		const gpx_rk_query *Q = gpx_rk_tile(&a, t, &lo, &len, &gh);
 		const double *sc = a.csc + Q->cand_off + lo;
 
 		for (uint32_t b = threadIdx.x; b < GPX_RK_CUT_BINS; b += blockDim.x)
@@ -184,11 +192,10 @@ gpx_k_rank_cut(gpx_rk_args a)
 
 	for (uint32_t t = blockIdx.x; t < a.ntiles; t += gridDim.x)
 	{
-		uint32_t	qi = gpx_rk_tile_query(&a, t);
-		const gpx_rk_query *Q = &a.q[qi];
-		const uint32_t *gh = a.hist + (size_t) Q->cut_row * 2 * GPX_RK_CUT_BINS;
-		uint32_t	lo = (t - Q->tile_off) * GPX_RK_TILE,
-					len = Q->cand_n - lo < GPX_RK_TILE ? Q->cand_n - lo : GPX_RK_TILE;
+		uint32_t	lo,
+					len,
+				   *gh;
+		const gpx_rk_query *Q = gpx_rk_tile(&a, t, &lo, &len, &gh);
 		const double *sc = a.csc + Q->cand_off + lo;
 		const uint32_t *cd = a.cdoc + Q->cand_off + lo;
 
@@ -233,8 +240,8 @@ gpx_k_rank_cut(gpx_rk_args a)
 			if (keep)
 			{
 				pos += __popc(ball & ((1u << lane) - 1));
-				a.kdoc[Q->cand_off + pos] = cd[i];
-				a.ksc[Q->cand_off + pos] = s;
+				a.kdoc[Q->keep_off + pos] = cd[i];
+				a.ksc[Q->keep_off + pos] = s;
 			}
 		}
 		__syncthreads();

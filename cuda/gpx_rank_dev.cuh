@@ -74,6 +74,9 @@ typedef struct gpx_rk_query
 	uint32_t	cut_row;		/* cut: its histograms and count, among the
 								 * chunk's cut queries' */
 	uint32_t	pad;
+	uint64_t	keep_off;		/* cut: where its kept candidates go in
+								 * kdoc[] / ksc[] (the cut queries' slots
+								 * of the chunk, one after the other) */
 } gpx_rk_query;
 
 /* Everything the scoring and selection kernels read and write. */
@@ -100,7 +103,7 @@ typedef struct gpx_rk_args
 	uint32_t	pad2;
 	uint32_t   *hist;			/* cut: 2 x GPX_RK_CUT_BINS counts a cut query */
 	uint32_t   *kcount;			/* cut: candidates kept, per cut query */
-	uint32_t   *kdoc;			/* cut: those kept (at cand_off) */
+	uint32_t   *kdoc;			/* cut: those kept (at keep_off) */
 	double	   *ksc;
 } gpx_rk_args;
 

@@ -172,7 +172,20 @@ struct gpx_rk_chunk
 				nres;			/* result slots */
 	uint32_t	ntiles;			/* tiles of the cut */
 	uint32_t	ncut;			/* queries cut */
+	uint64_t	nkeep;			/* their candidate slots (room for the kept) */
 };
+
+/*
+ * Where a round of nq queries and nres result slots puts its counts (at
+ * 0), docIDs (*o_doc) and scores (*o_sc) in the out area; its bytes.
+ */
+static size_t
+gpx_rk_out_lay(size_t nq, size_t nres, size_t *o_doc, size_t *o_sc)
+{
+	*o_doc = gpx_al(nq * sizeof(uint32_t), 256);
+	*o_sc = *o_doc + gpx_al(nres * sizeof(uint32_t), 256);
+	return *o_sc + nres * sizeof(double);
+}
 
 /* The driver proper (gpx_cuda_rank_run checks ctx first). */
 static gpx_cuda_status
@@ -215,7 +228,8 @@ gpx_rk_run(gpx_cuda_ctx *ctx, gpx_rank_batch *b, gpx_cuda_rank_stats *stats)
 	gpx_rk_term *terms;
 	uint64_t	max_cand = 0,
 				max_res = 0,
-				max_scr = 0;
+				max_scr = 0,
+				max_keep = 0;
 	uint32_t	max_nq = 0,
 				max_cut = 0;
 	size_t		dl_bytes = (size_t) b->doclen->span * b->doclen->width;
@@ -260,7 +274,7 @@ gpx_rk_run(gpx_cuda_ctx *ctx, gpx_rank_batch *b, gpx_cuda_rank_stats *stats)
 	 * tiles of the cut follow the ones before
 	 */
 	{
-		gpx_rk_chunk c = {0, 0, 0, 0, 0, 0};
+		gpx_rk_chunk c = {0, 0, 0, 0, 0, 0, 0};
 		uint64_t	scr = 0;
 
 		for (uint32_t q = 0; q < b->nqueries; q++)
@@ -274,7 +288,7 @@ gpx_rk_run(gpx_cuda_ctx *ctx, gpx_rank_batch *b, gpx_cuda_rank_stats *stats)
 			{
 				c.end = q;
 				chunks.push_back(c);
-				c = {q, 0, 0, 0, 0, 0};
+				c = {q, 0, 0, 0, 0, 0, 0};
 				scr = 0;
 			}
 			if (n > UINT32_MAX)
@@ -293,8 +307,10 @@ gpx_rk_run(gpx_cuda_ctx *ctx, gpx_rank_batch *b, gpx_cuda_rank_stats *stats)
 			c.nres += bq->k;
 			c.ntiles += Q->ntiles;
 			Q->cut_row = Q->ntiles > 0 ? c.ncut++ : 0;
-			Q->pad = 0;
+			Q->keep_off = c.nkeep;
+			c.nkeep += Q->ntiles > 0 ? n : 0;
 			max_cut = std::max(max_cut, c.ncut);
+			max_keep = std::max(max_keep, c.nkeep);
 			for (p2 = 1; p2 < bq->k; p2 <<= 1)
 				;
 			scr += p2;
@@ -322,15 +338,19 @@ gpx_rk_run(gpx_cuda_ctx *ctx, gpx_rank_batch *b, gpx_cuda_rank_stats *stats)
 	o_terms = lay.take(b->nterms * sizeof(gpx_rk_term));
 	o_q = lay.take(b->nqueries * sizeof(gpx_rk_query));
 	in_bytes = lay.at;
-	o_out = lay.take(gpx_al((size_t) max_nq * sizeof(uint32_t), 256) +
-					 gpx_al(max_res * sizeof(uint32_t), 256) + max_res * sizeof(double));
+	{
+		size_t		o_doc,
+					o_sc;
+
+		o_out = lay.take(gpx_rk_out_lay(max_nq, max_res, &o_doc, &o_sc));
+	}
 	host_bytes = lay.at;
 	o_docs = lay.take(offs[nl] * sizeof(uint32_t));
 	o_tfs = lay.take(offs[nl] * sizeof(uint32_t));
 	o_cdoc = lay.take(max_cand * sizeof(uint32_t));
 	o_csc = lay.take(max_cand * sizeof(double));
-	o_kdoc = lay.take(max_cand * sizeof(uint32_t));
-	o_ksc = lay.take(max_cand * sizeof(double));
+	o_kdoc = lay.take(max_keep * sizeof(uint32_t));
+	o_ksc = lay.take(max_keep * sizeof(double));
 	o_sdoc = lay.take(max_scr * sizeof(uint32_t));
 	o_ssc = lay.take(max_scr * sizeof(double));
 	o_hk = lay.take((size_t) max_cut * (2 * GPX_RK_CUT_BINS + 1) * sizeof(uint32_t));
@@ -442,9 +462,9 @@ gpx_rk_run(gpx_cuda_ctx *ctx, gpx_rank_batch *b, gpx_cuda_rank_stats *stats)
 	for (const gpx_rk_chunk &c : chunks)
 	{
 		uint32_t	nq = c.end - c.first;
-		size_t		o_odoc = gpx_al((size_t) nq * sizeof(uint32_t), 256),
-					o_osc = o_odoc + gpx_al(c.nres * sizeof(uint32_t), 256),
-					out_bytes = o_osc + c.nres * sizeof(double);
+		size_t		o_odoc,
+					o_osc,
+					out_bytes = gpx_rk_out_lay(nq, c.nres, &o_odoc, &o_osc);
 		const uint32_t *hcnt = (const uint32_t *) (H + o_out);
 		const uint32_t *hdoc = (const uint32_t *) (H + o_out + o_odoc);
 		const double *hsc = (const double *) (H + o_out + o_osc);

@@ -190,6 +190,14 @@ cost_line_add(pg_atomic_uint64 *s4, pg_atomic_uint64 *ps, pg_atomic_uint64 *ns,
 	pg_atomic_write_u64(ns, (uint64) icpt);
 }
 
+/* Fold a batch's mean wait to be taken (us; < 0: none) into d. */
+static void
+cost_note_wait(GpxExecShared *ctl, int64 wait_us)
+{
+	if (wait_us >= 0)
+		cost_update(&ctl->cost_wait_ns, (uint64) wait_us * 1000);
+}
+
 /* Start the intersections' batch-time fit over (x0: a typical batch). */
 static void
 cost_fit_reset(GpxExecShared *ctl, double batch_ns, double probe_ns)
@@ -288,8 +296,7 @@ gpuidx_exec_cost_note_executor(uint64 work, int64 run_us, uint64 par, int64 wait
 {
 	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
 
-	if (wait_us >= 0)
-		cost_update(&ctl->cost_wait_ns, (uint64) wait_us * 1000);
+	cost_note_wait(ctl, wait_us);
 	if (run_us <= 0)
 		return;
 	cost_line_add(ctl->cost_fit, &ctl->cost_exec_ps, &ctl->cost_batch_ns,
@@ -303,7 +310,10 @@ cost_rank_mode(const uint64 cand[2])
 	return cand[1] > cand[0] ? 1 : 0;
 }
 
-/* Whether gpuidx.device sends a ranked batch to the executor (model above). */
+/*
+ * Whether auto sends a ranked batch to the executor's GPU (model above;
+ * the caller has checked that the executor has one).
+ */
 bool
 gpuidx_exec_cost_route_rank(const uint64 cand[2], uint64 bytes)
 {
@@ -314,10 +324,6 @@ gpuidx_exec_cost_route_rank(const uint64 cand[2], uint64 bytes)
 				wait;
 	bool		go;
 
-	if (gpuidx_exec_device != GPX_DEVICE_AUTO)
-		return true;
-	if (!ctl->exec_gpu)
-		return false;
 	wait = pg_atomic_read_u32(&ctl->clients_inflight) == 0 ? 0.0 :
 		(double) pg_atomic_read_u64(&ctl->cost_wait_ns);
 	t_b = (cand[0] * (double) pg_atomic_read_u64(&ctl->rank_backend_ps[0]) +
@@ -356,8 +362,7 @@ gpuidx_exec_cost_note_rank_gpu(const uint64 cand[2], int64 run_us, int64 wait_us
 	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
 	int			m = cost_rank_mode(cand);
 
-	if (wait_us >= 0)
-		cost_update(&ctl->cost_wait_ns, (uint64) wait_us * 1000);
+	cost_note_wait(ctl, wait_us);
 	if (run_us <= 0)
 		return;
 	cost_line_add(ctl->rank_fit[m], &ctl->rank_exec_ps[m], &ctl->rank_batch_ns[m],

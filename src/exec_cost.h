@@ -34,8 +34,9 @@ extern void gpuidx_exec_cost_note_executor(uint64 work, int64 run_us,
 
 /*
  * Ranked batches (candidates per mode: [0] AND, [1] OR, exec_rank.c):
- * whether gpuidx.device sends one to the executor, what the backend's
- * ranking took, and what a GPU run of the executor took.
+ * whether auto sends one to the executor's GPU (the caller checks that
+ * there is one), what the backend's ranking took, and what a GPU run of
+ * the executor took.
  */
 extern bool gpuidx_exec_cost_route_rank(const uint64 cand[2], uint64 bytes);
 extern void gpuidx_exec_cost_note_rank_backend(const uint64 cand[2], double seconds);

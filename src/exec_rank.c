@@ -298,14 +298,25 @@ rank_fail_text(RankFail f)
 	return "";
 }
 
-/* Whether gpuidx.device sends the batch (see the header comment). */
+/*
+ * Whether gpuidx.device sends the batch of cand candidates per mode (see
+ * the header comment).  The bytes the model weighs are what the request
+ * copies besides the statistics: those travel once (the executor keeps
+ * them); counting them (19 MB for 5 M documents, 3 ms of copying at the
+ * model's rate) kept every ranked query of a large collection in the
+ * backend.
+ */
 static bool
-rank_route(const gpx_rank_batch *b, uint64 bytes)
+rank_route(const gpx_rank_batch *b, const uint64 cand[2])
 {
-	uint64		cand[2];
+	RankGeom	g;
 
-	rank_candidates_by_mode(b, cand);
-	return gpuidx_exec_cost_route_rank(cand, bytes);
+	if (gpuidx_exec_device != GPX_DEVICE_AUTO)
+		return true;
+	if (!gpuidx_exec_shm->ctl->exec_gpu)
+		return false;
+	rank_geometry(b, true, &g);
+	return gpuidx_exec_cost_route_rank(cand, g.total);
 }
 
 /*
@@ -611,8 +622,8 @@ rank_send_guarded(gpx_rank_batch *b, uint64 candidates, bool inline_dl)
 bool
 gpuidx_exec_rank(gpx_rank_batch *b)
 {
-	RankGeom	g;
-	uint64		candidates;
+	uint64		candidates,
+				cand[2];
 	RankFail	f;
 
 	if (!gpuidx_exec_use || b->nqueries == 0)
@@ -622,17 +633,10 @@ gpuidx_exec_rank(gpx_rank_batch *b)
 		gpuidx_exec_client_check_preloaded();
 		return false;
 	}
-	candidates = rank_candidates(b);
+	candidates = rank_candidates_by_mode(b, cand);
 	if (candidates == 0)
 		return false;			/* every answer is empty: nothing to send */
-	/*
-	 * what the request copies, for the model: the statistics travel once
-	 * (the executor keeps them), so they are left out; counting them
-	 * (19 MB for 5 M documents, 3 ms of copying at the model's rate) kept
-	 * every ranked query of a large collection in the backend
-	 */
-	rank_geometry(b, true, &g);
-	if (!rank_route(b, g.total))
+	if (!rank_route(b, cand))
 	{
 		gpuidx_exec_count(&gpuidx_exec_shm->ctl->stats.backend_queries, b->nqueries);
 		return false;
