@@ -378,6 +378,64 @@ gpx_d_warp_window(const uint32_t *a, uint32_t n, uint32_t dmin, uint32_t dmax,
 	*hi = __shfl_sync(GPX_D_FULL, t, 31);
 }
 
+/*
+ * First index i >= from of sorted a[0..n) with a[i] >= x (n when none),
+ * with the whole warp (from and x warp-uniform, and so is the result):
+ * lane l first probes from + 2^l - 1 (a gallop in one round), then each
+ * round probes 32 evenly spaced places of what is left, so a seek a short
+ * way ahead costs two rounds of loads and a seek across the whole list
+ * about log32(n) rounds, against log2(n) dependent loads of one lane's
+ * binary search.  All 32 lanes must call.
+ */
+GPX_DEV uint32_t
+gpx_d_warp_seek(const uint32_t *a, uint32_t from, uint32_t n, uint32_t x, uint32_t lane)
+{
+	uint64_t	p = (uint64_t) from + ((uint64_t) 1 << lane) - 1;
+	uint32_t	lo,
+				hi,
+				c;
+
+	if (from >= n)
+		return n;
+	c = __popc(__ballot_sync(GPX_D_FULL, p < n && a[p] < x));
+	if (c == 0)
+		return from;
+	/* a[from + 2^(c-1) - 1] < x; a[from + 2^c - 1] >= x, or it is past n */
+	lo = from + (1u << (c - 1));
+	hi = (uint64_t) from + ((uint64_t) 1 << c) - 1 < n ? from + (uint32_t) (((uint64_t) 1 << c) - 1) : n;
+	/* the answer is in [lo, hi] */
+	while (hi - lo > 32)
+	{
+		uint32_t	step = (hi - lo + 31) >> 5;
+		uint32_t	q = lo + lane * step;
+
+		c = __popc(__ballot_sync(GPX_D_FULL, q < hi && a[q] < x));
+		if (c == 0)
+			return lo;
+		if (lo + c * step < hi)
+			hi = lo + c * step;
+		lo = lo + (c - 1) * step + 1;
+	}
+	return lo + __popc(__ballot_sync(GPX_D_FULL, lo + lane < hi && a[lo + lane] < x));
+}
+
+/*
+ * How many of the warp's 32 values wv (ascending by lane) are < x, for
+ * each lane's own x: five shuffles, no memory.  All 32 lanes must call.
+ */
+GPX_DEV uint32_t
+gpx_d_shfl_lower(uint32_t wv, uint32_t x)
+{
+	uint32_t	i = 0;
+
+#pragma unroll
+	for (uint32_t s = 16; s > 0; s >>= 1)
+		if (__shfl_sync(GPX_D_FULL, wv, (int) (i + s - 1)) < x)
+			i += s;
+	/* i <= 31 here: all 32 below x reads as 31 */
+	return __shfl_sync(GPX_D_FULL, wv, (int) i) < x ? 32 : i;
+}
+
 /* ---------------------------------------------------------------- pfor -- */
 
 /*

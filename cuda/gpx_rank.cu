@@ -58,123 +58,155 @@ gpx_k_rank_decode(const gpx_dl *dls, const uint64_t *offs, const uint32_t *blk_s
 	}
 }
 
-/*
- * Position of docID d in a[0..n), or n when absent.  win (warp-uniform):
- * the warp's 32 docIDs are ascending by lane (dmin at lane 0, dmax at
- * lane 31), so lanes 0 and 31 find the window of a that can hold them
- * and every lane searches only that; else each lane searches all of a.
- * All 32 lanes must call when win holds.
- */
-GPX_DEV uint32_t
-gpx_rk_win_find(const uint32_t *a, uint32_t n, uint32_t d, bool win, uint32_t dmin,
-				uint32_t dmax, uint32_t lane)
-{
-	uint32_t	lo = 0,
-				hi = n,
-				i;
-
-	if (win)
-		gpx_d_warp_window(a, n, dmin, dmax, lane, &lo, &hi);
-	i = lo + gpx_d_lower(a + lo, hi - lo, d);
-	return i < hi && a[i] == d ? i : n;
-}
+/* Terms per query whose window a warp carries from one 32 slots to the next. */
+#define GPX_RK_CUR_TERMS 16
 
 /*
- * Score every candidate slot of the batch (ncand in all).  A warp takes 32
- * consecutive slots (lanes past the end redo the last slot and write
- * nothing); when they are postings of one list of one query (the usual
- * case) their docIDs ascend by lane and each term's search is confined to
- * the warp's window (gpx_rk_win_find).
+ * Score every candidate slot of the batch (ncand in all).  A warp takes
+ * `span` runs of 32 consecutive slots, one after the other (lanes past the
+ * end redo the last slot and write nothing).  When a run's slots are
+ * postings of one list of one query (the usual case) their docIDs ascend
+ * by lane, and each term's window (where the run's docIDs can be in its
+ * list) is found by warp seeks (gpx_d_warp_seek) from where the same
+ * term's window of the warp's previous run ended, for the query's first
+ * GPX_RK_CUR_TERMS terms, else from the list's start; each lane then finds
+ * its docID in the window (gpx_rk_win_pos).  A run that mixes lists or
+ * queries searches each lane's docID on its own.
  */
 __global__ void __launch_bounds__(GPX_RK_THREADS)
-gpx_k_rank_score(gpx_rk_args a, uint64_t ncand)
+gpx_k_rank_score(gpx_rk_args a, uint64_t ncand, uint32_t span)
 {
+	__shared__ uint32_t s_cur[GPX_RK_WARPS][GPX_RK_CUR_TERMS];
 	uint32_t	lane = threadIdx.x & 31;
+	uint32_t   *cur = s_cur[threadIdx.x >> 5];
+	uint64_t	per = (uint64_t) span * 32;
 
-	for (uint64_t base = (uint64_t) blockIdx.x * blockDim.x + (threadIdx.x & ~31u);
-		 base < ncand; base += (uint64_t) gridDim.x * blockDim.x)
+	for (uint64_t s0 = ((uint64_t) blockIdx.x * GPX_RK_WARPS + (threadIdx.x >> 5)) * per;
+		 s0 < ncand; s0 += (uint64_t) gridDim.x * GPX_RK_WARPS * per)
 	{
-		uint64_t	i = base + lane < ncand ? base + lane : ncand - 1;
-		uint32_t	lo = 0,
-					hi = a.nq;
-		const gpx_rk_query *Q;
-		const gpx_rk_term *T;
-		uint32_t	p,
-					d,
-					t0,
-					m,
-					dmin,
-					dmax;
-		double		s = 0.0,
-					norm;
-		bool		ok = true,
-					win;
+		uint32_t	pq = UINT32_MAX,	/* the query and list of the windows in cur */
+					pt = UINT32_MAX;
 
-		/* the last query whose slots start at or before i */
-		while (hi - lo > 1)
+		for (uint64_t base = s0; base < s0 + per && base < ncand; base += 32)
 		{
-			uint32_t	mid = (lo + hi) >> 1;
+			uint64_t	i = base + lane < ncand ? base + lane : ncand - 1;
+			uint32_t	qlo = 0,
+						qhi = a.nq;
+			const gpx_rk_query *Q;
+			const gpx_rk_term *T;
+			uint32_t	p,
+						d,
+						t0,
+						m,
+						dmin,
+						dmax;
+			double		s = 0.0,
+						norm = 0.0;
+			bool		ok = true,
+						have_norm = false,
+						win;
 
-			if (a.q[mid].cand_off <= i)
-				lo = mid;
-			else
-				hi = mid;
-		}
-		Q = &a.q[lo];
-		T = a.t + Q->first_term;
-		m = Q->nterms;
-		p = (uint32_t) (i - Q->cand_off);
-		if (Q->mode == GPX_RANK_MODE_AND)
-			t0 = Q->drv;
-		else
-			for (t0 = 0; p >= T[t0].n; t0++)
-				p -= T[t0].n;
-		d = a.docs[T[t0].off + p];
-		norm = gpx_rk_norm(&a, d);
-		{
-			uint32_t	lo0 = __shfl_sync(GPX_D_FULL, lo, 0),
-						t00 = __shfl_sync(GPX_D_FULL, t0, 0);
-
-			win = __all_sync(GPX_D_FULL, lo == lo0 && t0 == t00);
-		}
-		dmin = __shfl_sync(GPX_D_FULL, d, 0);
-		dmax = __shfl_sync(GPX_D_FULL, d, 31);
-
-		/*
-		 * Terms in query order.  AND: each must hold d.  OR: a term before
-		 * t0 holding d makes the slot no match (that term's slot scores
-		 * d); t0 and the later terms holding d add their weights.
-		 */
-		for (uint32_t j = 0; j < m; j++)
-		{
-			uint32_t	pos;
-
-			if (win && !__any_sync(GPX_D_FULL, ok))
-				break;			/* the whole warp alike */
-			if (j == t0)
-				pos = p;
-			else
+			/* the last query whose slots start at or before i */
+			while (qhi - qlo > 1)
 			{
-				pos = gpx_rk_win_find(a.docs + T[j].off, T[j].n, d, win, dmin, dmax, lane);
-				if (pos >= T[j].n)
+				uint32_t	mid = (qlo + qhi) >> 1;
+
+				if (a.q[mid].cand_off <= i)
+					qlo = mid;
+				else
+					qhi = mid;
+			}
+			Q = &a.q[qlo];
+			T = a.t + Q->first_term;
+			m = Q->nterms;
+			p = (uint32_t) (i - Q->cand_off);
+			if (Q->mode == GPX_RANK_MODE_AND)
+				t0 = Q->drv;
+			else
+				for (t0 = 0; p >= T[t0].n; t0++)
+					p -= T[t0].n;
+			d = a.docs[T[t0].off + p];
+			{
+				uint32_t	q0 = __shfl_sync(GPX_D_FULL, qlo, 0),
+							t00 = __shfl_sync(GPX_D_FULL, t0, 0);
+
+				win = __all_sync(GPX_D_FULL, qlo == q0 && t0 == t00);
+			}
+			/* windows carried over only within one list of one query */
+			if (win && (qlo != pq || t0 != pt))
+			{
+				if (lane < GPX_RK_CUR_TERMS)
+					cur[lane] = 0;
+				pq = qlo;
+				pt = t0;
+			}
+			else if (!win)
+				pq = UINT32_MAX;
+			__syncwarp();
+			dmin = __shfl_sync(GPX_D_FULL, d, 0);
+			dmax = __shfl_sync(GPX_D_FULL, d, 31);
+
+			/*
+			 * Terms in query order.  AND: each must hold d.  OR: a term
+			 * before t0 holding d makes the slot no match (that term's
+			 * slot scores d); t0 and the later terms holding d add their
+			 * weights.
+			 */
+			for (uint32_t j = 0; j < m; j++)
+			{
+				const uint32_t *L = a.docs + T[j].off;
+				uint32_t	n = T[j].n,
+							pos;
+
+				if (win && !__any_sync(GPX_D_FULL, ok))
+					break;		/* the whole warp alike */
+				if (j == t0)
+					pos = p;
+				else
 				{
-					if (Q->mode == GPX_RANK_MODE_AND)
-						ok = false;
-					continue;
+					if (win)
+					{
+						uint32_t	from = j < GPX_RK_CUR_TERMS ? cur[j] : 0,
+									lo = gpx_d_warp_seek(L, from, n, dmin, lane),
+									hi = dmax == UINT32_MAX ? n :
+							gpx_d_warp_seek(L, lo, n, dmax + 1, lane);
+
+						__syncwarp();
+						/* the next run's docIDs are all above dmax */
+						if (j < GPX_RK_CUR_TERMS && lane == 0)
+							cur[j] = hi;
+						__syncwarp();
+						pos = gpx_rk_win_pos(L, n, lo, hi, d, lane);
+					}
+					else
+						pos = gpx_rk_find(L, n, d);
+					if (pos >= n)
+					{
+						if (Q->mode == GPX_RANK_MODE_AND)
+							ok = false;
+						continue;
+					}
+					if (j < t0 && Q->mode == GPX_RANK_MODE_OR)
+					{
+						ok = false; /* OR: an earlier term scores it */
+						continue;
+					}
 				}
-				if (j < t0 && Q->mode == GPX_RANK_MODE_OR)
+				if (ok)
 				{
-					ok = false;	/* OR: an earlier term scores it */
-					continue;
+					if (!have_norm)
+					{
+						norm = gpx_rk_norm(&a, d);
+						have_norm = true;
+					}
+					s = GPX_DADD(s, gpx_bm25_weight(&a.bm, T[j].idf, a.tfs[T[j].off + pos], norm));
 				}
 			}
-			if (ok)
-				s = GPX_DADD(s, gpx_bm25_weight(&a.bm, T[j].idf, a.tfs[T[j].off + pos], norm));
-		}
-		if (base + lane < ncand)
-		{
-			a.cdoc[i] = d;
-			a.csc[i] = ok ? s : 0.0;
+			if (base + lane < ncand)
+			{
+				a.cdoc[i] = d;
+				a.csc[i] = ok ? s : 0.0;
+			}
 		}
 	}
 }
@@ -398,18 +430,28 @@ gpx_cuda_k_rank_decode(const gpx_dl *dls, const uint64_t *offs, const uint32_t *
 	return cudaGetLastError();
 }
 
-/* Launch the scoring of ncand candidate slots. */
+/*
+ * Launch the scoring of ncand candidate slots on a device of sms
+ * multiprocessors: a warp scores one run of 32 slots after another, as
+ * many runs as leave about 32 warps an SM (at least one, at most 64), so
+ * that its windows carry over (gpx_k_rank_score).
+ */
 cudaError_t
-gpx_cuda_k_rank_score(const gpx_rk_args *a, uint64_t ncand, cudaStream_t st)
+gpx_cuda_k_rank_score(const gpx_rk_args *a, uint64_t ncand, int sms, cudaStream_t st)
 {
-	uint64_t	grid;
+	uint64_t	runs = (ncand + 31) / 32,
+				warps = (uint64_t) (sms > 0 ? sms : 1) * 32,
+				span = (runs + warps - 1) / warps,
+				grid;
 
 	if (ncand == 0)
 		return cudaSuccess;
-	grid = (ncand + GPX_RK_THREADS - 1) / GPX_RK_THREADS;
+	span = span < 1 ? 1 : span > 64 ? 64 : span;
+	grid = (runs + span * GPX_RK_WARPS - 1) / (span * GPX_RK_WARPS);
 	if (grid > 65535u * 16)
 		grid = 65535u * 16;
-	GPX_LAUNCH(gpx_k_rank_score, (uint32_t) grid, GPX_RK_THREADS, st, *a, ncand);
+	GPX_LAUNCH(gpx_k_rank_score, (uint32_t) grid, GPX_RK_THREADS, st, *a, ncand,
+			   (uint32_t) span);
 	return cudaGetLastError();
 }
 

@@ -145,6 +145,36 @@ gpx_rk_find(const uint32_t *a, uint32_t n, uint32_t x)
 	return i < n && a[i] == x ? i : n;
 }
 
+/*
+ * Position of each lane's docID d in a[lo..hi), or n when absent, with the
+ * whole warp (lo, hi warp-uniform: the window of the warp's docIDs).  A
+ * window of at most 32 docIDs is loaded once, a docID a lane, and searched
+ * by shuffles; a wider one is cut into 32 segments whose first docIDs the
+ * lanes load, each lane picks its segment by shuffles and searches only it.
+ * All 32 lanes must call.
+ */
+GPX_DEV uint32_t
+gpx_rk_win_pos(const uint32_t *a, uint32_t n, uint32_t lo, uint32_t hi, uint32_t d,
+			   uint32_t lane)
+{
+	uint32_t	w = hi - lo,
+				step = w <= 32 ? 1 : (w + 31) >> 5,
+				q = lane * step,
+				wv = q < w ? a[lo + q] : UINT32_MAX,
+				c = gpx_d_shfl_lower(wv, d),
+				at = __shfl_sync(GPX_D_FULL, wv, (int) (c & 31)),
+				i;
+
+	/* c segment starts are below d: d is the start of segment c, or in segment c - 1 */
+	if (c < 32 && c * step < w && at == d)
+		return lo + c * step;
+	if (c == 0 || step == 1)
+		return n;
+	q = (c - 1) * step + 1;		/* segment c - 1 past its start: [q, end) */
+	i = q + gpx_d_lower(a + lo + q, (c * step < w ? c * step : w) - q, d);
+	return i < w && a[lo + i] == d ? lo + i : n;
+}
+
 /* The bits of a double: for scores >= 0 they order as the values do. */
 GPX_DEV uint64_t
 gpx_rk_bits(double x)
@@ -173,7 +203,7 @@ cudaError_t gpx_cuda_k_rank_decode(const gpx_dl *dls, const uint64_t *offs,
 								   const uint32_t *blk_start, uint32_t nl,
 								   uint32_t nwork, uint32_t *docs, uint32_t *tfs,
 								   cudaStream_t st);
-cudaError_t gpx_cuda_k_rank_score(const gpx_rk_args *a, uint64_t ncand,
+cudaError_t gpx_cuda_k_rank_score(const gpx_rk_args *a, uint64_t ncand, int sms,
 								  cudaStream_t st);
 cudaError_t gpx_cuda_k_rank_topk(const gpx_rk_args *a, cudaStream_t st);
 

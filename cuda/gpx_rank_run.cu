@@ -481,7 +481,7 @@ gpx_rk_run(gpx_cuda_ctx *ctx, gpx_rank_batch *b, gpx_cuda_rank_stats *stats)
 		if (e == cudaSuccess && c.ntiles > 0)
 			e = cudaMemsetAsync(a.hist, 0, (size_t) c.ncut * (2 * GPX_RK_CUT_BINS + 1) * sizeof(uint32_t), st);
 		if (e == cudaSuccess)
-			e = gpx_cuda_k_rank_score(&a, c.ncand, st);
+			e = gpx_cuda_k_rank_score(&a, c.ncand, d->sms, st);
 		if (e == cudaSuccess)
 			e = evs.record(3, st);
 		if (e == cudaSuccess)

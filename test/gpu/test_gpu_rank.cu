@@ -19,7 +19,8 @@
  * memory (gpx_cuda_pin, as the executor's arena), copied from there.  The CPU side runs the default OR algorithm (block-max
  * MaxScore) and the exhaustive one, which agree with each other.  Statistics
  * kept on the device between batches by id (doclen_id): kept, replaced,
- * left alone by a batch without an id, every answer the CPU's.
+ * left alone by a batch without an id, every answer the CPU's.  The score
+ * kernel's warp seeks and window searches on their own (test_seek).
  *
  *   test_gpu_rank [--quick] [--seed N]
  *
@@ -35,8 +36,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <algorithm>
+
 #include "gpx_cuda_rank.h"
 #include "gpx_cuda_port.cuh"
+#include "gpx_rank_dev.cuh"
 #include "gpx_doclen.h"
 #include "unit.h"
 #include "gpu_rng.h"
@@ -394,6 +398,149 @@ test_cut_ties(gpx_cuda_ctx *ctx, uint32_t span)
 	CHECK(gs.cut_queries > 0);
 }
 
+/*
+ * Warp w seeks x[w] from from[w] in a[0..n) (gpx_d_warp_seek, into
+ * seek[w]) and its lanes find their docIDs d[32 w + lane] in the window
+ * [lo[w], hi[w]) (gpx_rk_win_pos, into pos[]).
+ */
+__global__ void
+k_test_seek(const uint32_t *a, uint32_t n, uint32_t nw, const uint32_t *from,
+			const uint32_t *x, uint32_t *seek, const uint32_t *lo, const uint32_t *hi,
+			const uint32_t *d, uint32_t *pos)
+{
+	uint32_t	lane = threadIdx.x & 31,
+				w = blockIdx.x * (blockDim.x / 32) + (threadIdx.x >> 5);
+	uint32_t	s;
+
+	if (w >= nw)
+		return;					/* the whole warp alike */
+	s = gpx_d_warp_seek(a, from[w], n, x[w], lane);
+	if (lane == 0)
+		seek[w] = s;
+	pos[32 * w + lane] = gpx_rk_win_pos(a, n, lo[w], hi[w], d[32 * w + lane], lane);
+}
+
+/*
+ * The score kernel's searches on their own, against std::lower_bound:
+ * lists of 0 to 2^20 + 3 docIDs (gaps of 1, of up to 64, of up to 2^12,
+ * some near 2^32 - 1), seeks from anywhere to anywhere (near, far, past
+ * the end, values below, at and above every docID), and windows of 0 to
+ * thousands of docIDs holding the warp's 32 ascending docIDs, half of
+ * them in the list.
+ */
+static void
+test_seek(rng &r)
+{
+	static const uint32_t sizes[] = {0, 1, 2, 5, 31, 32, 33, 64, 65, 100, 1000, 1025,
+	5000, 70000, (1u << 20) + 3};
+	const uint32_t nw = 256;
+
+	for (uint32_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++)
+	{
+		uint32_t	n = sizes[si],
+					gapmax = si % 3 == 0 ? 1 : si % 3 == 1 ? 64 : 4096;
+		std::vector<uint32_t> a(n), from(nw), x(nw), lo(nw), hi(nw), d(32 * nw),
+					seek(nw), pos(32 * nw);
+		uint32_t	v = si == 4 ? UINT32_MAX - 40 * n - 10 : (uint32_t) r.below(1000);
+		uint32_t   *da,
+				   *dfrom,
+				   *dx,
+				   *dseek,
+				   *dlo,
+				   *dhi,
+				   *dd,
+				   *dpos;
+
+		for (uint32_t i = 0; i < n; i++)
+		{
+			a[i] = v;
+			v += 1 + (uint32_t) r.below(si == 4 ? 40 : gapmax);
+		}
+		for (uint32_t w = 0; w < nw; w++)
+		{
+			uint32_t	kind = (uint32_t) r.below(6);
+			uint32_t	f = n == 0 ? 0 : (uint32_t) r.below(n + 1);
+			uint32_t	at = n == 0 ? 0 : (uint32_t) r.below(n);
+
+			if (w % 16 == 0)
+				f = 0;
+			from[w] = f;
+			x[w] = n == 0 || kind == 0 ? (uint32_t) r.below(3) :
+				kind == 1 ? UINT32_MAX : kind == 2 ? a[at] : kind == 3 ? a[at] + 1 :
+				kind == 4 ? a[std::min(n - 1, f + (uint32_t) r.below(40))] :
+				a[at] - (a[at] > 0 ? 1 : 0);
+			/* the warp's docIDs: ascending, about half of them in a */
+			{
+				uint32_t	s0 = n == 0 ? 0 : (uint32_t) r.below(n),
+							stride = 1 + (uint32_t) r.below(r.below(4) == 0 ? 200 : 3),
+							cur = n == 0 ? (uint32_t) r.below(100) : a[s0] - (a[s0] > 0 && r.below(2) ? 1 : 0);
+
+				for (uint32_t l = 0; l < 32; l++)
+				{
+					uint32_t	idx = s0 + l * stride;
+
+					if (n > 0 && idx < n && r.below(2) && a[idx] > cur)
+						cur = a[idx];
+					else
+						cur = UINT32_MAX - cur <= 3 ? UINT32_MAX : cur + 1 + (uint32_t) r.below(3);
+					d[32 * w + l] = cur;
+				}
+				lo[w] = (uint32_t) (std::lower_bound(a.begin(), a.end(), d[32 * w]) - a.begin());
+				hi[w] = (uint32_t) (std::upper_bound(a.begin(), a.end(), d[32 * w + 31]) - a.begin());
+			}
+		}
+		CHECK(cudaMalloc(&da, (n + 1) * sizeof(uint32_t)) == cudaSuccess);
+		CHECK(cudaMalloc(&dfrom, nw * sizeof(uint32_t)) == cudaSuccess);
+		CHECK(cudaMalloc(&dx, nw * sizeof(uint32_t)) == cudaSuccess);
+		CHECK(cudaMalloc(&dseek, nw * sizeof(uint32_t)) == cudaSuccess);
+		CHECK(cudaMalloc(&dlo, nw * sizeof(uint32_t)) == cudaSuccess);
+		CHECK(cudaMalloc(&dhi, nw * sizeof(uint32_t)) == cudaSuccess);
+		CHECK(cudaMalloc(&dd, 32 * nw * sizeof(uint32_t)) == cudaSuccess);
+		CHECK(cudaMalloc(&dpos, 32 * nw * sizeof(uint32_t)) == cudaSuccess);
+		if (n > 0)
+			CHECK(cudaMemcpy(da, a.data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice) == cudaSuccess);
+		CHECK(cudaMemcpy(dfrom, from.data(), nw * sizeof(uint32_t), cudaMemcpyHostToDevice) == cudaSuccess);
+		CHECK(cudaMemcpy(dx, x.data(), nw * sizeof(uint32_t), cudaMemcpyHostToDevice) == cudaSuccess);
+		CHECK(cudaMemcpy(dlo, lo.data(), nw * sizeof(uint32_t), cudaMemcpyHostToDevice) == cudaSuccess);
+		CHECK(cudaMemcpy(dhi, hi.data(), nw * sizeof(uint32_t), cudaMemcpyHostToDevice) == cudaSuccess);
+		CHECK(cudaMemcpy(dd, d.data(), 32 * nw * sizeof(uint32_t), cudaMemcpyHostToDevice) == cudaSuccess);
+		GPX_LAUNCH(k_test_seek, nw / 8, 256, 0, da, n, nw, dfrom, dx, dseek, dlo, dhi, dd, dpos);
+		CHECK(cudaGetLastError() == cudaSuccess);
+		CHECK(cudaDeviceSynchronize() == cudaSuccess);
+		CHECK(cudaMemcpy(seek.data(), dseek, nw * sizeof(uint32_t), cudaMemcpyDeviceToHost) == cudaSuccess);
+		CHECK(cudaMemcpy(pos.data(), dpos, 32 * nw * sizeof(uint32_t), cudaMemcpyDeviceToHost) == cudaSuccess);
+		{
+			uint32_t	bad_seek = 0,
+						bad_pos = 0;
+
+			for (uint32_t w = 0; w < nw; w++)
+			{
+				uint32_t	want = (uint32_t) (std::lower_bound(a.begin() + from[w], a.end(), x[w]) - a.begin());
+
+				bad_seek += seek[w] != want;
+				for (uint32_t l = 0; l < 32; l++)
+				{
+					uint32_t	dv = d[32 * w + l];
+					uint32_t	i = (uint32_t) (std::lower_bound(a.begin(), a.end(), dv) - a.begin());
+
+					want = i < n && a[i] == dv ? i : n;
+					bad_pos += pos[32 * w + l] != want;
+				}
+			}
+			CHECKF(bad_seek == 0, "list of %u: %u of %u seeks wrong", n, bad_seek, nw);
+			CHECKF(bad_pos == 0, "list of %u: %u of %u window searches wrong", n, bad_pos, 32 * nw);
+		}
+		cudaFree(da);
+		cudaFree(dfrom);
+		cudaFree(dx);
+		cudaFree(dseek);
+		cudaFree(dlo);
+		cudaFree(dhi);
+		cudaFree(dd);
+		cudaFree(dpos);
+	}
+}
+
 /* Pinned memory standing for the executor's arena (gpx_cuda_pin). */
 static uint8_t *g_arena;
 static const size_t ARENA_BYTES = (size_t) 64 << 20;
@@ -491,6 +638,8 @@ main(int argc, char **argv)
 		}
 		gpx_cuda_rank_cut_min(0);
 		gpx_cuda_rank_direct_min(0);
+		unit_case_begin("warp seeks and window searches against std::lower_bound");
+		test_seek(r);
 		unit_case_begin("statistics kept on the device by id");
 		test_kept_statistics(ctx, r);
 		unit_case_begin("empty batch");
