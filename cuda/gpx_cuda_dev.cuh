@@ -381,22 +381,28 @@ gpx_d_warp_window(const uint32_t *a, uint32_t n, uint32_t dmin, uint32_t dmax,
 /*
  * First index i >= from of sorted a[0..n) with a[i] >= x (n when none),
  * with the whole warp (from and x warp-uniform, and so is the result):
- * lane l first probes from + 2^l - 1 (a gallop in one round), then each
- * round probes 32 evenly spaced places of what is left, so a seek a short
- * way ahead costs two rounds of loads and a seek across the whole list
- * about log32(n) rounds, against log2(n) dependent loads of one lane's
- * binary search.  All 32 lanes must call.
+ * the lanes first read the 32 elements from `from` on (one or two cache
+ * lines: a seek a short way ahead ends there), then gallop (lane l probes
+ * 2^l - 1 past them), then each round probes 32 evenly spaced places of
+ * what is left, so a seek across the whole list takes about log32(n)
+ * rounds of loads, against log2(n) dependent loads of one lane's binary
+ * search.  All 32 lanes must call.
  */
 GPX_DEV uint32_t
 gpx_d_warp_seek(const uint32_t *a, uint32_t from, uint32_t n, uint32_t x, uint32_t lane)
 {
-	uint64_t	p = (uint64_t) from + ((uint64_t) 1 << lane) - 1;
+	uint64_t	p;
 	uint32_t	lo,
 				hi,
 				c;
 
 	if (from >= n)
 		return n;
+	c = __popc(__ballot_sync(GPX_D_FULL, from + lane < n && a[from + lane] < x));
+	if (c < 32)
+		return from + c;
+	from += 32;					/* <= n: a[from - 1] < x */
+	p = (uint64_t) from + ((uint64_t) 1 << lane) - 1;
 	c = __popc(__ballot_sync(GPX_D_FULL, p < n && a[p] < x));
 	if (c == 0)
 		return from;

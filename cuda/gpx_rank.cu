@@ -58,6 +58,24 @@ gpx_k_rank_decode(const gpx_dl *dls, const uint64_t *offs, const uint32_t *blk_s
 	}
 }
 
+/*
+ * The score kernel's shape (tuning, GPU_DEFS): thread-blocks an SM its
+ * registers are held to (__launch_bounds__; 0: ptxas chooses), the warps an
+ * SM the launch aims its runs at, and the most runs a warp takes.  Measured
+ * on the H100 (docs/gpu-runs/h100-rank-seek/): 6 blocks (40 registers, a
+ * few bytes spilled) and at most 4 runs a warp scored 16 OR queries in
+ * 0.187 ms against 0.277 with ptxas's 54 registers and up to 16 runs.
+ */
+#ifndef GPX_RK_SCORE_MINB
+#define GPX_RK_SCORE_MINB 6
+#endif
+#ifndef GPX_RK_SCORE_WARPS_SM
+#define GPX_RK_SCORE_WARPS_SM 64
+#endif
+#ifndef GPX_RK_SPAN_MAX
+#define GPX_RK_SPAN_MAX 4
+#endif
+
 /* Terms per query whose window a warp carries from one 32 slots to the next. */
 #define GPX_RK_CUR_TERMS 16
 
@@ -73,7 +91,11 @@ gpx_k_rank_decode(const gpx_dl *dls, const uint64_t *offs, const uint32_t *blk_s
  * its docID in the window (gpx_rk_win_pos).  A run that mixes lists or
  * queries searches each lane's docID on its own.
  */
+#if GPX_RK_SCORE_MINB > 0
+__global__ void __launch_bounds__(GPX_RK_THREADS, GPX_RK_SCORE_MINB)
+#else
 __global__ void __launch_bounds__(GPX_RK_THREADS)
+#endif
 gpx_k_rank_score(gpx_rk_args a, uint64_t ncand, uint32_t span)
 {
 	__shared__ uint32_t s_cur[GPX_RK_WARPS][GPX_RK_CUR_TERMS];
@@ -433,20 +455,21 @@ gpx_cuda_k_rank_decode(const gpx_dl *dls, const uint64_t *offs, const uint32_t *
 /*
  * Launch the scoring of ncand candidate slots on a device of sms
  * multiprocessors: a warp scores one run of 32 slots after another, as
- * many runs as leave about 32 warps an SM (at least one, at most 64), so
- * that its windows carry over (gpx_k_rank_score).
+ * many runs as spread them over GPX_RK_SCORE_WARPS_SM warps an SM (at
+ * least one run, at most GPX_RK_SPAN_MAX), so that its windows carry over
+ * (gpx_k_rank_score).
  */
 cudaError_t
 gpx_cuda_k_rank_score(const gpx_rk_args *a, uint64_t ncand, int sms, cudaStream_t st)
 {
 	uint64_t	runs = (ncand + 31) / 32,
-				warps = (uint64_t) (sms > 0 ? sms : 1) * 32,
+				warps = (uint64_t) (sms > 0 ? sms : 1) * GPX_RK_SCORE_WARPS_SM,
 				span = (runs + warps - 1) / warps,
 				grid;
 
 	if (ncand == 0)
 		return cudaSuccess;
-	span = span < 1 ? 1 : span > 64 ? 64 : span;
+	span = span < 1 ? 1 : span > GPX_RK_SPAN_MAX ? GPX_RK_SPAN_MAX : span;
 	grid = (runs + span * GPX_RK_WARPS - 1) / (span * GPX_RK_WARPS);
 	if (grid > 65535u * 16)
 		grid = 65535u * 16;
