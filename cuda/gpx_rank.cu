@@ -19,11 +19,13 @@
  *           be in its top k; topk then reads those;
  *   topk    one thread-block per query: the number of matches m, then
  *           kk = min(k, m); a radix select (8 bits a pass, shared
- *           histograms) finds the kk-th best score T over the score bits,
- *           then, unless every score equal to T is wanted, among those the
- *           (kk - #above)-th smallest docID D; the kk pairs above T or equal to T with docID <= D
- *           are exactly the top kk (gpx_topk.h's order), compacted to
- *           scratch and sorted best first there by a bitonic sort (padded
+ *           histograms, each pass's digit found by one warp scan) finds
+ *           the kk-th best score T over the score bits, then, unless every
+ *           score equal to T is wanted, among those the (kk - #above)-th
+ *           smallest docID D; the kk pairs above T or equal to T with
+ *           docID <= D are exactly the top kk (gpx_topk.h's order),
+ *           compacted to shared memory (k up to GPX_RK_SORT_SMEM; else to
+ *           scratch) and sorted best first there by a bitonic sort (padded
  *           to a power of two), then copied to the query's result slots.
  */
 #include "gpx_rank_dev.cuh"
@@ -234,6 +236,58 @@ gpx_k_rank_score(gpx_rk_args a, uint64_t ncand, uint32_t span)
 }
 
 /*
+ * With the first warp: the digit of a select pass (gpx_rk_select) from its
+ * 256-bin histogram: the largest bin dg whose count, with every bin above
+ * it, reaches *s_rem; *s_rem becomes the rank left within dg, *s_prefix
+ * prefix with dg at shift (dg 0 with what is left when the bins hold fewer
+ * than *s_rem).  Lane l sums bins 255 - 8l .. 248 - 8l, one warp scan
+ * finds the lane holding the rank, which walks its eight bins.
+ */
+GPX_DEV void
+gpx_rk_digit(const uint32_t *hist, uint32_t lane, uint64_t prefix, int shift,
+			 uint64_t *s_prefix, uint32_t *s_rem)
+{
+	uint32_t	h[8],
+				sum = 0,
+				incl,
+				rem = *s_rem,
+				top = 255 - 8 * lane;
+
+#pragma unroll
+	for (int t = 0; t < 8; t++)
+	{
+		h[t] = hist[top - t];
+		sum += h[t];
+	}
+	incl = sum;
+#pragma unroll
+	for (int off = 1; off < 32; off <<= 1)
+	{
+		uint32_t	v = __shfl_up_sync(GPX_D_FULL, incl, off);
+
+		if ((int) lane >= off)
+			incl += v;
+	}
+	/* bins above this lane's hold incl - sum; the last lane takes any excess */
+	if ((lane == 0 || incl - sum < rem) && (rem <= incl || lane == 31))
+	{
+		uint32_t	r = rem - (incl - sum);
+
+#pragma unroll
+		for (int t = 0; t < 8; t++)
+		{
+			if (h[t] >= r || t == 7)
+			{
+				*s_rem = r;
+				*s_prefix = prefix | ((uint64_t) (top - t) << shift);
+				break;
+			}
+			r -= h[t];
+		}
+	}
+}
+
+/*
  * With the whole thread-block: the rank-th largest (1-based) of the
  * `bits`-bit values v for which key(i, &v) holds, i in [0, n); rank must
  * not exceed their number.  hist (256 words), s_prefix and s_rem are the
@@ -262,20 +316,8 @@ gpx_rk_select(Key key, uint32_t n, uint32_t rank, int bits, uint32_t *hist,
 				atomicAdd(&hist[(v >> shift) & 255], 1u);
 		}
 		__syncthreads();
-		if (threadIdx.x == 0)
-		{
-			uint32_t	rem = *s_rem;
-			int			dg = 255;
-
-			for (; dg > 0; dg--)
-			{
-				if (hist[dg] >= rem)
-					break;
-				rem -= hist[dg];
-			}
-			*s_rem = rem;
-			*s_prefix = prefix | ((uint64_t) dg << shift);
-		}
+		if (threadIdx.x < 32)
+			gpx_rk_digit(hist, threadIdx.x, prefix, shift, s_prefix, s_rem);
 		__syncthreads();
 		prefix = *s_prefix;
 		mask |= (uint64_t) 255 << shift;
@@ -293,11 +335,16 @@ gpx_rk_block_add(uint32_t v, uint32_t *s_sum)
 	__syncthreads();
 }
 
+/* Winners (k rounded up to a power of two) sorted in shared memory up to this many. */
+#define GPX_RK_SORT_SMEM 2048
+
 /* The top k of query blockIdx.x, best first, and their count. */
 __global__ void __launch_bounds__(GPX_RK_THREADS)
 gpx_k_rank_topk(gpx_rk_args a)
 {
 	__shared__ uint32_t hist[256];
+	__shared__ double sh_sc[GPX_RK_SORT_SMEM];
+	__shared__ uint32_t sh_doc[GPX_RK_SORT_SMEM];
 	__shared__ uint64_t s_prefix;
 	__shared__ uint32_t s_rem,
 				s_nv,
@@ -310,6 +357,7 @@ gpx_k_rank_topk(gpx_rk_args a)
 	const uint32_t *cd = cut ? a.kdoc + Q->keep_off : a.cdoc + Q->cand_off;
 	uint32_t   *sdoc = a.sdoc + Q->scr_off;
 	double	   *ssc = a.ssc + Q->scr_off;
+	uint32_t	P = 1;
 	uint32_t	n = cut ? a.kcount[Q->cut_row] : Q->cand_n,
 				kk,
 				c = 0,
@@ -371,7 +419,14 @@ gpx_k_rank_topk(gpx_rk_args a)
 		D = (uint32_t) ~(uint32_t) D;
 	}
 
-	/* the kk winners, in any order, to scratch */
+	/* the kk winners, in any order, to scratch: shared memory when they fit */
+	while (P < kk)
+		P <<= 1;
+	if (P <= GPX_RK_SORT_SMEM)
+	{
+		sdoc = sh_doc;
+		ssc = sh_sc;
+	}
 	for (uint32_t i = threadIdx.x; i < n; i += blockDim.x)
 	{
 		uint64_t	v = gpx_rk_bits(sc[i]);
@@ -391,10 +446,6 @@ gpx_k_rank_topk(gpx_rk_args a)
 	 * power of two with pairs worse than any (score -1)
 	 */
 	{
-		uint32_t	P = 1;
-
-		while (P < kk)
-			P <<= 1;
 		for (uint32_t i = kk + threadIdx.x; i < P; i += blockDim.x)
 		{
 			sdoc[i] = UINT32_MAX;
