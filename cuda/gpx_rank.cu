@@ -259,6 +259,7 @@ gpx_rk_digit(const uint32_t *hist, uint32_t lane, uint64_t prefix, int shift,
 		h[t] = hist[top - t];
 		sum += h[t];
 	}
+	__syncwarp();				/* every lane has read *s_rem before one writes it */
 	incl = sum;
 #pragma unroll
 	for (int off = 1; off < 32; off <<= 1)
