@@ -10,8 +10,9 @@
  * term frequencies (tf section: 1 to 3 mostly, some up to 5,000 and now and
  * then 2^31-1; the others tf 1), and random batches of AND
  * and OR queries: one-term queries, repeated terms, terms no document
- * holds (list -1) and empty lists, k from 1 to 10,000 (larger than the
- * matches too), several queries sharing lists; every third collection
+ * holds (list -1) and empty lists, now and then 17 to 40 terms, k from
+ * 1 to 10,000 (larger than the matches too), several queries sharing
+ * lists; every third collection
  * with device rounds of 3,000 candidate slots (gpx_cuda_rank_chunk_slots),
  * so its batch takes several rounds; every other collection with every
  * query cut (gpx_cuda_rank_cut_min(1)), and scores tied over several
@@ -143,7 +144,9 @@ make_batch(tbatch &B, rng &r, uint32_t nl, uint32_t nq, uint32_t kmax)
 	for (uint32_t i = 0; i < nq; i++)
 	{
 		gpx_rank_bquery bq;
-		uint32_t	m = r.below(4) == 0 ? 1 : 2 + (uint32_t) r.below(r.below(5) == 0 ? 12 : 4);
+		/* now and then more terms than the score kernel carries windows for */
+		uint32_t	m = r.below(40) == 0 ? 17 + (uint32_t) r.below(24) :
+			r.below(4) == 0 ? 1 : 2 + (uint32_t) r.below(r.below(5) == 0 ? 12 : 4);
 
 		memset(&bq, 0, sizeof(bq));
 		bq.first_term = (uint32_t) B.t.size();
