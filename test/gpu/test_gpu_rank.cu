@@ -423,6 +423,18 @@ k_test_seek(const uint32_t *a, uint32_t n, uint32_t nw, const uint32_t *from,
 	pos[32 * w + lane] = gpx_rk_win_pos(a, n, lo[w], hi[w], d[32 * w + lane], lane);
 }
 
+/* Device memory for v's elements (and one more), filled with them when fill. */
+static uint32_t *
+dev_vec(const std::vector<uint32_t> &v, bool fill)
+{
+	uint32_t   *p = NULL;
+
+	CHECK(cudaMalloc(&p, (v.size() + 1) * sizeof(uint32_t)) == cudaSuccess);
+	if (fill && !v.empty())
+		CHECK(cudaMemcpy(p, v.data(), v.size() * sizeof(uint32_t), cudaMemcpyHostToDevice) == cudaSuccess);
+	return p;
+}
+
 /*
  * The score kernel's searches on their own, against std::lower_bound:
  * lists of 0 to 2^20 + 3 docIDs (gaps of 1, of up to 64, of up to 2^12,
@@ -445,14 +457,6 @@ test_seek(rng &r)
 		std::vector<uint32_t> a(n), from(nw), x(nw), lo(nw), hi(nw), d(32 * nw),
 					seek(nw), pos(32 * nw);
 		uint32_t	v = si == 4 ? UINT32_MAX - 40 * n - 10 : (uint32_t) r.below(1000);
-		uint32_t   *da,
-				   *dfrom,
-				   *dx,
-				   *dseek,
-				   *dlo,
-				   *dhi,
-				   *dd,
-				   *dpos;
 
 		for (uint32_t i = 0; i < n; i++)
 		{
@@ -492,21 +496,15 @@ test_seek(rng &r)
 				hi[w] = (uint32_t) (std::upper_bound(a.begin(), a.end(), d[32 * w + 31]) - a.begin());
 			}
 		}
-		CHECK(cudaMalloc(&da, (n + 1) * sizeof(uint32_t)) == cudaSuccess);
-		CHECK(cudaMalloc(&dfrom, nw * sizeof(uint32_t)) == cudaSuccess);
-		CHECK(cudaMalloc(&dx, nw * sizeof(uint32_t)) == cudaSuccess);
-		CHECK(cudaMalloc(&dseek, nw * sizeof(uint32_t)) == cudaSuccess);
-		CHECK(cudaMalloc(&dlo, nw * sizeof(uint32_t)) == cudaSuccess);
-		CHECK(cudaMalloc(&dhi, nw * sizeof(uint32_t)) == cudaSuccess);
-		CHECK(cudaMalloc(&dd, 32 * nw * sizeof(uint32_t)) == cudaSuccess);
-		CHECK(cudaMalloc(&dpos, 32 * nw * sizeof(uint32_t)) == cudaSuccess);
-		if (n > 0)
-			CHECK(cudaMemcpy(da, a.data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice) == cudaSuccess);
-		CHECK(cudaMemcpy(dfrom, from.data(), nw * sizeof(uint32_t), cudaMemcpyHostToDevice) == cudaSuccess);
-		CHECK(cudaMemcpy(dx, x.data(), nw * sizeof(uint32_t), cudaMemcpyHostToDevice) == cudaSuccess);
-		CHECK(cudaMemcpy(dlo, lo.data(), nw * sizeof(uint32_t), cudaMemcpyHostToDevice) == cudaSuccess);
-		CHECK(cudaMemcpy(dhi, hi.data(), nw * sizeof(uint32_t), cudaMemcpyHostToDevice) == cudaSuccess);
-		CHECK(cudaMemcpy(dd, d.data(), 32 * nw * sizeof(uint32_t), cudaMemcpyHostToDevice) == cudaSuccess);
+		uint32_t   *da = dev_vec(a, true),
+				   *dfrom = dev_vec(from, true),
+				   *dx = dev_vec(x, true),
+				   *dseek = dev_vec(seek, false),
+				   *dlo = dev_vec(lo, true),
+				   *dhi = dev_vec(hi, true),
+				   *dd = dev_vec(d, true),
+				   *dpos = dev_vec(pos, false);
+
 		GPX_LAUNCH(k_test_seek, nw / 8, 256, 0, da, n, nw, dfrom, dx, dseek, dlo, dhi, dd, dpos);
 		CHECK(cudaGetLastError() == cudaSuccess);
 		CHECK(cudaDeviceSynchronize() == cudaSuccess);
@@ -533,14 +531,8 @@ test_seek(rng &r)
 			CHECKF(bad_seek == 0, "list of %u: %u of %u seeks wrong", n, bad_seek, nw);
 			CHECKF(bad_pos == 0, "list of %u: %u of %u window searches wrong", n, bad_pos, 32 * nw);
 		}
-		cudaFree(da);
-		cudaFree(dfrom);
-		cudaFree(dx);
-		cudaFree(dseek);
-		cudaFree(dlo);
-		cudaFree(dhi);
-		cudaFree(dd);
-		cudaFree(dpos);
+		for (uint32_t *p : {da, dfrom, dx, dseek, dlo, dhi, dd, dpos})
+			cudaFree(p);
 	}
 }
 
