@@ -37,7 +37,10 @@
 #   RANK_TYPES: those ranked through the executor) RANK_EXEC (yes|no)
 #   RANK_EXEC_AUTO (yes: with a GPU, also gpuidx.device = auto, where the
 #   cost model sends each query to the GPU or keeps it in the backend)
-#   RANK_CLIENTS ("1 16") RANK_CORPUS ("pgdocs linux", or none)
+#   RANK_CLIENTS ("1 16") RANK_MODES ("AND OR") RANK_EXEC_DIAG (0; 1: after
+#   each group, a note of the executor's batches, round trip and main-thread
+#   profile in that group, the counters then reset, so the dataset's
+#   counters cover its last group only) RANK_CORPUS ("pgdocs linux", or none)
 #   RANK_LINUX_MAX_DOCS (4000) RANK_CORPUS_QUERIES (300) RANK_MIN_TIME (3)
 #   RANK_MAX_TIME (15: a slower path runs what it can of one round in that
 #   time, then times that subset for as long again) RANK_MIN_COUNT (10:
@@ -77,6 +80,8 @@ EXEC_TYPES=${RANK_EXEC_TYPES:-${TYPES%% *}}
 EXEC=${RANK_EXEC:-yes}
 EXEC_AUTO=${RANK_EXEC_AUTO:-yes}
 CLIENTS=${RANK_CLIENTS:-1 16}
+MODES=${RANK_MODES:-AND OR}
+EXEC_DIAG=${RANK_EXEC_DIAG:-0}
 CORPORA=${RANK_CORPUS:-pgdocs linux}
 [ "$CORPORA" = none ] && CORPORA=""
 LINUX_MAX=${RANK_LINUX_MAX_DOCS:-4000}
@@ -276,7 +281,7 @@ make -s test/gen/bin/gpx_gen test/bench/bin/bench_query test/bench/bin/gpx_corpu
 	echo "label: $label"
 	echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
 	echo "command: $CMDLINE"
-	echo "knobs: RANK_SCALE=$SCALE RANK_QUERIES=$QUERIES RANK_SEED=$SEED RANK_ORDER=$ORDER RANK_MIN_SHORTEST=$MIN_SHORTEST RANK_KS='$KS' RANK_TYPES='$TYPES' RANK_EXEC_TYPES='$EXEC_TYPES' RANK_EXEC=$EXEC RANK_EXEC_AUTO=$EXEC_AUTO RANK_CLIENTS='$CLIENTS' RANK_CORPUS='${CORPORA:-none}' RANK_LINUX_MAX_DOCS=$LINUX_MAX RANK_CORPUS_QUERIES=$CQ RANK_MIN_TIME=$MIN_TIME RANK_MAX_TIME=$MAX_TIME RANK_MIN_COUNT=$MIN_COUNT RANK_ARENA=$ARENA"
+	echo "knobs: RANK_SCALE=$SCALE RANK_QUERIES=$QUERIES RANK_SEED=$SEED RANK_ORDER=$ORDER RANK_MIN_SHORTEST=$MIN_SHORTEST RANK_KS='$KS' RANK_TYPES='$TYPES' RANK_EXEC_TYPES='$EXEC_TYPES' RANK_EXEC=$EXEC RANK_EXEC_AUTO=$EXEC_AUTO RANK_CLIENTS='$CLIENTS' RANK_MODES='$MODES' RANK_EXEC_DIAG=$EXEC_DIAG RANK_CORPUS='${CORPORA:-none}' RANK_LINUX_MAX_DOCS=$LINUX_MAX RANK_CORPUS_QUERIES=$CQ RANK_MIN_TIME=$MIN_TIME RANK_MAX_TIME=$MAX_TIME RANK_MIN_COUNT=$MIN_COUNT RANK_ARENA=$ARENA"
 	echo "cpu: $(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -n 1), $(nproc) cores online"
 	echo "memory: $(awk '/MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo)"
 	if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
@@ -395,7 +400,7 @@ rank_run() {
 	local db=$1 ds=$2 qand=$3 qor=$4 listsql=$5 mode k q p nc
 	rank_expect "$db" "$listsql" || return 1
 	note "$ds: rows per query, min(k, matches): $(bl_val "$db" "SELECT string_agg(format('%s top-%s %s', mode, k, round(a)), ', ' ORDER BY mode, k) FROM (SELECT mode, k, avg(n) a FROM rank_expect GROUP BY mode, k) x")"
-	for mode in AND OR; do
+	for mode in $MODES; do
 		q=$qor
 		[ "$mode" = AND ] && q=$qand
 		for k in $KS; do
@@ -406,9 +411,20 @@ rank_run() {
 				PGDATABASE=$db test/bench/bin/bench_query --dataset "$ds $mode top-$k" --queries-sql "$q" \
 					--min-time "$MIN_TIME" --max-time "$MAX_TIME" --min-count "$MIN_COUNT" --clients "$nc" \
 					--tsv "$TSV" --header 0 "${args[@]}"
+				[ "$EXEC_DIAG" = 1 ] && rank_exec_diag "$db" "$ds $mode top-$k, $nc client(s)"
 			done
 		done
 	done
+}
+
+# rank_exec_diag DB GROUP: (RANK_EXEC_DIAG=1) what the executor did in the
+# group just run -- requests a batch, round trip, the main thread's time
+# by phase -- then the counters reset for the next group
+rank_exec_diag() {
+	local db=$1 grp=$2
+	[ -n "$EXEC_DEV" ] || return 0
+	note "$grp: executor: $(bl_val "$db" "SELECT format('%s requests, %s queries in %s batches (%s requests, %s queries a batch), mean round trip %s ms, executor time %s ms', requests, queries, batches, round(mean_batch_requests::numeric, 2), round(mean_batch_queries::numeric, 2), round(mean_roundtrip_ms::numeric, 3), round(executor_time_ms::numeric, 1)) FROM gpuidx_stats()"); main thread: $(bl_val "$db" "SELECT string_agg(format('%s %s%% (%s calls, %s ms)', phase, round((100 * share)::numeric, 1), calls, round(time_ms::numeric, 1)), ', ' ORDER BY time_ms DESC) FROM gpuidx_executor_profile() WHERE time_ms > 0")"
+	bl_val "$db" "SELECT gpuidx_stats_reset()" >/dev/null
 }
 
 # rank_build_lists DB FROM TF: CREATE TABLE rank_lists(term_id, docs_T...)
