@@ -147,7 +147,10 @@ rank_report() {
 		echo "limit: N of the queries\"); the queries are in random order, so that is a"
 		echo "random subset, and its qps is compared with the others' over all queries."
 		echo "The floor path reads a query's lists as the gpuidx path does and returns"
-		echo "the stored row count: what a query costs besides ranking."
+		echo "the stored row count: what a query costs besides ranking.  The \"k rows\""
+		echo "floor also makes as many (docid, score) rows as the top k has and counts"
+		echo "them, as the ranked paths do: with N clients, the most the executor path"
+		echo "could reach if its round trip took no time."
 		awk -F'\t' -v ds="synth-$ORDER" -v t1="$T1" -v min_short="$MIN_SHORTEST" -v dev="$EXEC_DEV" '
 		function base(p) { sub(/ \[[0-9]+ clients\]$/, "", p); return p }
 		function ncl(p) { return match(p, /\[[0-9]+ clients\]$/) ? substr(p, RSTART + 1) + 0 : 1 }
@@ -184,7 +187,7 @@ rank_report() {
 				g = order[i]
 				if (index(g, ds " ") != 1) continue
 				b = qps[g SUBSEP "gpuidx " t1 " backend"] + 0
-				e = 0; b16 = 0; e16 = 0; nc16 = 0
+				e = 0; b16 = 0; e16 = 0; nc16 = 0; f16 = 0
 				for (key in row) {
 					split(key, kk, SUBSEP)
 					if (kk[1] != g) continue
@@ -192,6 +195,7 @@ rank_report() {
 						if (ncl(kk[2]) == 1) e = qps[key] + 0; else { e16 = qps[key] + 0; nc16 = ncl(kk[2]) }
 					}
 					if (base(kk[2]) == "gpuidx " t1 " backend" && ncl(kk[2]) > 1) b16 = qps[key] + 0
+					if (base(kk[2]) == "floor: read " t1 " lists, k rows" && ncl(kk[2]) > 1) f16 = qps[key] + 0
 				}
 				row_t(g, "backend >= 10x RUM, 1 client", ratio(b, rum[g, 1]), 10)
 				row_t(g, "backend >= 30x GIN, 1 client", ratio(b, gin[g, 1]), 30)
@@ -199,6 +203,10 @@ rank_report() {
 					row_t(g, "executor (" toupper(dev) ") >= 100x GIN, 1 client", ratio(e, gin[g, 1]), 100)
 				if (dev != "" && g ~ / OR / && nc16 > 0)
 					row_t(g, "executor (" toupper(dev) ") >= 10x backend, " nc16 " clients", ratio(e16, b16), 10)
+				# what no executor can pass: the k-rows floor with as many clients
+				if (dev != "" && g ~ / OR / && nc16 > 0 && f16 > 0)
+					printf "| %s | (bound: k-rows floor, %d clients, over the backend) | %sx | %s |\n", g, nc16,
+						fmt(ratio(f16, b16)), (ratio(f16, b16) >= 10 ? "10x reachable" : "10x out of reach")
 			}
 		}
 		function row_t(g, what, x, want) {
@@ -371,9 +379,11 @@ rank_paths() {
 		done
 	fi
 	# what a query costs besides ranking: read its lists (first type) and
-	# return the stored number of rows
-	[ "$nc" = 1 ] &&
-		echo "floor: read $T1 lists||SELECT ARRAY[e.n] FROM rank_expect e WHERE e.term_ids = \$1::int[] AND e.mode = '$mode' AND e.k = $k AND cardinality(ARRAY(${listsql//TYPECOL/docs_$T1})) >= 0"
+	# return the stored number of rows; then also make that many
+	# (docid, score) rows and count them, as the ranked paths do -- with
+	# several clients, what the executor would reach with no round trip
+	echo "floor: read $T1 lists||SELECT ARRAY[e.n] FROM rank_expect e WHERE e.term_ids = \$1::int[] AND e.mode = '$mode' AND e.k = $k AND cardinality(ARRAY(${listsql//TYPECOL/docs_$T1})) >= 0"
+	echo "floor: read $T1 lists, k rows||SELECT ARRAY[count(*)::int] FROM rank_expect e, LATERAL (SELECT g AS docid, g::float8 AS score FROM generate_series(1, e.n) g) r WHERE e.term_ids = \$1::int[] AND e.mode = '$mode' AND e.k = $k AND cardinality(ARRAY(${listsql//TYPECOL/docs_$T1})) >= 0"
 	echo "GIN ts_rank_cd||SELECT ARRAY[count(*)::int] FROM (SELECT doc_id FROM docs_gin WHERE tsv @@ $tsq ORDER BY ts_rank_cd(tsv, $tsq) DESC LIMIT $k) s"
 	if [ "$(bl_val "$db" "SELECT count(*) FROM pg_extension WHERE extname = 'rum'")" = 1 ]; then
 		echo "RUM <=>||SELECT ARRAY[count(*)::int] FROM (SELECT doc_id FROM docs_rum WHERE tsv @@ $tsq ORDER BY tsv <=> $tsq LIMIT $k) s"
