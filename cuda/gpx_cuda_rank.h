@@ -38,6 +38,9 @@ typedef struct gpx_cuda_rank_stats
 	uint64_t	cut_queries;	/* queries cut before their top-k */
 	uint64_t	cut_tiles;		/* their tiles (thread-blocks of the cut) */
 	uint64_t	direct_lists;	/* lists copied from pinned memory directly */
+	uint64_t	cache_hits;		/* keyed lists the device list cache held
+								 * (not copied) */
+	uint64_t	cache_misses;	/* keyed lists copied into the cache */
 } gpx_cuda_rank_stats;
 
 /*

@@ -187,9 +187,58 @@ gpx_rk_out_lay(size_t nq, size_t nres, size_t *o_doc, size_t *o_sc)
 	return *o_sc + nres * sizeof(double);
 }
 
-/* The driver proper (gpx_cuda_rank_run checks ctx first). */
+/*
+ * Keyed list i of b in the device list cache: found (*ent, used as it
+ * is), or given an entry there (*ent and *fresh: this call copies the
+ * blob in and builds the side tables, tbls, as the pipeline does, so
+ * that later calls -- ranked, union or intersection -- find it complete),
+ * or neither (no key, no room, or its key names another list's entry).
+ */
+static void
+gpx_rk_place(gpx_dev *d, const gpx_rank_batch *b, uint32_t i, uint64_t seq,
+			 gpx_centry **ent, uint8_t *fresh, std::vector<gpx_dl> &tbls,
+			 uint32_t *tbl_max, uint32_t *skip_max, gpx_cuda_rank_stats *stats)
+{
+	gpx_batch_list bl;
+	gpx_cuda_footprint fp;
+	gpx_centry *e;
+
+	bl.list = b->lists[i];
+	bl.key = b->list_keys[i];
+	if (!gpx_ckey_valid(bl.key))
+		return;
+	if ((e = gpx_cache_lookup(&d->cache, &bl)) != nullptr)
+	{
+		gpx_cache_hit(&d->cache, e, seq);
+		*ent = e;
+		if (stats)
+			stats->cache_hits++;
+		return;
+	}
+	gpx_cuda_plan_footprint(&bl.list, &fp);
+	if (fp.bytes > d->cache.pool.cap ||
+		(e = gpx_cache_add(&d->cache, &bl, &fp, seq, d->seq_done)) == nullptr)
+		return;
+	if (!e->in_map)
+	{
+		gpx_cache_unadd(&d->cache, e);
+		return;
+	}
+	*ent = e;
+	*fresh = 1;
+	if (fp.tbl_nb != 0)
+		*tbl_max = std::max(*tbl_max, fp.tbl_nb + 1);
+	if (fp.skip_bytes != 0)
+		*skip_max = std::max(*skip_max, bl.list.nblocks);
+	if (fp.tbl_nb != 0 || fp.skip_bytes != 0)
+		tbls.push_back(e->dl);
+	if (stats)
+		stats->cache_misses++;
+}
+
+/* The driver proper (gpx_rk_run sees to the list cache around it). */
 static gpx_cuda_status
-gpx_rk_run(gpx_cuda_ctx *ctx, gpx_rank_batch *b, gpx_cuda_rank_stats *stats)
+gpx_rk_body(gpx_cuda_ctx *ctx, gpx_rank_batch *b, gpx_cuda_rank_stats *stats)
 {
 	gpx_dev    *d = ctx->devs[0];
 	cudaStream_t st = d->s_comp;
@@ -198,6 +247,14 @@ gpx_rk_run(gpx_cuda_ctx *ctx, gpx_rank_batch *b, gpx_cuda_rank_stats *stats)
 	std::vector<uint32_t> blk_start(nl + 1);
 	std::vector<uint8_t> used(nl, 0),
 				direct(nl, 0);
+	std::vector<gpx_centry *> ent(nl, nullptr);	/* in the device list cache */
+	std::vector<uint8_t> fresh(nl, 0);	/* ent[i] is new: copy the blob in */
+	std::vector<gpx_dl> tbls;	/* new entries whose side tables to build */
+	std::vector<gpx_dupload> ups;	/* new entries' blobs: scratch -> cache */
+	uint32_t	tbl_max = 0,
+				skip_max = 0;
+	uint64_t	seq = 0;
+	bool		use_cache = b->list_keys != nullptr && d->cache.pool.cap > 0;
 	std::vector<gpx_rk_query> qs(b->nqueries);
 	std::vector<gpx_rk_chunk> chunks;
 	gpx_call_events<5> evs;
@@ -218,6 +275,8 @@ gpx_rk_run(gpx_cuda_ctx *ctx, gpx_rank_batch *b, gpx_cuda_rank_stats *stats)
 				o_sdoc,
 				o_ssc,
 				o_hk,
+				o_up,
+				o_tb,
 				o_dl = 0,
 				in_bytes,
 				host_bytes;
@@ -242,6 +301,20 @@ gpx_rk_run(gpx_cuda_ctx *ctx, gpx_rank_batch *b, gpx_cuda_rank_stats *stats)
 	for (uint32_t t = 0; t < b->nterms; t++)
 		if (b->terms[t].list >= 0 && (uint32_t) b->terms[t].list < nl)
 			used[b->terms[t].list] = 1;
+	for (uint32_t i = 0; i < nl; i++)
+		if (used[i] && !gpx_cuda_list_ok(&b->lists[i]))
+			return gpx_msg(ctx, GPX_CUDA_BAD_INPUT, "list not supported by the gpu kernels");
+	if (use_cache)
+	{
+		/* the cache's entries are complete and evictable once nothing of the
+		 * pipeline is in flight; this call's seq marks the ones it uses */
+		gpx_cuda_status fs;
+
+		GPX_TRY(cudaSetDevice(d->ord));
+		if ((fs = gpx_pipeline_finish(ctx)) != GPX_CUDA_OK)
+			return fs;
+		seq = ++d->seq_issued;
+	}
 	offs[0] = boff[0] = 0;
 	blk_start[0] = 0;
 	for (uint32_t i = 0; i < nl; i++)
@@ -249,11 +322,18 @@ gpx_rk_run(gpx_cuda_ctx *ctx, gpx_rank_batch *b, gpx_cuda_rank_stats *stats)
 		const gpx_list *l = &b->lists[i];
 		bool		live = used[i] && l->n > 0;
 
-		if (used[i] && !gpx_cuda_list_ok(l))
-			return gpx_msg(ctx, GPX_CUDA_BAD_INPUT, "list not supported by the gpu kernels");
 		offs[i + 1] = offs[i] + (live ? gpx_al(l->n, 4) : 0);
-		/* each blob with its zero padding (GPX_BLOB_PAD) */
-		boff[i + 1] = boff[i] + (live ? gpx_blob_span(l->len) : 0);
+		/* a long blob already in pinned memory goes to the device from there */
+		direct[i] = live && l->len >= gpx_rk_direct_min && gpx_find_pin(ctx, l->base, l->len);
+		if (live && use_cache)
+			gpx_rk_place(d, b, i, seq, &ent[i], &fresh[i], tbls, &tbl_max, &skip_max, stats);
+		/*
+		 * each blob with its zero padding (GPX_BLOB_PAD), in the scratch
+		 * unless the device holds it (cached) or it goes straight from
+		 * pinned memory into its new cache entry
+		 */
+		boff[i + 1] = boff[i] +
+			(live && (ent[i] == nullptr || (fresh[i] && !direct[i])) ? gpx_blob_span(l->len) : 0);
 		if ((uint64_t) blk_start[i] + (live ? l->nblocks : 0) > UINT32_MAX)
 			return gpx_msg(ctx, GPX_CUDA_BAD_INPUT, "too many list blocks in one batch");
 		blk_start[i + 1] = blk_start[i] + (live ? l->nblocks : 0);
@@ -262,10 +342,11 @@ gpx_rk_run(gpx_cuda_ctx *ctx, gpx_rank_batch *b, gpx_cuda_rank_stats *stats)
 			stats->lists++;
 			stats->postings += l->n;
 		}
-		/* a long blob already in pinned memory goes to the device from there */
-		direct[i] = live && l->len >= gpx_rk_direct_min && gpx_find_pin(ctx, l->base, l->len);
-		if (stats && direct[i])
+		if (stats && direct[i] && (ent[i] == nullptr || fresh[i]))
 			stats->direct_lists++;
+		if (fresh[i] && !direct[i])
+			ups.push_back({0, (uint4 *) (d->cache.d_pool + ent[i]->off),
+						   gpx_blob_span(l->len) / 16});
 	}
 
 	/*
@@ -337,6 +418,8 @@ gpx_rk_run(gpx_cuda_ctx *ctx, gpx_rank_batch *b, gpx_cuda_rank_stats *stats)
 	o_blk = lay.take((nl + 1) * sizeof(uint32_t));
 	o_terms = lay.take(b->nterms * sizeof(gpx_rk_term));
 	o_q = lay.take(b->nqueries * sizeof(gpx_rk_query));
+	o_up = lay.take(ups.size() * sizeof(gpx_dupload));
+	o_tb = lay.take(tbls.size() * sizeof(gpx_dl));
 	in_bytes = lay.at;
 	{
 		size_t		o_doc,
@@ -386,20 +469,28 @@ gpx_rk_run(gpx_cuda_ctx *ctx, gpx_rank_batch *b, gpx_cuda_rank_stats *stats)
 	/* what goes in, in pinned memory: one copy */
 	dls = (gpx_dl *) (H + o_dls);
 	terms = (gpx_rk_term *) (H + o_terms);
-	for (uint32_t i = 0; i < nl; i++)
-		if (used[i] && b->lists[i].n > 0)
+	for (uint32_t i = 0, u = 0; i < nl; i++)
+		if (boff[i + 1] > boff[i])
 		{
 			/* a direct blob's place is overwritten by its own copy, after */
 			if (!direct[i])
 				memcpy(H + o_blobs + boff[i], b->lists[i].base, b->lists[i].len);
 			memset(H + o_blobs + boff[i] + b->lists[i].len, 0,
 				   boff[i + 1] - boff[i] - b->lists[i].len);
+			if (fresh[i])
+				ups[u++].src_off = o_blobs + boff[i];	/* then into the cache */
 		}
 	for (uint32_t i = 0; i < nl; i++)
-		if (used[i])
+		if (ent[i] != nullptr)
+			dls[i] = ent[i]->dl;
+		else if (used[i])
 			gpx_make_dl(&b->lists[i], D + o_blobs + boff[i], &dls[i]);
 		else
 			memset(&dls[i], 0, sizeof(gpx_dl));	/* no blocks: never read */
+	if (!ups.empty())
+		memcpy(H + o_up, ups.data(), ups.size() * sizeof(gpx_dupload));
+	if (!tbls.empty())
+		memcpy(H + o_tb, tbls.data(), tbls.size() * sizeof(gpx_dl));
 	memcpy(H + o_offs, offs.data(), (nl + 1) * sizeof(uint64_t));
 	memcpy(H + o_blk, blk_start.data(), (nl + 1) * sizeof(uint32_t));
 	for (uint32_t t = 0; t < b->nterms; t++)
@@ -418,9 +509,26 @@ gpx_rk_run(gpx_cuda_ctx *ctx, gpx_rank_batch *b, gpx_cuda_rank_stats *stats)
 	GPX_TRY(evs.record(0, st));
 	GPX_TRY(cudaMemcpyAsync(D, H, in_bytes, cudaMemcpyHostToDevice, st));
 	for (uint32_t i = 0; i < nl; i++)
-		if (direct[i])
+		if (direct[i] && ent[i] == nullptr)
 			GPX_TRY(cudaMemcpyAsync(D + o_blobs + boff[i], b->lists[i].base, b->lists[i].len,
 									cudaMemcpyHostToDevice, st));
+		else if (direct[i] && fresh[i])
+		{
+			uint8_t    *dst = d->cache.d_pool + ent[i]->off;
+
+			/* the unit holding the blob's end zeroed first: its padding */
+			GPX_TRY(cudaMemsetAsync(dst + gpx_blob_pad_unit(b->lists[i].len), 0, GPX_BLOB_PAD, st));
+			GPX_TRY(cudaMemcpyAsync(dst, b->lists[i].base, b->lists[i].len,
+									cudaMemcpyHostToDevice, st));
+		}
+	if (!ups.empty())
+		GPX_TRY(gpx_cuda_k_upload((const gpx_dupload *) (D + o_up), (uint32_t) ups.size(), D, st));
+	for (size_t i = 0; i < tbls.size(); i += 65535)
+	{
+		uint32_t	nt = (uint32_t) std::min<size_t>(65535, tbls.size() - i);
+
+		GPX_TRY(gpx_cuda_k_tables((const gpx_dl *) (D + o_tb) + i, nt, tbl_max, skip_max, st));
+	}
 	if (!dl_kept)
 	{
 		GPX_TRY(cudaMemcpyAsync(d_dl, b->doclen->entries, dl_bytes, cudaMemcpyHostToDevice, st));
@@ -533,6 +641,36 @@ gpx_rk_run(gpx_cuda_ctx *ctx, gpx_rank_batch *b, gpx_cuda_rank_stats *stats)
 	return GPX_CUDA_OK;
 }
 
+/*
+ * The driver (gpx_cuda_rank_run checks ctx first).  A call that used the
+ * device list cache leaves nothing of it in use (the call is synchronous);
+ * after a failure the cache is dropped, as the union driver drops it:
+ * entries this call made may have no data.
+ */
+static gpx_cuda_status
+gpx_rk_run(gpx_cuda_ctx *ctx, gpx_rank_batch *b, gpx_cuda_rank_stats *stats)
+{
+	gpx_dev    *d = ctx->devs[0];
+	uint64_t	issued = d->seq_issued;
+	gpx_cuda_status st;
+
+	try
+	{
+		st = gpx_rk_body(ctx, b, stats);
+	}
+	catch (...)
+	{
+		st = gpx_msg(ctx, GPX_CUDA_OOM, "out of host memory in the rank driver");
+	}
+	if (d->seq_issued != issued)
+	{
+		if (st != GPX_CUDA_OK)
+			gpx_cache_flush(&d->cache);
+		d->seq_done = d->seq_issued;
+	}
+	return st;
+}
+
 /* Run a prepared batch of ranked queries on the first device. */
 extern "C" gpx_cuda_status
 gpx_cuda_rank_run(gpx_cuda_ctx *ctx, gpx_rank_batch *b, gpx_cuda_rank_stats *stats)
@@ -548,12 +686,5 @@ gpx_cuda_rank_run(gpx_cuda_ctx *ctx, gpx_rank_batch *b, gpx_cuda_rank_stats *sta
 		return gpx_msg(ctx, GPX_CUDA_ERROR, "the gpu context failed earlier");
 	if (ctx->devs.empty())
 		return gpx_msg(ctx, GPX_CUDA_NO_DEVICE, "no gpu");
-	try
-	{
-		return gpx_rk_run(ctx, b, stats);
-	}
-	catch (...)
-	{
-		return gpx_msg(ctx, GPX_CUDA_OOM, "out of host memory in the rank driver");
-	}
+	return gpx_rk_run(ctx, b, stats);
 }

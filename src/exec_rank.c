@@ -57,6 +57,7 @@
 #include "utils/memutils.h"
 
 #include "exec_client.h"
+#include "exec_cache.h"
 #include "exec_cost.h"
 #include "exec_rank.h"
 #include "exec_shmem.h"
@@ -387,6 +388,24 @@ rank_reserve(const gpx_rank_batch *b, uint64 candidates, bool inline_dl,
 	return RF_NONE;
 }
 
+/*
+ * The key of a list a request sends inline: its content's key
+ * (gpx_key_content, scoped to this database and role) when it is long
+ * enough for the list cache and the executor's GPU keeps one, so that
+ * the GPU finds it on the device next time instead of copying it in; else
+ * none.  Hashing costs the backend about 0.05 ms a MB with AVX-512
+ * (docs/RELIABILITY.md), far less than a copy to the GPU.
+ */
+static gpx_key
+rank_key(const gpx_list *l)
+{
+	gpx_key		none = {0, 0};
+
+	if (l->len < GPX_EXEC_CACHE_MIN_BYTES || gpuidx_exec_shm->ctl->cache_budget == 0)
+		return none;
+	return gpuidx_exec_cache_key(l);
+}
+
 /* Write the request into its chunk (FILLING: ours alone, no lock). */
 static void
 rank_fill(const gpx_rank_batch *b, const RankGeom *g, bool held, int slot)
@@ -426,6 +445,8 @@ rank_fill(const gpx_rank_batch *b, const RankGeom *g, bool held, int slot)
 		const gpx_list *gl = &b->lists[l];
 
 		memset(&rl[l], 0, sizeof(GpxReqList));
+		/* a long list is keyed, so that the GPU may keep it (rank_key) */
+		rl[l].key = rank_key(gl);
 		rl[l].off = o;
 		rl[l].len = (uint32) gl->len;
 		rl[l].n = gl->n;
@@ -690,6 +711,7 @@ gpuidx_exec_rank_build(int slot, GpxRankRun *rr)
 	GpxRankReqHead h;
 	const GpxReqList *rl;
 	gpx_list   *gl;
+	gpx_key    *keys;
 	uint64		lists_end;
 	gpx_rank_batch *b = &rr->b;
 
@@ -732,6 +754,7 @@ gpuidx_exec_rank_build(int slot, GpxRankRun *rr)
 	b->terms = palloc(sizeof(gpx_rank_bterm) * h.nterms);
 	memcpy(b->terms, chunk + h.terms_off, sizeof(gpx_rank_bterm) * h.nterms);
 	gl = palloc0(sizeof(gpx_list) * Max(h.nlists, 1));
+	keys = palloc0(sizeof(gpx_key) * Max(h.nlists, 1));
 	rl = (const GpxReqList *) (chunk + sl->lists_off);
 	for (uint32 l = 0; l < h.nlists; l++)
 	{
@@ -742,8 +765,10 @@ gpuidx_exec_rank_build(int slot, GpxRankRun *rr)
 			gpx_open(&gl[l], (const uint8 *) chunk + r.off, r.len) != GPX_OK ||
 			gl[l].n != r.n || gl[l].first != r.first || gl[l].last != r.last)
 			return GPX_REQ_BAD;
+		keys[l] = r.key;		/* none, or the content's (rank_key) */
 	}
 	b->lists = gl;
+	b->list_keys = keys;
 	if (h.flags & ~RANK_REQ_DL_HELD || h.dl_len < GPX_DOCLEN_HEADER)
 		return GPX_REQ_BAD;
 	if (h.flags & RANK_REQ_DL_HELD)
@@ -819,6 +844,7 @@ gpuidx_exec_rank_merge(GpxRankRun *const *rrs, int n, gpx_rank_batch *m)
 	uint64		slots = 0,
 				ob = 0;
 	gpx_list   *lists;
+	gpx_key    *keys;
 
 	for (int i = 0; i < n; i++)
 	{
@@ -837,6 +863,7 @@ gpuidx_exec_rank_merge(GpxRankRun *const *rrs, int n, gpx_rank_batch *m)
 	m->queries = palloc(sizeof(gpx_rank_bquery) * nq);
 	m->terms = palloc(sizeof(gpx_rank_bterm) * Max(nt, 1));
 	lists = palloc(sizeof(gpx_list) * Max(nl, 1));
+	keys = palloc0(sizeof(gpx_key) * Max(nl, 1));
 	m->out_docs = MemoryContextAllocHuge(CurrentMemoryContext, Max(slots, 1) * sizeof(uint32));
 	m->out_scores = MemoryContextAllocHuge(CurrentMemoryContext, Max(slots, 1) * sizeof(double));
 	for (int i = 0; i < n; i++)
@@ -862,6 +889,8 @@ gpuidx_exec_rank_merge(GpxRankRun *const *rrs, int n, gpx_rank_batch *m)
 			m->terms[tb + t] = bt;
 		}
 		memcpy(lists + lb, b->lists, sizeof(gpx_list) * b->nlists);
+		if (b->list_keys != NULL)
+			memcpy(keys + lb, b->list_keys, sizeof(gpx_key) * b->nlists);
 		qb += b->nqueries;
 		tb += b->nterms;
 		lb += b->nlists;
@@ -871,6 +900,7 @@ gpuidx_exec_rank_merge(GpxRankRun *const *rrs, int n, gpx_rank_batch *m)
 	m->nterms = nt;
 	m->nlists = nl;
 	m->lists = lists;
+	m->list_keys = keys;
 	m->doclen = &src->dl;
 	m->doclen_id = src->dl_id;
 	m->k1 = rrs[0]->b.k1;

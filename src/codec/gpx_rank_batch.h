@@ -24,6 +24,7 @@
 #ifndef GPX_RANK_BATCH_H
 #define GPX_RANK_BATCH_H
 
+#include "gpx_batch.h"
 #include "gpx_rank.h"
 
 #ifdef __cplusplus
@@ -63,6 +64,11 @@ typedef struct gpx_rank_batch
 	gpx_rank_bquery *queries;
 	gpx_rank_bterm *terms;
 	const gpx_list *lists;		/* opened, valid blobs */
+	const gpx_key *list_keys;	/* NULL, or each list's identity key
+								 * (gpx_key_content or gpx_key_name; none:
+								 * not to be kept): a device may keep a
+								 * keyed list between calls and find it by
+								 * key (same key and header: same bytes) */
 	const gpx_doclen *doclen;	/* ndocs >= 1, total >= 1 */
 	uint64_t	doclen_id;		/* identity of doclen's content that a
 								 * device may keep it by between calls

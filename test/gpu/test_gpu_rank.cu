@@ -38,6 +38,7 @@
 #include <string.h>
 
 #include <algorithm>
+#include <iterator>
 
 #include "gpx_cuda_rank.h"
 #include "gpx_cuda_port.cuh"
@@ -177,7 +178,7 @@ make_batch(tbatch &B, rng &r, uint32_t nl, uint32_t nq, uint32_t kmax)
 /* Run B over C on the CPU (algo) and on ctx; compare everything. */
 static void
 run_case(gpx_cuda_ctx *ctx, const tcoll &C, const tbatch &B, gpx_rank_algo algo,
-		 gpx_cuda_rank_stats *gst, uint64_t dl_id = 0)
+		 gpx_cuda_rank_stats *gst, uint64_t dl_id = 0, const gpx_key *keys = nullptr)
 {
 	std::vector<gpx_rank_bquery> qc = B.q, qg = B.q;
 	std::vector<gpx_rank_bterm> tc = B.t, tg = B.t;
@@ -205,6 +206,7 @@ run_case(gpx_cuda_ctx *ctx, const tcoll &C, const tbatch &B, gpx_rank_algo algo,
 	bc.out_slots = B.slots;
 	bg = bc;
 	bg.doclen_id = dl_id;
+	bg.list_keys = keys;
 	bg.queries = qg.data();
 	bg.terms = tg.data();
 	bg.out_docs = dg.data();
@@ -565,6 +567,203 @@ pin_coll(tcoll &C)
 	return true;
 }
 
+/* The lists of C that B's terms use and that hold postings. */
+static std::vector<uint8_t>
+live_lists(const tcoll &C, const tbatch &B)
+{
+	std::vector<uint8_t> live(C.lists.size(), 0);
+
+	for (const gpx_rank_bterm &t : B.t)
+		if (t.list >= 0 && C.lists[t.list].n > 0)
+			live[t.list] = 1;
+	return live;
+}
+
+/*
+ * Intersect pairs of C's lists on ctx (gpx_cuda_run_batch), each list
+ * with its key, against the CPU: every query's docIDs.
+ */
+static void
+intersect_check(gpx_cuda_ctx *ctx, const tcoll &C, const std::vector<gpx_key> &keys)
+{
+	size_t		nl = C.lists.size();
+	std::vector<gpx_batch_list> bl(nl);
+	std::vector<gpx_batch_query> q;
+	std::vector<std::vector<uint32_t>> dec(nl), want;
+	uint64_t	words = 0;
+
+	for (size_t i = 0; i < nl; i++)
+	{
+		bl[i].list = C.lists[i];
+		bl[i].key = keys[i];
+		dec[i].resize(C.lists[i].n + 1);
+		gpx_decode(&C.lists[i], dec[i].data());
+		dec[i].resize(C.lists[i].n);
+	}
+	for (size_t i = 0; i + 1 < nl; i++)
+	{
+		gpx_batch_query bq;
+		std::vector<uint32_t> w;
+
+		if (C.lists[i].n == 0 || C.lists[i + 1].n == 0)
+			continue;
+		std::set_intersection(dec[i].begin(), dec[i].end(), dec[i + 1].begin(), dec[i + 1].end(),
+							  std::back_inserter(w));
+		memset(&bq, 0, sizeof(bq));
+		bq.first_list = 0;
+		bq.nlists = 2;
+		bq.out_offset = words;
+		bq.out_capacity = std::min(C.lists[i].n, C.lists[i + 1].n);
+		bq.status = -1;
+		words += bq.out_capacity;
+		q.push_back(bq);
+		want.push_back(w);
+	}
+	/* each query's two lists, consecutive in a list array of its own */
+	std::vector<gpx_batch_list> ql;
+
+	for (size_t i = 0, j = 0; i + 1 < nl; i++)
+		if (C.lists[i].n > 0 && C.lists[i + 1].n > 0)
+		{
+			q[j++].first_list = (uint32_t) ql.size();
+			ql.push_back(bl[i]);
+			ql.push_back(bl[i + 1]);
+		}
+	if (q.empty())
+		return;
+	std::vector<uint32_t> out(words + 1);
+	gpx_batch	b;
+	gpx_batch_stats bs;
+	gpx_cuda_status st;
+
+	memset(&b, 0, sizeof(b));
+	b.nqueries = (uint32_t) q.size();
+	b.nlists = (uint32_t) ql.size();
+	b.queries = q.data();
+	b.lists = ql.data();
+	b.out = out.data();
+	b.out_words = words;
+	st = gpx_cuda_run_batch(ctx, &b, &bs);
+	CHECKF(st == GPX_CUDA_OK, "gpx_cuda_run_batch: %s: %s", gpx_cuda_status_str(st),
+		   gpx_cuda_last_error(ctx));
+	if (st != GPX_CUDA_OK)
+		return;
+	CHECKF(bs.cache_hits > 0, "intersections found %llu of the ranked lists cached",
+		   (unsigned long long) bs.cache_hits);
+	for (size_t j = 0; j < q.size(); j++)
+		CHECKF(q[j].status == GPX_OK && q[j].out_count == want[j].size() &&
+			   std::equal(want[j].begin(), want[j].end(), out.begin() + q[j].out_offset),
+			   "intersection %zu of cached lists: %u docIDs, want %zu", j, q[j].out_count,
+			   want[j].size());
+}
+
+/*
+ * Lists kept in the device list cache by key (gpx_rank_batch.list_keys):
+ * the first batch copies them in (from pinned memory straight into the
+ * cache when pinned), the second finds them all and copies none of them;
+ * a list whose key names another list's entry is not kept; intersections
+ * over the kept lists, whose side tables the rank driver built, equal the
+ * CPU's.  Then a cache that holds only a few lists, under a run of random
+ * batches: entries evicted, lists copied in again.  Every ranked answer
+ * the CPU's.
+ */
+static void
+test_cached_lists(rng &r, bool pinned, bool quick)
+{
+	gpx_cuda_ctx *ctx = gpu_test_open();
+	tcoll		C;
+	tbatch		B;
+	gpx_cuda_rank_stats g1,
+				g2;
+	std::vector<gpx_key> keys;
+	std::vector<uint8_t> live;
+	uint64_t	kept = 0;
+	size_t		nl,
+				dup;
+
+	make_coll(C, r, quick ? 12000 : 30000, 16, false);
+	nl = C.lists.size();
+	if (pinned && g_arena != NULL)
+	{
+		if (gpx_cuda_pin(ctx, g_arena, ARENA_BYTES) != GPX_CUDA_OK || !pin_coll(C))
+			pinned = false;
+		gpx_cuda_rank_direct_min(1);
+	}
+	keys.resize(nl);
+	for (size_t i = 0; i < nl; i++)
+	{
+		keys[i].lo = r.next() | 1;
+		keys[i].hi = r.next() & ~GPX_KEY_NAMED_BIT;
+	}
+	/* a list whose key another list holds (their headers differ) */
+	dup = nl - 1;
+	while (dup > 0 && C.lists[dup].n == C.lists[0].n)
+		dup--;
+	if (dup > 0)
+		keys[dup] = keys[0];
+	make_batch(B, r, (uint32_t) nl, quick ? 12 : 40, 1000);
+	live = live_lists(C, B);
+	for (size_t i = 0; i < nl; i++)
+		kept += live[i];
+	if (dup > 0 && live[0] && live[dup])
+		kept--;
+	run_case(ctx, C, B, GPX_RANK_AUTO, &g1, 0, keys.data());
+	CHECKF(g1.cache_misses == kept && g1.cache_hits == 0,
+		   "first batch: %llu lists copied into the cache, %llu found, want %llu and 0",
+		   (unsigned long long) g1.cache_misses, (unsigned long long) g1.cache_hits,
+		   (unsigned long long) kept);
+	if (pinned)
+		CHECK(g1.direct_lists > 0 || kept == 0);
+	run_case(ctx, C, B, GPX_RANK_AUTO, &g2, 0, keys.data());
+	CHECKF(g2.cache_hits == kept && g2.cache_misses == 0,
+		   "second batch: %llu lists found in the cache, %llu copied in, want %llu and 0",
+		   (unsigned long long) g2.cache_hits, (unsigned long long) g2.cache_misses,
+		   (unsigned long long) kept);
+	CHECK(kept == 0 || g2.bytes_in < g1.bytes_in);
+	CHECK(g2.direct_lists == 0 || (dup > 0 && live[dup]));
+	/* a batch without keys beside them: answers unchanged */
+	run_case(ctx, C, B, GPX_RANK_AUTO, &g2);
+	CHECK(g2.cache_hits == 0 && g2.cache_misses == 0);
+	if (dup > 0)
+		keys[dup] = gpx_key {0, 0};
+	intersect_check(ctx, C, keys);
+	gpx_cuda_close(ctx);
+
+	/* a cache of 128 KiB: a few lists at a time */
+	{
+		gpx_cuda_options o;
+		char		err[256];
+		uint64_t	hits = 0,
+					misses = 0;
+
+		memset(&o, 0, sizeof(o));
+		o.cache_bytes = 128u << 10;
+		o.batch_bytes = 16u << 20;
+		ctx = NULL;
+		if (gpx_cuda_open(&o, &ctx, err, sizeof(err)) != GPX_CUDA_OK)
+		{
+			CHECKF(false, "gpx_cuda_open: %s", err);
+			return;
+		}
+		if (pinned)
+			CHECK(gpx_cuda_pin(ctx, g_arena, ARENA_BYTES) == GPX_CUDA_OK);
+		for (int i = 0; i < 8; i++)
+		{
+			tbatch		Bi;
+
+			make_batch(Bi, r, (uint32_t) nl, 1 + (uint32_t) r.below(quick ? 3 : 6), 1000);
+			run_case(ctx, C, Bi, GPX_RANK_AUTO, &g1, 0, keys.data());
+			hits += g1.cache_hits;
+			misses += g1.cache_misses;
+		}
+		CHECKF(hits > 0 && misses > 0, "small cache: %llu hits, %llu misses",
+			   (unsigned long long) hits, (unsigned long long) misses);
+		intersect_check(ctx, C, keys);
+		gpx_cuda_close(ctx);
+	}
+	gpx_cuda_rank_direct_min(0);
+}
+
 /* Entry point. */
 int
 main(int argc, char **argv)
@@ -637,6 +836,10 @@ main(int argc, char **argv)
 		test_seek(r);
 		unit_case_begin("statistics kept on the device by id");
 		test_kept_statistics(ctx, r);
+		unit_case_begin("lists kept in the device list cache by key");
+		test_cached_lists(r, false, quick);
+		unit_case_begin("lists kept in the device list cache by key, from pinned memory");
+		test_cached_lists(r, true, quick);
 		unit_case_begin("empty batch");
 		{
 			tcoll		C;

@@ -272,6 +272,49 @@ for my $dev (@devs)
 	is(stats()->{fallbacks}, 0, 'statistics held or not: no fallback');
 }
 
+# long lists (at least 32 KB) go to the executor with their content's key:
+# the GPU keeps them in its device list cache, and the next requests find
+# them there instead of copying them in; a query naming one list twice
+# finds its own copy; every answer equals the backend's
+if ($gpu)
+{
+	$node->safe_psql('postgres', q{
+SELECT setseed(0.23);
+CREATE TABLE big_coll AS
+  SELECT posting_doclen_agg(d, 1 + (random() * 40)::int) AS stats FROM generate_series(0, 2999999) d;
+CREATE TABLE big AS
+  SELECT t AS term, ARRAY(SELECT DISTINCT (random() * 2999999 + 0 * t)::int
+                          FROM generate_series(1, 50000) ORDER BY 1) AS arr
+  FROM generate_series(1, 3) t;
+ALTER TABLE big ADD COLUMN l posting_pfor;
+UPDATE big SET l = posting_pfor(arr, ARRAY(SELECT 1 + (random() * 3 + 0 * term)::int
+                                           FROM generate_series(1, cardinality(arr))));
+});
+	is($node->safe_psql('postgres', 'SELECT count(*) FROM big WHERE size_bytes(l) >= 32768'), '3',
+		'long lists: three of at least 32 KB');
+	my $q = q{
+SELECT coalesce(string_agg(r.docid || ':' || r.score::text, ' ' ORDER BY r.ord), '')
+FROM big_coll c,
+     LATERAL posting_rank_or(ARRAY(SELECT b.l FROM unnest('{1,2,1,3}'::int[]) WITH ORDINALITY u(t, pos)
+                                   JOIN big b ON b.term = u.t ORDER BY u.pos), c.stats, 1000)
+       WITH ORDINALITY r(docid, score, ord)};
+	my $want = $node->safe_psql('postgres', "SET gpuidx.use_executor = off;" . $q);
+	ok(scalar(split / /, $want) == 1000, 'long lists: the backend ranks 1000');
+	my $cache = sub {
+		my ($lists, $hits) = gpx_info($node)->{device_active} =~ /list cache [\d.]+ of [\d.]+ MiB, (\d+) lists, ([\d.]+)% hits/;
+		return ($lists // -1, $hits // -1);
+	};
+	my ($l0, $h0) = $cache->();
+	my $run = "SET gpuidx.device = gpu; SET gpuidx.executor_fallback = off;" . $q;
+	same_rows($node->safe_psql('postgres', $run), $want, 'long lists, first request: equals the backend');
+	my ($l1, $h1) = $cache->();
+	ok($l1 >= $l0 + 3, "long lists: the gpu keeps the three ($l0 -> $l1 lists cached)");
+	same_rows($node->safe_psql('postgres', $run), $want, 'long lists, again: equals the backend');
+	my ($l2, $h2) = $cache->();
+	ok($l2 == $l1 && $h2 > $h1, "long lists, again: found in the gpu's cache ($h1% -> $h2% hits)");
+	is(stats()->{fallbacks}, 0, 'long lists: no fallback');
+}
+
 # auto: an executor without a GPU ranks on one thread, as the backend
 # does, so the batches stay in the backend; with a GPU either is right
 {
