@@ -7,8 +7,8 @@
  * only, with release/acquire ordering so that a job's contents travel
  * with its pointer.  A call (gpuidx_exec_gt_call) is one more mailbox.
  * The GPU thread loops: take submissions and send them to the back end
- * (gpx_cuda_submit), run a call, collect finished jobs (gpx_cuda_reap
- * without waiting); while it has work, or for idle_spin_us after the last,
+ * (gpx_cuda_submit) or, a posted task, run it, run a call, collect
+ * finished jobs (gpx_cuda_reap without waiting); while it has work, or for idle_spin_us after the last,
  * it polls, then it sleeps on a condition variable that the main thread
  * signals when it gives it something.
  *
@@ -125,7 +125,26 @@ gt_hand_back(GpxGpuThread *gt, gpx_cuda_job *j)
 		gt_pause();
 }
 
-/* Send every submitted job to the back end; true when there was one. */
+/* Hand back a task that ran with status st (the back end's message if failed). */
+static void
+gt_finish_task(GpxGpuThread *gt, gpx_cuda_job *j, gpx_cuda_status st)
+{
+	j->status = st;
+	j->err[0] = '\0';
+	if (st != GPX_CUDA_OK)
+	{
+		const char *e = gpx_cuda_last_error(gt->ctx);
+
+		strncpy(j->err, e != NULL && e[0] ? e : gpx_cuda_status_str(st), sizeof(j->err) - 1);
+		j->err[sizeof(j->err) - 1] = '\0';
+	}
+	gt_hand_back(gt, j);
+}
+
+/*
+ * Send every submitted batch to the back end, and run every posted task,
+ * in their order; true when there was one.
+ */
 static bool
 gt_take_submissions(GpxGpuThread *gt)
 {
@@ -134,9 +153,19 @@ gt_take_submissions(GpxGpuThread *gt)
 
 	while ((j = gt_ring_take(&gt->in)) != NULL)
 	{
-		gpx_cuda_status st = gpx_cuda_submit(gt->ctx, j->b, j);
+		gpx_cuda_status st;
 
 		any = true;
+		if (j->b == NULL)
+		{
+			/* a task (gpuidx_exec_gt_post): run now, in submission order */
+			GpxGtTask  *t = (GpxGtTask *) j;
+
+			st = t->fn(gt->ctx, t->arg);
+			gt_finish_task(gt, j, st);
+			continue;
+		}
+		st = gpx_cuda_submit(gt->ctx, j->b, j);
 		if (st != GPX_CUDA_OK)
 		{
 			/* refused: back at once, with the back end's reason */
@@ -316,6 +345,14 @@ gpuidx_exec_gt_submit(GpxGpuThread *gt, gpx_cuda_job *job)
 		gt_pause();
 	gt->pending++;
 	gt_wake(gt);
+}
+
+/* Hand a task to the GPU thread (see the header). */
+void
+gpuidx_exec_gt_post(GpxGpuThread *gt, GpxGtTask *task)
+{
+	task->job.b = NULL;			/* what marks it a task */
+	gpuidx_exec_gt_submit(gt, &task->job);
 }
 
 /* A job the GPU thread is done with, or NULL (see the header). */

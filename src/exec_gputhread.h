@@ -7,10 +7,11 @@
  * staging, issuing or polling on the GPU: the two halves of consecutive
  * batches overlap.
  *
- * The main thread hands it batches (gpuidx_exec_gt_submit) and takes back
- * finished jobs (gpuidx_exec_gt_reap), both without blocking; anything
- * else that needs the back end (a ranked batch, a description) runs on
- * the thread through gpuidx_exec_gt_call, which waits for it.  The thread
+ * The main thread hands it batches (gpuidx_exec_gt_submit) and work of
+ * its own (gpuidx_exec_gt_post: ranked batches) and takes back finished
+ * jobs (gpuidx_exec_gt_reap), all without blocking; anything else that
+ * needs the back end (a union batch, a description) runs on the thread
+ * through gpuidx_exec_gt_call, which waits for it.  The thread
  * calls nothing of PostgreSQL (no elog, no palloc), blocks every signal,
  * and spins while it has work or for a short while after, then sleeps
  * until woken.
@@ -42,6 +43,26 @@ extern GpxGpuThread *gpuidx_exec_gt_start(gpx_cuda_ctx *ctx, int max_jobs,
 
 /* Hand job (job->b filled, job->user set) to the thread; never blocks. */
 extern void gpuidx_exec_gt_submit(GpxGpuThread *gt, gpx_cuda_job *job);
+
+/*
+ * Work of the caller's own that the thread runs in turn with the batches
+ * (gpuidx_exec_gt_post): fn(ctx, arg) when the thread takes it, after the
+ * batches submitted before it went to the back end.  Its job (job.user
+ * set by the caller, job.b NULL) comes back through gpuidx_exec_gt_reap
+ * like a batch's: status fn's result (err the back end's last message
+ * when not GPX_CUDA_OK), or a failure ("cancelled") when the thread
+ * stopped before running it.  fn runs on the GPU thread: it may call
+ * nothing of PostgreSQL.
+ */
+typedef struct GpxGtTask
+{
+	gpx_cuda_job job;			/* first: what the rings carry */
+	int			(*fn) (gpx_cuda_ctx *ctx, void *arg);
+	void	   *arg;
+} GpxGtTask;
+
+/* Hand task (fn, arg, job.user set) to the thread; never blocks. */
+extern void gpuidx_exec_gt_post(GpxGpuThread *gt, GpxGtTask *task);
 
 /* A job the thread is done with (finished, failed or refused), or NULL. */
 extern gpx_cuda_job *gpuidx_exec_gt_reap(GpxGpuThread *gt);

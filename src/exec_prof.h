@@ -24,7 +24,8 @@ typedef enum GpxExecPhase
 								 * (planning, staging, issuing copies and
 								 * kernels; a lone query with nothing else
 								 * in flight runs here on the CPU) */
-	GPX_PHASE_RANK,				/* a ranked request, run synchronously */
+	GPX_PHASE_RANK,				/* a ranked batch: read and grouped, then
+								 * posted to the GPU thread (or run here) */
 	GPX_PHASE_UNION,			/* a union batch (on the GPU synchronously) */
 	GPX_PHASE_POLL,				/* asking the devices whether a batch is done
 								 * (and issuing its queued chunks) */

@@ -972,6 +972,83 @@ gpuidx_exec_rank_cpu(gpx_rank_batch *b, gpx_batch_pool *pool)
 		rank_cpu_one(b, q);
 }
 
+/* Group the requests of slots[0..n) into runs (see exec_rank.h). */
+void
+gpuidx_exec_rank_plan(const int *slots, int n, int *status, uint32 *nq, GpxRankPlan *p)
+{
+	bool	   *todo = palloc0(sizeof(bool) * Max(n, 1));
+
+	memset(p, 0, sizeof(*p));
+	p->rr = palloc0(sizeof(GpxRankRun) * Max(n, 1));
+	p->nrr = n;
+	p->g = palloc0(sizeof(GpxRankGroup) * Max(n, 1));
+	for (int j = 0; j < n; j++)
+	{
+		status[j] = gpuidx_exec_rank_build(slots[j], &p->rr[j]);
+		todo[j] = status[j] == GPX_REQ_OK;
+		nq[j] = todo[j] ? p->rr[j].b.nqueries : 0;
+		if (todo[j])
+		{
+			p->nqueries += p->rr[j].b.nqueries;
+			p->candidates += p->rr[j].candidates;
+		}
+	}
+	for (int j = 0; j < n; j++)
+	{
+		GpxRankRun **grp;
+		int			c = 0;
+
+		if (!todo[j])
+			continue;
+		grp = palloc(sizeof(GpxRankRun *) * (n - j));
+		for (int k = j; k < n; k++)
+			if (todo[k] && (k == j || gpuidx_exec_rank_compatible(&p->rr[j], &p->rr[k])))
+			{
+				grp[c++] = &p->rr[k];
+				todo[k] = false;
+			}
+		if (c > 1)
+		{
+			gpx_rank_batch *m = palloc(sizeof(gpx_rank_batch));
+
+			if (gpuidx_exec_rank_merge(grp, c, m))
+			{
+				p->g[p->ng].b = m;
+				p->g[p->ng].members = grp;
+				p->g[p->ng].nmembers = c;
+				p->g[p->ng++].merged = true;
+				continue;
+			}
+		}
+		/* each alone (a merge refused: each runs as it came) */
+		for (int k = 0; k < c; k++)
+		{
+			p->g[p->ng].b = &grp[k]->b;
+			p->g[p->ng].members = &grp[k];
+			p->g[p->ng++].nmembers = 1;
+		}
+	}
+}
+
+/* Hand every run's answers back and keep inline statistics (see exec_rank.h). */
+void
+gpuidx_exec_rank_complete(GpxRankPlan *p)
+{
+	for (int g = 0; g < p->ng; g++)
+	{
+		GpxRankGroup *gr = &p->g[g];
+
+		if (gr->merged)
+			gpuidx_exec_rank_scatter(gr->b, gr->members, gr->nmembers);
+		for (int k = 0; k < gr->nmembers; k++)
+			gpuidx_exec_rank_finish(gr->members[k]->slot, gr->members[k]);
+	}
+	/* the statistics that came inline: kept for the next requests */
+	for (int g = 0; g < p->ng; g++)
+		for (int k = 0; k < p->g[g].nmembers; k++)
+			gpuidx_exec_rank_keep(p->g[g].members[k]);
+}
+
 /* Copy each query's out_count and status back into slot's request. */
 void
 gpuidx_exec_rank_finish(int slot, const GpxRankRun *rr)

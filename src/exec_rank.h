@@ -72,6 +72,50 @@ extern bool gpuidx_exec_rank_merge(GpxRankRun *const *rrs, int n, gpx_rank_batch
 extern void gpuidx_exec_rank_scatter(const gpx_rank_batch *m, GpxRankRun *const *rrs,
 									 int n);
 
+/*
+ * One run of a ranked batch: several compatible requests merged into one
+ * gpx_rank_batch (merged), or one request alone; how its GPU run went.
+ */
+typedef struct GpxRankGroup
+{
+	gpx_rank_batch *b;			/* what runs: the merged batch, or the
+								 * request's own */
+	GpxRankRun **members;
+	int			nmembers;
+	bool		merged;
+	int			gpu_status;		/* gpx_cuda_status of its GPU run */
+	int64		gpu_us;			/* its time there */
+	char		gpu_err[256];	/* the back end's message of a failure */
+} GpxRankGroup;
+
+/* A ranked batch's requests, read, and their runs. */
+typedef struct GpxRankPlan
+{
+	GpxRankRun *rr;				/* one per request */
+	int			nrr;
+	GpxRankGroup *g;			/* the runs, over the requests read well */
+	int			ng;
+	uint64		nqueries;		/* queries of the requests read well */
+	uint64		candidates;
+} GpxRankPlan;
+
+/*
+ * Read the requests of slots[0..n) (current memory context), each
+ * status[i] a GpxReqStatus and nq[i] its queries (0 unless read well),
+ * and group those read well: requests sharing statistics and (k1, b)
+ * merged into one batch, each other request a run of its own.
+ */
+extern void gpuidx_exec_rank_plan(const int *slots, int n, int *status, uint32 *nq,
+								  GpxRankPlan *p);
+
+/*
+ * After every run of p (its queries' answers in its batches): merged
+ * runs' answers copied into their requests, each query's count and
+ * status into its slot's request, and the statistics that came inline
+ * kept for later requests.
+ */
+extern void gpuidx_exec_rank_complete(GpxRankPlan *p);
+
 /* Run b on the CPU, over pool's threads (NULL: this thread alone). */
 extern void gpuidx_exec_rank_cpu(gpx_rank_batch *b, gpx_batch_pool *pool);
 

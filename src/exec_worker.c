@@ -100,6 +100,9 @@ typedef struct ExecFlight
 	gpx_batch	b;
 	gpx_batch_job cpu_job;
 	gpx_cuda_job gpu_job;
+	GpxRankPlan rank_plan;		/* a ranked batch's runs (fl->rank) */
+	GpxGtTask	rank_task;		/* their GPU runs, posted to the GPU thread */
+	bool		rank_posted;	/* rank_task is with the GPU thread */
 } ExecFlight;
 
 /* Private state of the executor process. */
@@ -118,6 +121,7 @@ static struct
 	ExecTaken  *tk;				/* [nslots], by slot */
 	ExecFlight	flights[GPX_EXEC_MAX_DEPTH];
 	int			nflight;		/* batches in flight */
+	int			rank_posted;	/* of them ranked batches with the GPU thread */
 	WaitEventSet *wes;			/* latch, postmaster death, pool's notify */
 	int			wes_fd;			/* the notify descriptor in wes */
 	int			cost_dev;		/* the cost model's device: 1 GPU, 0 CPU,
@@ -1027,7 +1031,19 @@ exec_submit(ExecFlight *fl)
 
 static void exec_drain(void);
 static void exec_run_rank(ExecFlight *fl);
+static void exec_rank_post(ExecFlight *fl);
+static void exec_rank_reaped(ExecFlight *fl);
 static void exec_flight_done(ExecFlight *fl);
+
+/*
+ * Whether ranked batches go to the GPU thread without waiting for them
+ * (exec_rank_post): a GPU and its thread.
+ */
+static bool
+exec_rank_async(void)
+{
+	return ex.cuda != NULL && ex.gt != NULL;
+}
 
 /*
  * Run fn(ex.cuda, arg), a batch that runs synchronously on the GPU (ranked,
@@ -1103,16 +1119,21 @@ exec_launch_batch(int64 *sleep_us)
 	MemoryContext old;
 	int			ph = gpuidx_exec_prof_begin(GPX_PHASE_TAKE);
 	int			ntaken = exec_take_batch(fl, sleep_us, &fault, &fault_ms);
+	bool		rank_async;
 
 	gpuidx_exec_prof_end(ph);
 	if (ntaken == 0)
 		return false;
 	/*
-	 * a ranked batch and a union batch run alone on the GPU, synchronously:
-	 * finish what is on it (and on the CPU threads) first
+	 * a union batch, and a ranked batch without the GPU thread, run alone
+	 * on the GPU, synchronously: finish what is on it (and on the CPU
+	 * threads) first.  With the GPU thread a ranked batch runs there, in
+	 * turn with the batches before it (exec_rank_post).
 	 */
 	fl->rank = fl->kind == GPX_REQ_KIND_RANK;
-	if ((fl->rank || fl->kind == GPX_REQ_KIND_UNION) && ex.cuda != NULL)
+	fl->rank_posted = false;
+	rank_async = fl->rank && exec_rank_async();
+	if (((fl->rank && !rank_async) || fl->kind == GPX_REQ_KIND_UNION) && ex.cuda != NULL)
 		exec_drain();
 	fl->used = true;
 	fl->rerun = false;
@@ -1139,7 +1160,10 @@ exec_launch_batch(int64 *sleep_us)
 	if (fl->rank)
 	{
 		ph = gpuidx_exec_prof_begin(GPX_PHASE_RANK);
-		exec_run_rank(fl);
+		if (rank_async)
+			exec_rank_post(fl);
+		else
+			exec_run_rank(fl);
 	}
 	else if (fl->kind == GPX_REQ_KIND_UNION)
 	{
@@ -1248,74 +1272,185 @@ exec_rank_run_one(ExecFlight *fl, gpx_rank_batch *b)
 }
 
 /*
- * Run fl, ranked requests, here and now (exec_rank.c): each read and
- * checked, those sharing statistics and (k1, b) merged into one batch and
- * run (exec_rank_run_one), the answers copied back into each request;
- * then the statistics that came inline are kept for later requests, and
- * the batch ends as any other (exec_flight_done), except that ranking
- * times do not feed the intersections' cost model (each GPU run feeds the
- * ranked batches' own, exec_rank_run_one).
+ * Read fl's ranked requests and group them into runs (exec_rank.c), in
+ * fl->cxt: each request's status and query count, the batch's counts.
  */
 static void
-exec_run_rank(ExecFlight *fl)
+exec_rank_plan(ExecFlight *fl)
 {
 	MemoryContext old = MemoryContextSwitchTo(fl->cxt);
 	int			n = fl->ntaken,
 				j = 0;
-	GpxRankRun *rr = palloc0(sizeof(GpxRankRun) * Max(n, 1));
-	GpxRankRun **grp = palloc(sizeof(GpxRankRun *) * Max(n, 1));
-	bool	   *todo = palloc0(sizeof(bool) * Max(n, 1));
-	bool		any_gpu = false;
+	int		   *slots = palloc(sizeof(int) * Max(n, 1));
+	int		   *status = palloc(sizeof(int) * Max(n, 1));
+	uint32	   *nq = palloc(sizeof(uint32) * Max(n, 1));
 
-	INSTR_TIME_SET_CURRENT(fl->t0);
-	fl->nqueries = fl->work = fl->postings = 0;
-	for (int i = fl->head; i >= 0 && j < n; i = ex.tk[i].next, j++)
+	for (int i = fl->head; i >= 0 && j < n; i = ex.tk[i].next)
+		slots[j++] = i;
+	gpuidx_exec_rank_plan(slots, j, status, nq, &fl->rank_plan);
+	for (int k = 0; k < j; k++)
 	{
-		ExecTaken  *t = &ex.tk[i];
-
-		t->status = gpuidx_exec_rank_build(i, &rr[j]);
-		t->nqueries = t->status == GPX_REQ_OK ? rr[j].b.nqueries : 0;
-		todo[j] = t->status == GPX_REQ_OK;
-		if (todo[j])
-		{
-			fl->nqueries += rr[j].b.nqueries;
-			fl->work += rr[j].candidates;
-		}
+		ex.tk[slots[k]].status = status[k];
+		ex.tk[slots[k]].nqueries = nq[k];
 	}
-	fl->postings = fl->work;
-	for (j = 0; j < n; j++)
-	{
-		gpx_rank_batch m;
-		int			g = 0;
+	fl->nqueries = fl->rank_plan.nqueries;
+	fl->work = fl->postings = fl->rank_plan.candidates;
+	MemoryContextSwitchTo(old);
+}
 
-		if (!todo[j])
-			continue;
-		for (int k = j; k < n; k++)
-			if (todo[k] && (k == j || gpuidx_exec_rank_compatible(&rr[j], &rr[k])))
-			{
-				grp[g++] = &rr[k];
-				todo[k] = false;
-			}
-		if (g > 1 && gpuidx_exec_rank_merge(grp, g, &m))
-		{
-			any_gpu |= exec_rank_run_one(fl, &m);
-			gpuidx_exec_rank_scatter(&m, grp, g);
-		}
-		else
-			for (int k = 0; k < g; k++)
-				any_gpu |= exec_rank_run_one(fl, &grp[k]->b);
-		for (int k = 0; k < g; k++)
-			gpuidx_exec_rank_finish(grp[k]->slot, grp[k]);
-	}
-	/* the statistics that came inline: kept for the next requests */
-	j = 0;
-	for (int i = fl->head; i >= 0 && j < n; i = ex.tk[i].next, j++)
-		if (ex.tk[i].status == GPX_REQ_OK)
-			gpuidx_exec_rank_keep(&rr[j]);
+/*
+ * The end of a ranked batch whose runs all ran: answers handed to the
+ * requests, inline statistics kept (exec_rank.c), and the batch ends as
+ * any other (exec_flight_done), except that ranking times do not feed
+ * the intersections' cost model (each GPU run feeds the ranked batches'
+ * own, gpuidx_exec_rank_note_gpu).
+ */
+static void
+exec_rank_end(ExecFlight *fl, bool any_gpu)
+{
+	MemoryContext old = MemoryContextSwitchTo(fl->cxt);
+
+	gpuidx_exec_rank_complete(&fl->rank_plan);
 	MemoryContextSwitchTo(old);
 	fl->where = any_gpu ? EXEC_ON_GPU : EXEC_ON_CPU;
 	fl->gpu_job.status = GPX_CUDA_OK;
 	exec_flight_done(fl);
+}
+
+/*
+ * Run fl, ranked requests, here and now: each run on the GPU when one is
+ * open, else (or when it fails) on the CPU threads (exec_rank_run_one),
+ * then the batch ends (exec_rank_end).  Without a GPU or its thread;
+ * otherwise exec_rank_post.
+ */
+static void
+exec_run_rank(ExecFlight *fl)
+{
+	bool		any_gpu = false;
+
+	INSTR_TIME_SET_CURRENT(fl->t0);
+	exec_rank_plan(fl);
+	for (int g = 0; g < fl->rank_plan.ng; g++)
+		any_gpu |= exec_rank_run_one(fl, fl->rank_plan.g[g].b);
+	exec_rank_end(fl, any_gpu);
+}
+
+/* Monotonic microseconds (the GPU thread's clock: no PostgreSQL). */
+static int64
+exec_now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/*
+ * A ranked batch's runs on the GPU, one after the other (a GpxGtTask's
+ * function: on the GPU thread, no PostgreSQL): each run's status, time
+ * and message in its group.
+ */
+static int
+exec_gpu_rank_plan_fn(gpx_cuda_ctx *ctx, void *arg)
+{
+	GpxRankPlan *p = arg;
+
+	for (int g = 0; g < p->ng; g++)
+	{
+		GpxRankGroup *gr = &p->g[g];
+		int64		t0 = exec_now_us();
+
+		gr->gpu_status = gpx_cuda_rank_run(ctx, gr->b, NULL);
+		gr->gpu_us = exec_now_us() - t0;
+		gr->gpu_err[0] = '\0';
+		if (gr->gpu_status != GPX_CUDA_OK)
+			strlcpy(gr->gpu_err, gpx_cuda_last_error(ctx), sizeof(gr->gpu_err));
+	}
+	return GPX_CUDA_OK;
+}
+
+/*
+ * Send fl, ranked requests, to the GPU thread and go on: its runs go to
+ * the GPU in turn with the batches before them, while this thread takes
+ * and builds the next batch and hands back the last; exec_rank_reaped
+ * ends it.
+ */
+static void
+exec_rank_post(ExecFlight *fl)
+{
+	INSTR_TIME_SET_CURRENT(fl->t0);
+	exec_rank_plan(fl);
+	if (fl->rank_plan.ng == 0)
+	{
+		exec_rank_end(fl, false);	/* no request read well */
+		return;
+	}
+	memset(&fl->rank_task, 0, sizeof(fl->rank_task));
+	fl->rank_task.fn = exec_gpu_rank_plan_fn;
+	fl->rank_task.arg = &fl->rank_plan;
+	fl->rank_task.job.user = fl;
+	fl->where = EXEC_ON_GPU;
+	fl->rank_posted = true;
+	ex.rank_posted++;
+	if (exec_gpu_oom_injected())
+	{
+		/* fault gpu_oom: every run fails as if the GPU had run out of memory */
+		for (int g = 0; g < fl->rank_plan.ng; g++)
+		{
+			fl->rank_plan.g[g].gpu_status = GPX_CUDA_OOM;
+			strlcpy(fl->rank_plan.g[g].gpu_err, "injected fault gpu_oom: out of gpu or pinned memory",
+					sizeof(fl->rank_plan.g[g].gpu_err));
+		}
+		exec_rank_reaped(fl);
+		return;
+	}
+	gpuidx_exec_gt_post(ex.gt, &fl->rank_task);
+}
+
+/*
+ * fl's runs came back from the GPU thread: a run that failed there (or
+ * was never run: the thread stopped) runs on the CPU threads (logged and
+ * counted as every GPU failure); each that ran feeds auto's model of
+ * ranked batches; then the batch ends (exec_rank_end).
+ */
+static void
+exec_rank_reaped(ExecFlight *fl)
+{
+	bool		any_gpu = false;
+	const gpx_cuda_job *job = &fl->rank_task.job;
+
+	Assert(fl->rank_posted);
+	fl->rank_posted = false;
+	ex.rank_posted--;
+	for (int g = 0; g < fl->rank_plan.ng; g++)
+	{
+		GpxRankGroup *gr = &fl->rank_plan.g[g];
+		int			st = job->status != GPX_CUDA_OK ? job->status : gr->gpu_status;
+
+		if (st == GPX_CUDA_OK)
+		{
+			any_gpu = true;
+			gpuidx_exec_rank_note_gpu(gr->b, gr->gpu_us, fl->wait_us / Max(fl->ntaken, 1));
+			continue;
+		}
+		exec_gpu_failed(st, job->status != GPX_CUDA_OK ? job->err : gr->gpu_err);
+		fl->rerun = true;
+		gpuidx_exec_rank_cpu(gr->b, ex.pool);
+	}
+	exec_rank_end(fl, any_gpu);
+}
+
+/* A job the GPU (thread) handed back: its batch ends. */
+static void
+exec_gpu_job_done(gpx_cuda_job *job)
+{
+	ExecFlight *fl = (ExecFlight *) job->user;
+
+	Assert(fl->used && fl->where == EXEC_ON_GPU);
+	if (fl->rank)
+		exec_rank_reaped(fl);
+	else
+		exec_flight_done(fl);
 }
 
 /*
@@ -1338,8 +1473,7 @@ exec_reap(void)
 		ExecFlight *fl = (ExecFlight *) job->user;
 		int			ph2 = gpuidx_exec_prof_begin(GPX_PHASE_FINISH);
 
-		Assert(fl->used && fl->where == EXEC_ON_GPU);
-		exec_flight_done(fl);
+		exec_gpu_job_done(job);
 		gpuidx_exec_prof_end(ph2);
 		n += fl->used ? 0 : 1;
 	}
@@ -1383,7 +1517,7 @@ exec_drain(void)
 			gpx_cuda_job *job = exec_gpu_reap(true);
 
 			if (job != NULL)
-				exec_flight_done((ExecFlight *) job->user);
+				exec_gpu_job_done(job);
 			continue;
 		}
 		for (int f = 0; f < GPX_EXEC_MAX_DEPTH; f++)
@@ -1601,6 +1735,30 @@ exec_holding(void)
 	return Min(ex.hold_until - now, 1000 * 1000);
 }
 
+/*
+ * Ranked batches the GPU thread may hold at once: one running, one ready
+ * to start the moment it ends.  More would take the queued requests in
+ * smaller batches that only wait there; left queued, they make the next
+ * batch larger.
+ */
+#define GPX_EXEC_RANK_POSTED 2
+
+/*
+ * Whether the next queued request is ranked and the GPU thread holds as
+ * many ranked batches as it may (an unlocked peek: exec_take_batch looks
+ * again under the lock; a stale answer costs a batch taken early or late).
+ */
+static bool
+exec_rank_full(void)
+{
+	volatile GpxExecShared *ctl = gpuidx_exec_shm->ctl;
+	int32		head = ctl->queue_head;
+
+	return ex.rank_posted >= GPX_EXEC_RANK_POSTED && head >= 0 &&
+		head < (int32) ctl->nslots &&
+		gpuidx_exec_shm->slots[head].kind == GPX_REQ_KIND_RANK;
+}
+
 /* Background worker entry point of the executor. */
 void
 gpuidx_exec_main(Datum main_arg)
@@ -1673,7 +1831,7 @@ gpuidx_exec_main(Datum main_arg)
 
 		/* then the next batch, while the others run */
 		hold_us = exec_holding();
-		may_take = hold_us == 0 && ex.nflight < ex.depth;
+		may_take = hold_us == 0 && ex.nflight < ex.depth && !exec_rank_full();
 		if (may_take && exec_launch_batch(&sleep_us))
 			continue;
 		if (hold_us > 0)

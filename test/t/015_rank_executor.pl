@@ -11,7 +11,9 @@
 # backend of an executor without a GPU).  Faults: the executor killed
 # while a ranked request is queued (the backend answers, right), a cancel
 # while queued and a statement_timeout while the executor runs it (slots
-# and arena freed, the next answer right), executor_fallback = off.
+# and arena freed, the next answer right), executor_fallback = off.  On
+# the GPU: long lists kept in its list cache by key and found there, and
+# a ranked batch the GPU fails (fault gpu_oom) rerun on the CPU threads.
 use strict;
 use warnings;
 use FindBin;
@@ -313,6 +315,17 @@ FROM big_coll c,
 	my ($l2, $h2) = $cache->();
 	ok($l2 == $l1 && $h2 > $h1, "long lists, again: found in the gpu's cache ($h1% -> $h2% hits)");
 	is(stats()->{fallbacks}, 0, 'long lists: no fallback');
+
+	# the gpu fails a ranked batch (fault gpu_oom, the next batch): its runs
+	# go to the cpu threads, the backend sees nothing
+	my $f0 = stats()->{gpu_failures};
+	gpx_fault($node, 'gpu_oom', 0);
+	same_rows($node->safe_psql('postgres', $run), $want, 'gpu_oom: the ranked batch rerun on cpu threads, right');
+	my $st = stats();
+	ok($st->{gpu_failures} > $f0, "gpu_oom: counted as a gpu failure ($f0 -> $st->{gpu_failures})");
+	is($st->{fallbacks}, 0, 'gpu_oom: no fallback to the backend');
+	same_rows($node->safe_psql('postgres', $run), $want, 'gpu_oom spent: on the gpu again, right');
+	ok(gpx_wait_slots_free($node), 'long lists: nothing leaked');
 }
 
 # auto: an executor without a GPU ranks on one thread, as the backend
