@@ -21,7 +21,7 @@ use lib $FindBin::RealBin;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
-use Time::HiRes qw(time);
+use Time::HiRes qw(time usleep);
 use GpxTap;
 
 my $gpu = ($ENV{GPX_TEST_DEVICE} // '') eq 'gpu';
@@ -302,18 +302,29 @@ FROM big_coll c,
        WITH ORDINALITY r(docid, score, ord)};
 	my $want = $node->safe_psql('postgres', "SET gpuidx.use_executor = off;" . $q);
 	ok(scalar(split / /, $want) == 1000, 'long lists: the backend ranks 1000');
+	# the device's description (lists cached, hit rate), which the executor
+	# refreshes at most once a second while idle: polled until it shows
+	# what $done accepts, for up to 10 s
 	my $cache = sub {
-		my ($lists, $hits) = gpx_info($node)->{device_active} =~ /list cache [\d.]+ of [\d.]+ MiB, (\d+) lists, ([\d.]+)% hits/;
-		return ($lists // -1, $hits // -1);
+		my ($done) = @_;
+		my ($lists, $hits);
+		for my $try (1 .. 100)
+		{
+			($lists, $hits) = gpx_info($node)->{device_active} =~ /list cache [\d.]+ of [\d.]+ MiB, (\d+) lists, ([\d.]+)% hits/;
+			($lists, $hits) = ($lists // -1, $hits // -1);
+			last if !$done || $done->($lists, $hits);
+			usleep(100_000);
+		}
+		return ($lists, $hits);
 	};
 	my ($l0, $h0) = $cache->();
 	my $run = "SET gpuidx.device = gpu; SET gpuidx.executor_fallback = off;" . $q;
 	same_rows($node->safe_psql('postgres', $run), $want, 'long lists, first request: equals the backend');
-	my ($l1, $h1) = $cache->();
+	my ($l1, $h1) = $cache->(sub { $_[0] >= $l0 + 3 });
 	ok($l1 >= $l0 + 3, "long lists: the gpu keeps the three ($l0 -> $l1 lists cached)");
 	same_rows($node->safe_psql('postgres', $run), $want, 'long lists, again: equals the backend');
-	my ($l2, $h2) = $cache->();
-	ok($l2 == $l1 && $h2 > $h1, "long lists, again: found in the gpu's cache ($h1% -> $h2% hits)");
+	my ($l2, $h2) = $cache->(sub { $_[1] > $h1 });
+	ok($l2 == $l1 && $h2 > $h1, "long lists, again: found in the gpu's cache ($l1 -> $l2 lists, $h1% -> $h2% hits)");
 	is(stats()->{fallbacks}, 0, 'long lists: no fallback');
 
 	# the gpu fails a ranked batch (fault gpu_oom, the next batch): its runs
