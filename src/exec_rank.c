@@ -391,17 +391,19 @@ rank_reserve(const gpx_rank_batch *b, uint64 candidates, bool inline_dl,
 /*
  * The key of a list a request sends inline: its content's key
  * (gpx_key_content, scoped to this database and role) when it is long
- * enough for the list cache and the executor's GPU keeps one, so that
- * the GPU finds it on the device next time instead of copying it in; else
- * none.  Hashing costs the backend about 0.05 ms a MB with AVX-512
- * (docs/RELIABILITY.md), far less than a copy to the GPU.
+ * enough for the list cache and the executor runs batches on a GPU that
+ * keeps one, so that the GPU finds it on the device next time instead of
+ * copying it in; else none (the CPU threads would not use it).  Hashing
+ * costs the backend about 0.05 ms a MB with AVX-512 (docs/RELIABILITY.md),
+ * far less than a copy to the GPU.
  */
 static gpx_key
 rank_key(const gpx_list *l)
 {
+	volatile GpxExecShared *ctl = gpuidx_exec_shm->ctl;
 	gpx_key		none = {0, 0};
 
-	if (l->len < GPX_EXEC_CACHE_MIN_BYTES || gpuidx_exec_shm->ctl->cache_budget == 0)
+	if (l->len < GPX_EXEC_CACHE_MIN_BYTES || ctl->cache_budget == 0 || !ctl->exec_gpu)
 		return none;
 	return gpuidx_exec_cache_key(l);
 }
