@@ -7,10 +7,11 @@
  * only, with release/acquire ordering so that a job's contents travel
  * with its pointer.  A call (gpuidx_exec_gt_call) is one more mailbox.
  * The GPU thread loops: take submissions and send them to the back end
- * (gpx_cuda_submit) or, a posted task, run it, run a call, collect
- * finished jobs (gpx_cuda_reap without waiting); while it has work, or for idle_spin_us after the last,
- * it polls, then it sleeps on a condition variable that the main thread
- * signals when it gives it something.
+ * (gpx_cuda_submit) or, a posted task, run it; run a call; collect
+ * finished jobs (gpx_cuda_reap without waiting); while it has work, or
+ * for idle_spin_us after the last, it polls, then it sleeps on a
+ * condition variable that the main thread signals when it gives it
+ * something.
  *
  * Nothing here calls PostgreSQL: the thread may not, and the main
  * thread's side only touches the rings.
