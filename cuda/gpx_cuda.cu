@@ -152,12 +152,7 @@ gpx_place_list(gpx_cuda_ctx *ctx, gpx_dev *d, gpx_slot *s,
 		e = gpx_cache_add(&d->cache, bl, &fp, s->seq, d->seq_done);
 		if (e == nullptr)
 			return GPX_NOROOM;
-		if (fp.tbl_nb != 0)
-			s->tbl_max = std::max(s->tbl_max, fp.tbl_nb + 1);
-		if (fp.skip_bytes != 0)
-			s->skip_max = std::max(s->skip_max, l->nblocks);
-		if (fp.tbl_nb != 0 || fp.skip_bytes != 0)
-			s->tbls.push_back(e->dl);
+		gpx_cache_note_tables(e, l, &fp, s->tbls, &s->tbl_max, &s->skip_max);
 		if (direct)
 		{
 			s->directs.push_back({l->base, d->cache.d_pool + e->off, l->len, pin != nullptr});

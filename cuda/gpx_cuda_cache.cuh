@@ -16,9 +16,11 @@
 #ifndef GPX_CUDA_CACHE_CUH
 #define GPX_CUDA_CACHE_CUH
 
+#include <algorithm>
 #include <list>
 #include <map>
 #include <unordered_map>
+#include <vector>
 
 #include "gpx_cuda_dev.cuh"
 #include "gpx_cuda_plan.h"
@@ -118,6 +120,23 @@ void		gpx_cache_hit(gpx_cache *c, gpx_centry *e, uint64_t seq);
 gpx_centry *gpx_cache_add(gpx_cache *c, const gpx_batch_list *bl,
 						  const gpx_cuda_footprint *fp, uint64_t seq,
 						  uint64_t seq_done);
+
+/*
+ * A new entry e for list l, laid out as fp, among the side tables that the
+ * chunk (or call) filling it builds (gpx_cuda_k_tables): appended to tbls
+ * when it has any, *tbl_max and *skip_max grown to cover it.
+ */
+inline void
+gpx_cache_note_tables(const gpx_centry *e, const gpx_list *l, const gpx_cuda_footprint *fp,
+					  std::vector<gpx_dl> &tbls, uint32_t *tbl_max, uint32_t *skip_max)
+{
+	if (fp->tbl_nb != 0)
+		*tbl_max = std::max(*tbl_max, fp->tbl_nb + 1);
+	if (fp->skip_bytes != 0)
+		*skip_max = std::max(*skip_max, l->nblocks);
+	if (fp->tbl_nb != 0 || fp->skip_bytes != 0)
+		tbls.push_back(e->dl);
+}
 
 /* Take back an entry gpx_cache_add made for a chunk that will not be sent. */
 void		gpx_cache_unadd(gpx_cache *c, gpx_centry *e);

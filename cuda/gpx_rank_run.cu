@@ -226,12 +226,7 @@ gpx_rk_place(gpx_dev *d, const gpx_rank_batch *b, uint32_t i, uint64_t seq,
 	}
 	*ent = e;
 	*fresh = 1;
-	if (fp.tbl_nb != 0)
-		*tbl_max = std::max(*tbl_max, fp.tbl_nb + 1);
-	if (fp.skip_bytes != 0)
-		*skip_max = std::max(*skip_max, bl.list.nblocks);
-	if (fp.tbl_nb != 0 || fp.skip_bytes != 0)
-		tbls.push_back(e->dl);
+	gpx_cache_note_tables(e, &bl.list, &fp, tbls, tbl_max, skip_max);
 	if (stats)
 		stats->cache_misses++;
 }

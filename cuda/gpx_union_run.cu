@@ -215,12 +215,7 @@ gpx_un_place(gpx_un_call &c, uint32_t L, uint32_t chunk, uint64_t seq)
 			u.dst = (uint4 *) (d->cache.d_pool + e->off);
 			u.units = gpx_blob_span(l->len) / 16;
 			c.ups.push_back(u);
-			if (fp.tbl_nb != 0)
-				c.tbl_max = std::max(c.tbl_max, fp.tbl_nb + 1);
-			if (fp.skip_bytes != 0)
-				c.skip_max = std::max(c.skip_max, l->nblocks);
-			if (fp.tbl_nb != 0 || fp.skip_bytes != 0)
-				c.tbls.push_back(e->dl);
+			gpx_cache_note_tables(e, l, &fp, c.tbls, &c.tbl_max, &c.skip_max);
 			if (!e->in_map)
 				c.transients.push_back(e);
 			c.dls.push_back(e->dl);

@@ -126,9 +126,12 @@ gt_hand_back(GpxGpuThread *gt, gpx_cuda_job *j)
 		gt_pause();
 }
 
-/* Hand back a task that ran with status st (the back end's message if failed). */
+/*
+ * Hand back a job now with status st (the back end's message when it is
+ * a failure): a task that ran, or a batch the back end refused.
+ */
 static void
-gt_finish_task(GpxGpuThread *gt, gpx_cuda_job *j, gpx_cuda_status st)
+gt_hand_back_status(GpxGpuThread *gt, gpx_cuda_job *j, gpx_cuda_status st)
 {
 	j->status = st;
 	j->err[0] = '\0';
@@ -162,22 +165,12 @@ gt_take_submissions(GpxGpuThread *gt)
 			/* a task (gpuidx_exec_gt_post): run now, in submission order */
 			GpxGtTask  *t = (GpxGtTask *) j;
 
-			st = t->fn(gt->ctx, t->arg);
-			gt_finish_task(gt, j, st);
+			gt_hand_back_status(gt, j, t->fn(gt->ctx, t->arg));
 			continue;
 		}
 		st = gpx_cuda_submit(gt->ctx, j->b, j);
 		if (st != GPX_CUDA_OK)
-		{
-			/* refused: back at once, with the back end's reason */
-			const char *e = gpx_cuda_last_error(gt->ctx);
-
-			j->status = st;
-			strncpy(j->err, e != NULL && e[0] ? e : gpx_cuda_status_str(st),
-					sizeof(j->err) - 1);
-			j->err[sizeof(j->err) - 1] = '\0';
-			gt_hand_back(gt, j);
-		}
+			gt_hand_back_status(gt, j, st);	/* refused: back at once */
 	}
 	return any;
 }

@@ -101,8 +101,8 @@ typedef struct ExecFlight
 	gpx_batch_job cpu_job;
 	gpx_cuda_job gpu_job;
 	GpxRankPlan rank_plan;		/* a ranked batch's runs (fl->rank) */
-	GpxGtTask	rank_task;		/* their GPU runs, posted to the GPU thread */
-	bool		rank_posted;	/* rank_task is with the GPU thread */
+	GpxGtTask	rank_task;		/* their GPU runs, posted to the GPU thread
+								 * (while a ranked flight is EXEC_ON_GPU) */
 } ExecFlight;
 
 /* Private state of the executor process. */
@@ -121,7 +121,6 @@ static struct
 	ExecTaken  *tk;				/* [nslots], by slot */
 	ExecFlight	flights[GPX_EXEC_MAX_DEPTH];
 	int			nflight;		/* batches in flight */
-	int			rank_posted;	/* of them ranked batches with the GPU thread */
 	WaitEventSet *wes;			/* latch, postmaster death, pool's notify */
 	int			wes_fd;			/* the notify descriptor in wes */
 	int			cost_dev;		/* the cost model's device: 1 GPU, 0 CPU,
@@ -1131,7 +1130,6 @@ exec_launch_batch(int64 *sleep_us)
 	 * turn with the batches before it (exec_rank_post).
 	 */
 	fl->rank = fl->kind == GPX_REQ_KIND_RANK;
-	fl->rank_posted = false;
 	rank_async = fl->rank && exec_rank_async();
 	if (((fl->rank && !rank_async) || fl->kind == GPX_REQ_KIND_UNION) && ex.cuda != NULL)
 		exec_drain();
@@ -1335,20 +1333,10 @@ exec_run_rank(ExecFlight *fl)
 	exec_rank_end(fl, any_gpu);
 }
 
-/* Monotonic microseconds (the GPU thread's clock: no PostgreSQL). */
-static int64
-exec_now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
 /*
  * A ranked batch's runs on the GPU, one after the other (a GpxGtTask's
- * function: on the GPU thread, no PostgreSQL): each run's status, time
- * and message in its group.
+ * function: on the GPU thread, no PostgreSQL but instr_time's clock
+ * macros): each run's status, time and message in its group.
  */
 static int
 exec_gpu_rank_plan_fn(gpx_cuda_ctx *ctx, void *arg)
@@ -1358,10 +1346,14 @@ exec_gpu_rank_plan_fn(gpx_cuda_ctx *ctx, void *arg)
 	for (int g = 0; g < p->ng; g++)
 	{
 		GpxRankGroup *gr = &p->g[g];
-		int64		t0 = exec_now_us();
+		instr_time	t0,
+					t1;
 
+		INSTR_TIME_SET_CURRENT(t0);
 		gr->gpu_status = gpx_cuda_rank_run(ctx, gr->b, NULL);
-		gr->gpu_us = exec_now_us() - t0;
+		INSTR_TIME_SET_CURRENT(t1);
+		INSTR_TIME_SUBTRACT(t1, t0);
+		gr->gpu_us = INSTR_TIME_GET_MICROSEC(t1);
 		gr->gpu_err[0] = '\0';
 		if (gr->gpu_status != GPX_CUDA_OK)
 			strlcpy(gr->gpu_err, gpx_cuda_last_error(ctx), sizeof(gr->gpu_err));
@@ -1390,8 +1382,6 @@ exec_rank_post(ExecFlight *fl)
 	fl->rank_task.arg = &fl->rank_plan;
 	fl->rank_task.job.user = fl;
 	fl->where = EXEC_ON_GPU;
-	fl->rank_posted = true;
-	ex.rank_posted++;
 	if (exec_gpu_oom_injected())
 	{
 		/* fault gpu_oom: every run fails as if the GPU had run out of memory */
@@ -1419,9 +1409,7 @@ exec_rank_reaped(ExecFlight *fl)
 	bool		any_gpu = false;
 	const gpx_cuda_job *job = &fl->rank_task.job;
 
-	Assert(fl->rank_posted);
-	fl->rank_posted = false;
-	ex.rank_posted--;
+	Assert(fl->rank && fl->where == EXEC_ON_GPU);
 	for (int g = 0; g < fl->rank_plan.ng; g++)
 	{
 		GpxRankGroup *gr = &fl->rank_plan.g[g];
@@ -1753,8 +1741,13 @@ exec_rank_full(void)
 {
 	volatile GpxExecShared *ctl = gpuidx_exec_shm->ctl;
 	int32		head = ctl->queue_head;
+	int			posted = 0;
 
-	return ex.rank_posted >= GPX_EXEC_RANK_POSTED && head >= 0 &&
+	/* a ranked flight on the GPU is one the GPU thread holds (exec_rank_post) */
+	for (int f = 0; f < GPX_EXEC_MAX_DEPTH; f++)
+		posted += ex.flights[f].used && ex.flights[f].rank &&
+			ex.flights[f].where == EXEC_ON_GPU;
+	return posted >= GPX_EXEC_RANK_POSTED && head >= 0 &&
 		head < (int32) ctl->nslots &&
 		gpuidx_exec_shm->slots[head].kind == GPX_REQ_KIND_RANK;
 }

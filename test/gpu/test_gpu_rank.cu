@@ -587,15 +587,13 @@ static void
 intersect_check(gpx_cuda_ctx *ctx, const tcoll &C, const std::vector<gpx_key> &keys)
 {
 	size_t		nl = C.lists.size();
-	std::vector<gpx_batch_list> bl(nl);
+	std::vector<gpx_batch_list> ql;	/* each query's two lists, in turn */
 	std::vector<gpx_batch_query> q;
 	std::vector<std::vector<uint32_t>> dec(nl), want;
 	uint64_t	words = 0;
 
 	for (size_t i = 0; i < nl; i++)
 	{
-		bl[i].list = C.lists[i];
-		bl[i].key = keys[i];
 		dec[i].resize(C.lists[i].n + 1);
 		gpx_decode(&C.lists[i], dec[i].data());
 		dec[i].resize(C.lists[i].n);
@@ -610,7 +608,7 @@ intersect_check(gpx_cuda_ctx *ctx, const tcoll &C, const std::vector<gpx_key> &k
 		std::set_intersection(dec[i].begin(), dec[i].end(), dec[i + 1].begin(), dec[i + 1].end(),
 							  std::back_inserter(w));
 		memset(&bq, 0, sizeof(bq));
-		bq.first_list = 0;
+		bq.first_list = (uint32_t) ql.size();
 		bq.nlists = 2;
 		bq.out_offset = words;
 		bq.out_capacity = std::min(C.lists[i].n, C.lists[i + 1].n);
@@ -618,17 +616,9 @@ intersect_check(gpx_cuda_ctx *ctx, const tcoll &C, const std::vector<gpx_key> &k
 		words += bq.out_capacity;
 		q.push_back(bq);
 		want.push_back(w);
+		for (size_t j = i; j <= i + 1; j++)
+			ql.push_back({C.lists[j], keys[j]});
 	}
-	/* each query's two lists, consecutive in a list array of its own */
-	std::vector<gpx_batch_list> ql;
-
-	for (size_t i = 0, j = 0; i + 1 < nl; i++)
-		if (C.lists[i].n > 0 && C.lists[i + 1].n > 0)
-		{
-			q[j++].first_list = (uint32_t) ql.size();
-			ql.push_back(bl[i]);
-			ql.push_back(bl[i + 1]);
-		}
 	if (q.empty())
 		return;
 	std::vector<uint32_t> out(words + 1);
