@@ -8,9 +8,9 @@
 # equal the backend's (use_executor = off) for all three types, every
 # list of a warm round read in place; with a cache too small for the
 # lists, three sessions that read in place while they take each other's
-# room, then rounds in one session that must evict; the executor terminated under that load; cancelled queries;
-# sessions that exit; the cache off.  No read pin is left behind
-# (gpuidx_info().cache_read_pins).
+# room, then rounds in one session that must evict; the executor
+# terminated under that load; cancelled queries; sessions that exit; the
+# cache off.  No read pin is left behind (gpuidx_info().cache_read_pins).
 use strict;
 use warnings;
 use FindBin;
