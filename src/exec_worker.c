@@ -855,12 +855,35 @@ exec_cache_batch_lists(ExecFlight *fl)
 }
 
 /*
- * Hand fl's results back: copy each query's count and status into its
- * request, mark the requests DONE and wake their owners; requests whose
- * owner gave up are freed here.  Returns the number of distinct backends
- * served.
+ * Count a finished batch served to nowners distinct backends in the
+ * executor's statistics.
  */
-static int
+static void
+exec_count_batch(const ExecFlight *fl, int64 run_us, int nowners)
+{
+	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
+
+	gpuidx_exec_count(&ctl->stats.requests, fl->ntaken);
+	gpuidx_exec_count(&ctl->stats.queries, fl->nqueries);
+	if (fl->kind == GPX_REQ_KIND_UNION)
+		gpuidx_exec_count(&ctl->stats.union_queries, fl->nqueries);
+	gpuidx_exec_count(&ctl->stats.batches, 1);
+	gpuidx_exec_count(&ctl->stats.batch_postings, fl->postings);
+	gpuidx_exec_count(&ctl->stats.batch_requests, fl->ntaken);
+	gpuidx_exec_count(&ctl->stats.executor_us, run_us);
+	if (nowners >= 2)
+		gpuidx_exec_count(&ctl->stats.multi_backend_batches, 1);
+	gpuidx_exec_count_max(&ctl->stats.max_batch_backends, nowners);
+}
+
+/*
+ * Hand fl's results back: copy each query's count and status into its
+ * request, count the batch (before any owner can see its answer, so that
+ * a session reading gpuidx_stats after its statement finds it there),
+ * mark the requests DONE and wake their owners; requests whose owner gave
+ * up are freed here.
+ */
+static void
 exec_finish_batch(ExecFlight *fl, int64 run_us)
 {
 	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
@@ -887,15 +910,28 @@ exec_finish_batch(ExecFlight *fl, int64 run_us)
 	}
 
 	LWLockAcquire(ctl->lock, LW_EXCLUSIVE);
+	/* the distinct owners of the requests still wanted */
+	for (int i = fl->head; i >= 0; i = ex.tk[i].next)
+	{
+		GpxExecSlot *sl = &gpuidx_exec_shm->slots[i];
+		bool		seen = false;
+
+		/* we own RUNNING slots: nobody reused this one meanwhile */
+		Assert(sl->generation == ex.tk[i].generation && sl->batch_id == fl->id);
+		Assert(sl->state == GPX_SLOT_RUNNING || sl->state == GPX_SLOT_ABANDONED);
+		if (sl->generation != ex.tk[i].generation || sl->state != GPX_SLOT_RUNNING)
+			continue;
+		for (int o = 0; o < nowners; o++)
+			seen |= owners[o] == sl->owner_procno;
+		if (!seen)
+			owners[nowners++] = sl->owner_procno;
+	}
+	exec_count_batch(fl, run_us, nowners);
 	for (int i = fl->head; i >= 0; i = ex.tk[i].next)
 	{
 		GpxExecSlot *sl = &gpuidx_exec_shm->slots[i];
 		ExecTaken  *t = &ex.tk[i];
-		bool		seen = false;
 
-		/* we own RUNNING slots: nobody reused this one meanwhile */
-		Assert(sl->generation == t->generation && sl->batch_id == fl->id);
-		Assert(sl->state == GPX_SLOT_RUNNING || sl->state == GPX_SLOT_ABANDONED);
 		if (sl->generation != t->generation)
 			continue;
 		if (sl->state == GPX_SLOT_ABANDONED)
@@ -905,28 +941,16 @@ exec_finish_batch(ExecFlight *fl, int64 run_us)
 		}
 		if (sl->state != GPX_SLOT_RUNNING)
 			continue;
-		for (int o = 0; o < nowners; o++)
-			seen |= owners[o] == sl->owner_procno;
-		if (!seen)
-			owners[nowners++] = sl->owner_procno;
 		sl->status = t->status;
 		sl->run_us = run_us;
-		sl->batch_backends = 0;
+		sl->batch_backends = nowners;
 		gpuidx_exec_slot_set_state(i, GPX_SLOT_DONE);
-	}
-	for (int i = fl->head; i >= 0; i = ex.tk[i].next)
-	{
-		GpxExecSlot *sl = &gpuidx_exec_shm->slots[i];
-
-		if (sl->state == GPX_SLOT_DONE && sl->generation == ex.tk[i].generation)
-			sl->batch_backends = nowners;
 	}
 	LWLockRelease(ctl->lock);
 	/* wake the owners outside the lock: each may cost a signal */
 	for (int o = 0; o < nowners; o++)
 		gpuidx_exec_wake_proc(owners[o]);
 	pfree(owners);
-	return nowners;
 }
 
 /* Sleep ms milliseconds in small steps, leaving early on shutdown. */
@@ -1189,7 +1213,6 @@ exec_flight_done(ExecFlight *fl)
 	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
 	instr_time	t1;
 	int64		run_us;
-	int			nowners;
 	bool		on_gpu = fl->where == EXEC_ON_GPU;
 
 	if (on_gpu && fl->gpu_job.status != GPX_CUDA_OK)
@@ -1206,19 +1229,7 @@ exec_flight_done(ExecFlight *fl)
 	run_us = INSTR_TIME_GET_MICROSEC(t1);
 
 	exec_cache_batch_lists(fl);
-	nowners = exec_finish_batch(fl, run_us);
-
-	gpuidx_exec_count(&ctl->stats.requests, fl->ntaken);
-	gpuidx_exec_count(&ctl->stats.queries, fl->nqueries);
-	if (fl->kind == GPX_REQ_KIND_UNION)
-		gpuidx_exec_count(&ctl->stats.union_queries, fl->nqueries);
-	gpuidx_exec_count(&ctl->stats.batches, 1);
-	gpuidx_exec_count(&ctl->stats.batch_postings, fl->postings);
-	gpuidx_exec_count(&ctl->stats.batch_requests, fl->ntaken);
-	gpuidx_exec_count(&ctl->stats.executor_us, run_us);
-	if (nowners >= 2)
-		gpuidx_exec_count(&ctl->stats.multi_backend_batches, 1);
-	gpuidx_exec_count_max(&ctl->stats.max_batch_backends, nowners);
+	exec_finish_batch(fl, run_us);
 	/* per-thread cost: the pool spreads queries over its threads (a rerun
 	 * after a GPU failure says nothing about either device; rankings and
 	 * unions are not probes) */

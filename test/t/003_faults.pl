@@ -114,7 +114,9 @@ ok(gpx_wait_slots_free($node), 'executor error: nothing leaked');
 is($node->safe_psql('postgres', $q_small), $ref{$q_small}, 'and the next query runs there');
 
 # --- cancel while the executor runs the request (slot ABANDONED) --------
-$node->safe_psql('postgres', "SELECT gpuidx_inject_fault('stall', 3000)");
+# (the stall outlasts the statement by far: the slot is looked at while
+# the executor still runs it)
+$node->safe_psql('postgres', "SELECT gpuidx_inject_fault('stall', 6000)");
 ($rc, $out, $err) = $node->psql('postgres', "SET statement_timeout = '500ms'; $q_small");
 like($err, qr/statement timeout/, 'statement_timeout while the batch runs');
 is(gpx_info($node)->{slots_used}, 1, 'the running request stays with the executor');
@@ -133,8 +135,10 @@ ok(gpx_wait_slots_free($node), 'executor_timeout: nothing leaked');
 
 # --- a full arena -----------------------------------------------------------
 $fb = stat_of('fallback_arena_full');
-$node->safe_psql('postgres', "SELECT gpuidx_inject_fault('stall', 4000)");
-$bg = gpx_bg($node, "$q_big;");
+# (the stall outlasts the checks below by far, on a slow machine too;
+# the big request waits for it)
+$node->safe_psql('postgres', "SELECT gpuidx_inject_fault('stall', 10000)");
+$bg = gpx_bg($node, "SET gpuidx.executor_timeout = 0; $q_big;");
 ok($node->poll_query_until('postgres', 'SELECT slots_used = 1 AND queued = 0 FROM gpuidx_info()'),
 	'a big request runs (stalled)');
 ok(gpx_info($node)->{arena_used} > 512 * 1024, 'it holds more than half the arena');

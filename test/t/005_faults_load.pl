@@ -212,7 +212,14 @@ $r = phase('executor_term', sub {
 	for my $round (1 .. 3)
 	{
 		my $p = gpx_executor_pid($node);
-		if ($round == 2) { gpx_fault($node, 'error'); }
+		if ($round == 2)
+		{
+			# taken with the next batch: this session's own checks send
+			# one, should the load have ended meanwhile (answers right)
+			gpx_fault($node, 'error');
+			is($node->safe_psql('postgres', 'SELECT soak_check(1, 0, 1, 2, 3)'), '0',
+				'executor_term: right answers while the error fault is armed');
+		}
 		else { kill 'TERM', $p; }
 		poll_for("SELECT executor_state = 'running' AND executor_pid <> $p FROM gpuidx_info()", 20);
 		sleep 0.5;
@@ -226,13 +233,14 @@ diag('executor_term: fallbacks executor down ' . ($st2->{fallback_executor_down}
 	  . ', timeout ' . ($st2->{fallback_timeout} - $st->{fallback_timeout}));
 
 # --- arena exhaustion -------------------------------------------------------------
-# the executor holds its queue for 2.5 s while two sessions send batches of
-# 15 big queries (each needs a third of the arena): the arena runs out,
+# the executor holds its queue while two sessions send batches of 15 big
+# queries (each needs a third of the arena) until the arena has run out
+# (at most 25 s: however long the sessions take to start), then lets go;
 # the rest is computed in the backends
 $st = gpx_stats($node);
 my @big;
 $r = phase('arena_full', sub {
-	gpx_fault($node, 'hold', 2500);
+	gpx_hold($node, 1);
 	for (1 .. 2)
 	{
 		push @big, gpx_bg($node, q{
@@ -240,10 +248,14 @@ $r = phase('arena_full', sub {
 			SELECT soak_check_big();
 			COMMIT;});
 	}
+	my $full = poll_for('SELECT fallback_arena_full > ' . $st->{fallback_arena_full}
+		  . ' FROM gpuidx_stats', 25);
+	gpx_hold($node, 0);
 	my @res = map { [ gpx_bg_finish($_) ] } @big;
 	my $ok = grep { $_->[0] == 0 && $_->[1] =~ /^0$/m } @res;
 	is($ok, 2, 'arena_full: both big batches right') or diag(explain(\@res));
-	return 'hold 2.5 s + 2 sessions with 15 queries of about 320 kB each (1 MB arena, 16 slots)';
+	return 'hold until the arena is full (' . ($full ? 'it was' : 'it was not, in 25 s')
+	  . ') + 2 sessions with 15 queries of about 320 kB each (1 MB arena, 16 slots)';
 }, allow => []);
 $st2 = gpx_stats($node);
 ok($st2->{fallback_arena_full} > $st->{fallback_arena_full},

@@ -18,6 +18,7 @@ use lib $FindBin::RealBin;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use Time::HiRes qw(sleep);
 use GpxTap;
 
 # the executor on its cpu threads: sessions with device = auto then keep
@@ -205,7 +206,13 @@ for my $type (qw(pfor lrc qs))
 {
 	push @quit, gpx_bg($node, "$auto; SELECT check_rounds('$type', 50);");
 }
-sleep 1;
+# all three running their rounds (a session still starting would be
+# missed and run to the end), then terminated
+my $running = q{SELECT count(*) FROM pg_stat_activity
+	WHERE query LIKE '%check_rounds(%50)%' AND state = 'active' AND pid <> pg_backend_pid()};
+ok($node->poll_query_until('postgres', "SELECT ($running) = 3"),
+	'three sessions run their rounds');
+sleep 0.3;
 $node->safe_psql('postgres', q{
 	SELECT pg_terminate_backend(pid) FROM pg_stat_activity
 	WHERE query LIKE '%check_rounds(%50)%' AND pid <> pg_backend_pid()});

@@ -295,10 +295,12 @@ like($err, qr/did not answer within gpuidx.executor_timeout/, 'executor_fallback
 gpx_hold($node, 0);
 ok(gpx_wait_slots_free($node), 'executor_fallback = off: nothing leaked');
 
-# a full arena: a big union stalled in the executor holds most of it
+# a full arena: a big union stalled in the executor holds most of it (the
+# stall outlasts the checks below by far, on a slow machine too; the big
+# union waits for it)
 $fb = stats()->{fallback_arena_full};
-$node->safe_psql('postgres', "SELECT gpuidx_inject_fault('stall', 4000)");
-$bg = gpx_bg($node, "$q_big;");
+$node->safe_psql('postgres', "SELECT gpuidx_inject_fault('stall', 10000)");
+$bg = gpx_bg($node, "SET gpuidx.executor_timeout = 0; $q_big;");
 ok($node->poll_query_until('postgres', 'SELECT slots_used = 1 AND queued = 0 FROM gpuidx_info()'),
 	'a big union runs (stalled)');
 ok(gpx_info($node)->{arena_used} > 4 * 1024 * 1024, 'it holds more than half the arena');
