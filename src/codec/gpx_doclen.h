@@ -113,6 +113,22 @@ gpx_doclen_prefetch(const gpx_doclen *dl, uint32_t d)
 #endif
 }
 
+/*
+ * Like gpx_doclen_prefetch, into the outer caches only: for many entries
+ * asked for at once, read after other work (L1 would not hold them).
+ */
+static inline void
+gpx_doclen_prefetch_far(const gpx_doclen *dl, uint32_t d)
+{
+#if defined(__GNUC__) && !defined(__CUDA_ARCH__)
+	if (d < dl->span)
+		__builtin_prefetch(dl->entries + (size_t) d * dl->width, 0, 1);
+#else
+	(void) dl;
+	(void) d;
+#endif
+}
+
 /* Width (1, 2, 4) of the entries of a blob whose largest length is max_len. */
 uint32_t	gpx_doclen_width(uint32_t max_len);
 

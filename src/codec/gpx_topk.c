@@ -105,11 +105,70 @@ gpx_topk_finish(gpx_topk *t)
  */
 #define TOPK_SORT_PER_SLOT 8
 
+/* Bits of the digit that picks the documents kept before the sort. */
+#define TOPK_SELECT_BITS 11
+
+/* The sort key of a score's bits: ascending keys are descending scores. */
+static inline uint64_t
+topk_key(const double *scores, uint32_t i)
+{
+	uint64_t	bits;
+
+	memcpy(&bits, &scores[i], sizeof(bits));
+	return ~bits;
+}
+
 /*
- * A stable LSD radix sort of the indices 0..n-1 by descending score, a
- * byte of the score's bits a pass (bytes every score shares skipped), into
- * t as gpx_topk_all promises; false (nothing written) when a score is
- * negative or NaN, whose bits do not order as the values do.
+ * Keep in a[] (in index order) the documents whose key's top digit (the
+ * TOPK_SELECT_BITS below the highest bit where keys differ, diff) is at
+ * most that of the m-th best: every document of the top m and the others
+ * of that digit.  Updates *any / *every to the kept keys'; returns how
+ * many are kept.
+ */
+static uint32_t
+topk_select(const double *scores, uint32_t n, uint32_t m, uint64_t diff,
+			uint32_t *a, uint64_t *any, uint64_t *every)
+{
+	uint32_t	count[1u << TOPK_SELECT_BITS] = {0},
+				mask = (1u << TOPK_SELECT_BITS) - 1,
+				c = 0,
+				d,
+				kept = 0;
+	int			hb = 63 - __builtin_clzll(diff),
+				shift = hb >= TOPK_SELECT_BITS - 1 ? hb - (TOPK_SELECT_BITS - 1) : 0;
+
+	for (uint32_t i = 0; i < n; i++)
+		count[(topk_key(scores, i) >> shift) & mask]++;
+	/* d: the digit of the m-th best */
+	for (d = 0; d <= mask; d++)
+	{
+		c += count[d];
+		if (c >= m)
+			break;
+	}
+	*any = 0;
+	*every = ~(uint64_t) 0;
+	for (uint32_t i = 0; i < n; i++)
+	{
+		uint64_t	key = topk_key(scores, i);
+
+		a[kept] = i;
+		if (((key >> shift) & mask) <= d)
+		{
+			kept++;
+			*any |= key;
+			*every &= key;
+		}
+	}
+	return kept;
+}
+
+/*
+ * A stable LSD radix sort by descending score, a byte of the score's bits
+ * a pass (bytes every score shares skipped), into t as gpx_topk_all
+ * promises; when k is below n, only the documents topk_select keeps are
+ * sorted.  False (nothing written) when a score is negative or NaN, whose
+ * bits do not order as the values do.
  */
 static bool
 topk_radix(gpx_topk *t, const uint32_t *docs, const double *scores,
@@ -123,15 +182,17 @@ topk_radix(gpx_topk *t, const uint32_t *docs, const double *scores,
 
 	for (uint32_t i = 0; i < n; i++)
 	{
-		uint64_t	bits;
+		uint64_t	key = topk_key(scores, i);
 
-		memcpy(&bits, &scores[i], sizeof(bits));
-		if (bits > 0x7FF0000000000000ull)
+		if (~key > 0x7FF0000000000000ull)
 			return false;		/* sign bit set, or NaN (+inf is fine) */
-		any |= ~bits;
-		every &= ~bits;
+		any |= key;
+		every &= key;
 		a[i] = i;
 	}
+	/* the documents that can be among the best m (all when keys agree) */
+	if (m < n && (any ^ every) != 0)
+		n = topk_select(scores, n, m, any ^ every, a, &any, &every);
 	for (int shift = 0; shift < 64; shift += 8)
 	{
 		uint32_t	start[256] = {0};
@@ -139,12 +200,7 @@ topk_radix(gpx_topk *t, const uint32_t *docs, const double *scores,
 		if (((any ^ every) >> shift & 0xFF) == 0)
 			continue;			/* one value of this byte: order unchanged */
 		for (uint32_t i = 0; i < n; i++)
-		{
-			uint64_t	bits;
-
-			memcpy(&bits, &scores[a[i]], sizeof(bits));
-			start[(~bits >> shift) & 0xFF]++;
-		}
+			start[(topk_key(scores, a[i]) >> shift) & 0xFF]++;
 		for (uint32_t d = 0, sum = 0; d < 256; d++)
 		{
 			uint32_t	c = start[d];
@@ -153,12 +209,7 @@ topk_radix(gpx_topk *t, const uint32_t *docs, const double *scores,
 			sum += c;
 		}
 		for (uint32_t i = 0; i < n; i++)
-		{
-			uint64_t	bits;
-
-			memcpy(&bits, &scores[a[i]], sizeof(bits));
-			b[start[(~bits >> shift) & 0xFF]++] = a[i];
-		}
+			b[start[(topk_key(scores, a[i]) >> shift) & 0xFF]++] = a[i];
 		{
 			uint32_t   *x = a;
 
