@@ -185,6 +185,7 @@ is(gpx_info($node)->{cache_read_pins}, '0', 'small cache: no read pin left');
 
 # the executor terminated while they run: its cache is dropped (lists
 # being read stay until their readers are done), sessions go on
+$node->safe_psql('postgres', 'SELECT gpuidx_stats_reset()');
 my @bg = load_start(10);
 ok($node->poll_query_until('postgres', 'SELECT lists_read_shared > 0 FROM gpuidx_stats'),
 	'the readers are reading in place');
