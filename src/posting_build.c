@@ -5,25 +5,18 @@
  * posting type (decode + re-encode casts).
  */
 #include "posting.h"
+#include "posting_aggbuf.h"
 
 #include "catalog/pg_type.h"
 
 /*
- * Transition state of the T_agg(int4) aggregates: the non-NULL inputs in
- * arrival order, allocated in the aggregate context.  The final function
- * sorts and deduplicates in place; that leaves the same set of values, so
- * the state stays valid for more transitions or another final call (window
- * frames, aggregates sharing one state).
+ * Transition state of the T_agg(int4) aggregates: a PostingAggBuf of the
+ * non-NULL inputs (uint32) in arrival order.  The final function sorts and
+ * deduplicates in place; that leaves the same set of values, so the state
+ * stays valid for more transitions or another final call (window frames,
+ * aggregates sharing one state).
  */
-typedef struct PostingAggState
-{
-	uint32	   *vals;
-	uint32		n;
-	uint32		cap;
-} PostingAggState;
-
-/* Smallest capacity of a new aggregate state. */
-#define POSTING_AGG_MIN_CAP 64
+#define POSTING_AGG_VALS(st) POSTING_AGGBUF_AT(st, uint32, 0)
 
 /* int4[] -> type: NULLs, negatives and multi-dimensional arrays are errors. */
 static Datum
@@ -98,58 +91,16 @@ posting_recode_common(FunctionCallInfo fcinfo, int codec)
 	PG_RETURN_DATUM(posting_build(codec, docs, pl.l.n));
 }
 
-/* Make room for `more` values in an aggregate state, within the limit. */
-static void
-posting_agg_reserve(PostingAggState *st, uint64 more)
-{
-	uint64		need = (uint64) st->n + more;
-	uint64		cap;
-
-	if (need <= st->cap)
-		return;
-	if (need > POSTING_MAX_ELEMS)
-		posting_report_too_many("in posting list aggregate", 0);
-	cap = Max((uint64) st->cap * 2, need);
-	cap = Min(cap, (uint64) POSTING_MAX_ELEMS);
-	st->vals = (uint32 *) repalloc(st->vals, cap * sizeof(uint32));
-	st->cap = (uint32) cap;
-}
-
-/* A new, empty aggregate state with room for cap values, in ctx. */
-static PostingAggState *
-posting_agg_new(MemoryContext ctx, uint32 cap)
-{
-	PostingAggState *st;
-
-	cap = Max(cap, POSTING_AGG_MIN_CAP);
-	st = (PostingAggState *) MemoryContextAlloc(ctx, sizeof(PostingAggState));
-	st->vals = (uint32 *) MemoryContextAlloc(ctx, cap * sizeof(uint32));
-	st->n = 0;
-	st->cap = cap;
-	return st;
-}
-
-/* The aggregate memory context, or an error outside an aggregate. */
-static MemoryContext
-posting_agg_context(FunctionCallInfo fcinfo, const char *fname)
-{
-	MemoryContext aggctx;
-
-	if (!AggCheckCallContext(fcinfo, &aggctx))
-		elog(ERROR, "%s called in non-aggregate context", fname);
-	return aggctx;
-}
-
 /* Transition: append a docID; NULL inputs are skipped, negatives rejected. */
 PG_FUNCTION_INFO_V1(posting_agg_trans);
 Datum
 posting_agg_trans(PG_FUNCTION_ARGS)
 {
-	MemoryContext aggctx = posting_agg_context(fcinfo, "posting_agg_trans");
-	PostingAggState *st;
+	MemoryContext aggctx = posting_aggbuf_context(fcinfo, "posting_agg_trans");
+	PostingAggBuf *st;
 	int32		v;
 
-	st = PG_ARGISNULL(0) ? NULL : (PostingAggState *) PG_GETARG_POINTER(0);
+	st = PG_ARGISNULL(0) ? NULL : (PostingAggBuf *) PG_GETARG_POINTER(0);
 	if (PG_ARGISNULL(1))
 	{
 		if (st == NULL)
@@ -160,12 +111,11 @@ posting_agg_trans(PG_FUNCTION_ARGS)
 	if (v < 0)
 		posting_report_negative(v);
 	if (st == NULL)
-		st = posting_agg_new(aggctx, POSTING_AGG_MIN_CAP);
+		st = posting_aggbuf_new(aggctx, sizeof(uint32), 0);
 	/* a repeat of the previous value adds nothing: don't store it */
-	else if (st->n > 0 && st->vals[st->n - 1] == (uint32) v)
+	else if (st->n > 0 && POSTING_AGG_VALS(st)[st->n - 1] == (uint32) v)
 		PG_RETURN_POINTER(st);
-	posting_agg_reserve(st, 1);
-	st->vals[st->n++] = (uint32) v;
+	*(uint32 *) posting_aggbuf_push(st) = (uint32) v;
 	PG_RETURN_POINTER(st);
 }
 
@@ -174,24 +124,7 @@ PG_FUNCTION_INFO_V1(posting_agg_combine);
 Datum
 posting_agg_combine(PG_FUNCTION_ARGS)
 {
-	MemoryContext aggctx = posting_agg_context(fcinfo, "posting_agg_combine");
-	PostingAggState *s1 = PG_ARGISNULL(0) ? NULL :
-		(PostingAggState *) PG_GETARG_POINTER(0);
-	PostingAggState *s2 = PG_ARGISNULL(1) ? NULL :
-		(PostingAggState *) PG_GETARG_POINTER(1);
-
-	if (s2 == NULL || s2->n == 0)
-	{
-		if (s1 == NULL)
-			PG_RETURN_NULL();
-		PG_RETURN_POINTER(s1);
-	}
-	if (s1 == NULL)
-		s1 = posting_agg_new(aggctx, s2->n);
-	posting_agg_reserve(s1, s2->n);
-	memcpy(s1->vals + s1->n, s2->vals, (size_t) s2->n * sizeof(uint32));
-	s1->n += s2->n;
-	PG_RETURN_POINTER(s1);
+	return posting_aggbuf_combine(fcinfo, sizeof(uint32), "posting_agg_combine");
 }
 
 /* Serialize a state as a bytea of native uint32 values. */
@@ -199,15 +132,7 @@ PG_FUNCTION_INFO_V1(posting_agg_serialize);
 Datum
 posting_agg_serialize(PG_FUNCTION_ARGS)
 {
-	PostingAggState *st = (PostingAggState *) PG_GETARG_POINTER(0);
-	Size		nbytes = (Size) st->n * sizeof(uint32);
-	bytea	   *b;
-
-	(void) posting_agg_context(fcinfo, "posting_agg_serialize");
-	b = (bytea *) palloc(VARHDRSZ + nbytes);
-	SET_VARSIZE(b, VARHDRSZ + nbytes);
-	memcpy(VARDATA(b), st->vals, nbytes);
-	PG_RETURN_BYTEA_P(b);
+	return posting_aggbuf_serialize(fcinfo, "posting_agg_serialize");
 }
 
 /* Deserialize a state written by posting_agg_serialize. */
@@ -215,33 +140,22 @@ PG_FUNCTION_INFO_V1(posting_agg_deserialize);
 Datum
 posting_agg_deserialize(PG_FUNCTION_ARGS)
 {
-	MemoryContext aggctx = posting_agg_context(fcinfo,
-											   "posting_agg_deserialize");
-	bytea	   *b = PG_GETARG_BYTEA_P(0);
-	Size		nbytes = VARSIZE(b) - VARHDRSZ;
-	PostingAggState *st;
-
-	if (nbytes % sizeof(uint32) != 0 ||
-		nbytes / sizeof(uint32) > POSTING_MAX_ELEMS)
-		elog(ERROR, "gpuidx: invalid serialized posting aggregate state");
-	st = posting_agg_new(aggctx, (uint32) (nbytes / sizeof(uint32)));
-	memcpy(st->vals, VARDATA(b), nbytes);
-	st->n = (uint32) (nbytes / sizeof(uint32));
-	PG_RETURN_POINTER(st);
+	return posting_aggbuf_deserialize(fcinfo, sizeof(uint32),
+									  "posting_agg_deserialize");
 }
 
 /* Final: sort, deduplicate and encode; no non-NULL input -> NULL. */
 static Datum
 posting_agg_final_common(FunctionCallInfo fcinfo, int codec)
 {
-	PostingAggState *st;
+	PostingAggBuf *st;
 
-	(void) posting_agg_context(fcinfo, "posting_agg_final");
-	st = PG_ARGISNULL(0) ? NULL : (PostingAggState *) PG_GETARG_POINTER(0);
+	(void) posting_aggbuf_context(fcinfo, "posting_agg_final");
+	st = PG_ARGISNULL(0) ? NULL : (PostingAggBuf *) PG_GETARG_POINTER(0);
 	if (st == NULL || st->n == 0)
 		PG_RETURN_NULL();
-	st->n = posting_sort_unique(st->vals, st->n);
-	PG_RETURN_DATUM(posting_build(codec, st->vals, st->n));
+	st->n = posting_sort_unique(POSTING_AGG_VALS(st), st->n);
+	PG_RETURN_DATUM(posting_build(codec, POSTING_AGG_VALS(st), st->n));
 }
 
 /* Per-type wrappers: the codec comes from the type. */

@@ -5,6 +5,7 @@
  * has_tfs(T) and unnest_tf(T).  A repeated docID adds its frequencies.
  */
 #include "posting.h"
+#include "posting_aggbuf.h"
 #include "catalog/pg_type.h"
 #include "funcapi.h"
 #include "access/htup_details.h"
@@ -17,15 +18,11 @@ typedef struct PostingTfPair
 	uint32		tf;
 } PostingTfPair;
 
-/* Transition state of the T_agg(int4, int4) aggregates: pairs in arrival order. */
-typedef struct PostingTfAggState
-{
-	PostingTfPair *p;
-	uint32		n;
-	uint32		cap;
-} PostingTfAggState;
-
-#define POSTING_TF_AGG_MIN_CAP 64
+/*
+ * Transition state of the T_agg(int4, int4) aggregates: a PostingAggBuf of
+ * PostingTfPair, in arrival order.
+ */
+#define POSTING_TF_PAIRS(st) POSTING_AGGBUF_AT(st, PostingTfPair, 0)
 
 /* A frequency below 1 is an error. */
 static void
@@ -151,48 +148,6 @@ posting_from_arrays_common(FunctionCallInfo fcinfo, int codec)
 	PG_RETURN_DATUM(posting_tf_build(codec, p, n));
 }
 
-/* The aggregate memory context, or an error outside an aggregate. */
-static MemoryContext
-posting_tf_agg_context(FunctionCallInfo fcinfo, const char *fname)
-{
-	MemoryContext aggctx;
-
-	if (!AggCheckCallContext(fcinfo, &aggctx))
-		elog(ERROR, "%s called in non-aggregate context", fname);
-	return aggctx;
-}
-
-/* A new aggregate state with room for cap pairs, in ctx. */
-static PostingTfAggState *
-posting_tf_agg_new(MemoryContext ctx, uint32 cap)
-{
-	PostingTfAggState *st;
-
-	cap = Max(cap, POSTING_TF_AGG_MIN_CAP);
-	st = (PostingTfAggState *) MemoryContextAlloc(ctx, sizeof(PostingTfAggState));
-	st->p = (PostingTfPair *) MemoryContextAllocHuge(ctx, (Size) cap * sizeof(PostingTfPair));
-	st->n = 0;
-	st->cap = cap;
-	return st;
-}
-
-/* Room for `more` pairs in a state, within the limit. */
-static void
-posting_tf_agg_reserve(PostingTfAggState *st, uint64 more)
-{
-	uint64		need = (uint64) st->n + more;
-	uint64		cap;
-
-	if (need <= st->cap)
-		return;
-	if (need > POSTING_MAX_ELEMS)
-		posting_report_too_many("in posting list aggregate", 0);
-	cap = Max((uint64) st->cap * 2, need);
-	cap = Min(cap, (uint64) POSTING_MAX_ELEMS);
-	st->p = (PostingTfPair *) repalloc_huge(st->p, cap * sizeof(PostingTfPair));
-	st->cap = (uint32) cap;
-}
-
 /*
  * Transition: add a (docID, tf) row; a row with a NULL docID is skipped,
  * a NULL tf with a docID, a negative docID or a tf below 1 is an error.
@@ -201,9 +156,10 @@ PG_FUNCTION_INFO_V1(posting_tf_agg_trans);
 Datum
 posting_tf_agg_trans(PG_FUNCTION_ARGS)
 {
-	MemoryContext aggctx = posting_tf_agg_context(fcinfo, "posting_tf_agg_trans");
-	PostingTfAggState *st = PG_ARGISNULL(0) ? NULL :
-		(PostingTfAggState *) PG_GETARG_POINTER(0);
+	MemoryContext aggctx = posting_aggbuf_context(fcinfo, "posting_tf_agg_trans");
+	PostingAggBuf *st = PG_ARGISNULL(0) ? NULL :
+		(PostingAggBuf *) PG_GETARG_POINTER(0);
+	PostingTfPair *pr;
 	int32		d,
 				t;
 
@@ -223,11 +179,10 @@ posting_tf_agg_trans(PG_FUNCTION_ARGS)
 	t = PG_GETARG_INT32(2);
 	posting_check_tf(t);
 	if (st == NULL)
-		st = posting_tf_agg_new(aggctx, POSTING_TF_AGG_MIN_CAP);
-	posting_tf_agg_reserve(st, 1);
-	st->p[st->n].doc = (uint32) d;
-	st->p[st->n].tf = (uint32) t;
-	st->n++;
+		st = posting_aggbuf_new(aggctx, sizeof(PostingTfPair), 0);
+	pr = (PostingTfPair *) posting_aggbuf_push(st);
+	pr->doc = (uint32) d;
+	pr->tf = (uint32) t;
 	PG_RETURN_POINTER(st);
 }
 
@@ -236,24 +191,8 @@ PG_FUNCTION_INFO_V1(posting_tf_agg_combine);
 Datum
 posting_tf_agg_combine(PG_FUNCTION_ARGS)
 {
-	MemoryContext aggctx = posting_tf_agg_context(fcinfo, "posting_tf_agg_combine");
-	PostingTfAggState *s1 = PG_ARGISNULL(0) ? NULL :
-		(PostingTfAggState *) PG_GETARG_POINTER(0);
-	PostingTfAggState *s2 = PG_ARGISNULL(1) ? NULL :
-		(PostingTfAggState *) PG_GETARG_POINTER(1);
-
-	if (s2 == NULL || s2->n == 0)
-	{
-		if (s1 == NULL)
-			PG_RETURN_NULL();
-		PG_RETURN_POINTER(s1);
-	}
-	if (s1 == NULL)
-		s1 = posting_tf_agg_new(aggctx, s2->n);
-	posting_tf_agg_reserve(s1, s2->n);
-	memcpy(s1->p + s1->n, s2->p, (size_t) s2->n * sizeof(PostingTfPair));
-	s1->n += s2->n;
-	PG_RETURN_POINTER(s1);
+	return posting_aggbuf_combine(fcinfo, sizeof(PostingTfPair),
+								  "posting_tf_agg_combine");
 }
 
 /* Serialize a state as a bytea of native (docID, tf) pairs. */
@@ -261,17 +200,7 @@ PG_FUNCTION_INFO_V1(posting_tf_agg_serialize);
 Datum
 posting_tf_agg_serialize(PG_FUNCTION_ARGS)
 {
-	PostingTfAggState *st = (PostingTfAggState *) PG_GETARG_POINTER(0);
-	Size		nbytes = (Size) st->n * sizeof(PostingTfPair);
-	bytea	   *b;
-
-	(void) posting_tf_agg_context(fcinfo, "posting_tf_agg_serialize");
-	if (nbytes > MaxAllocSize - VARHDRSZ)
-		posting_report_too_many("in a parallel posting list aggregate", st->n);
-	b = (bytea *) palloc(VARHDRSZ + nbytes);
-	SET_VARSIZE(b, VARHDRSZ + nbytes);
-	memcpy(VARDATA(b), st->p, nbytes);
-	PG_RETURN_BYTEA_P(b);
+	return posting_aggbuf_serialize(fcinfo, "posting_tf_agg_serialize");
 }
 
 /* Deserialize a state written by posting_tf_agg_serialize. */
@@ -279,18 +208,8 @@ PG_FUNCTION_INFO_V1(posting_tf_agg_deserialize);
 Datum
 posting_tf_agg_deserialize(PG_FUNCTION_ARGS)
 {
-	MemoryContext aggctx = posting_tf_agg_context(fcinfo, "posting_tf_agg_deserialize");
-	bytea	   *b = PG_GETARG_BYTEA_P(0);
-	Size		nbytes = VARSIZE(b) - VARHDRSZ;
-	PostingTfAggState *st;
-
-	if (nbytes % sizeof(PostingTfPair) != 0 ||
-		nbytes / sizeof(PostingTfPair) > POSTING_MAX_ELEMS)
-		elog(ERROR, "gpuidx: invalid serialized posting aggregate state");
-	st = posting_tf_agg_new(aggctx, (uint32) (nbytes / sizeof(PostingTfPair)));
-	memcpy(st->p, VARDATA(b), nbytes);
-	st->n = (uint32) (nbytes / sizeof(PostingTfPair));
-	PG_RETURN_POINTER(st);
+	return posting_aggbuf_deserialize(fcinfo, sizeof(PostingTfPair),
+									  "posting_tf_agg_deserialize");
 }
 
 /*
@@ -301,17 +220,17 @@ posting_tf_agg_deserialize(PG_FUNCTION_ARGS)
 static Datum
 posting_tf_agg_final_common(FunctionCallInfo fcinfo, int codec)
 {
-	PostingTfAggState *st;
+	PostingAggBuf *st;
 	PostingTfPair *p;
 	uint32		n;
 
-	(void) posting_tf_agg_context(fcinfo, "posting_tf_agg_final");
-	st = PG_ARGISNULL(0) ? NULL : (PostingTfAggState *) PG_GETARG_POINTER(0);
+	(void) posting_aggbuf_context(fcinfo, "posting_tf_agg_final");
+	st = PG_ARGISNULL(0) ? NULL : (PostingAggBuf *) PG_GETARG_POINTER(0);
 	if (st == NULL || st->n == 0)
 		PG_RETURN_NULL();
 	p = (PostingTfPair *) palloc_extended((Size) st->n * sizeof(PostingTfPair),
 										  MCXT_ALLOC_HUGE);
-	memcpy(p, st->p, (Size) st->n * sizeof(PostingTfPair));
+	memcpy(p, POSTING_TF_PAIRS(st), (Size) st->n * sizeof(PostingTfPair));
 	n = posting_tf_merge(p, st->n);
 	PG_RETURN_DATUM(posting_tf_build(codec, p, n));
 }
