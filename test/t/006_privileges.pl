@@ -373,9 +373,9 @@ SELECT count(*), count(*) FILTER (WHERE j.value::text !~ '^(-?[0-9.e+-]+|true|fa
 FROM seen, json_each(row::json) j;
 };
 my $before = gpx_stats($node);
-# hold the executor while both roles start: their first requests meet in
-# one batch (and again later on, while they run)
-$node->safe_psql('postgres', "SELECT gpuidx_inject_fault('hold', 1500)");
+# hold the executor until both roles wait for it: their first requests
+# meet in one batch (and again later on, while they run)
+gpx_hold($node, 1);
 my %bg;
 {
 	local $ENV{PGUSER};
@@ -385,6 +385,8 @@ my %bg;
 		$bg{$who} = gpx_bg($node, $who eq 'carol' ? $watch : $loop);
 	}
 }
+ok(gpx_wait_waiting($node, 2), 'alice and bob both wait for the held executor');
+gpx_hold($node, 0);
 for (1 .. 2)
 {
 	sleep 2;
