@@ -961,6 +961,9 @@ exec_stall(int ms)
 		pg_usleep(10 * 1000L);
 }
 
+/* The message a batch failed by fault gpu_oom is logged with. */
+#define EXEC_GPU_OOM_MSG "injected fault gpu_oom: out of gpu or pinned memory"
+
 /*
  * Fault gpu_oom (tests): whether this GPU batch is to fail as if CUDA had
  * run out of memory.  Uses up the one-batch form of the fault.
@@ -1033,7 +1036,7 @@ exec_submit(ExecFlight *fl)
 
 		if (injected)
 		{
-			exec_gpu_failed(GPX_CUDA_OOM, "injected fault gpu_oom: out of gpu or pinned memory");
+			exec_gpu_failed(GPX_CUDA_OOM, EXEC_GPU_OOM_MSG);
 			fl->rerun = true;
 		}
 		else if (ex.cuda != NULL)
@@ -1085,7 +1088,7 @@ exec_gpu_sync_run(ExecFlight *fl, int (*fn) (gpx_cuda_ctx *ctx, void *arg), void
 		return false;
 	if (exec_gpu_oom_injected())
 	{
-		exec_gpu_failed(GPX_CUDA_OOM, "injected fault gpu_oom: out of gpu or pinned memory");
+		exec_gpu_failed(GPX_CUDA_OOM, EXEC_GPU_OOM_MSG);
 		fl->rerun = true;
 		return false;
 	}
@@ -1399,7 +1402,7 @@ exec_rank_post(ExecFlight *fl)
 		for (int g = 0; g < fl->rank_plan.ng; g++)
 		{
 			fl->rank_plan.g[g].gpu_status = GPX_CUDA_OOM;
-			strlcpy(fl->rank_plan.g[g].gpu_err, "injected fault gpu_oom: out of gpu or pinned memory",
+			strlcpy(fl->rank_plan.g[g].gpu_err, EXEC_GPU_OOM_MSG,
 					sizeof(fl->rank_plan.g[g].gpu_err));
 		}
 		exec_rank_reaped(fl);
