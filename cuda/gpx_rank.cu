@@ -309,12 +309,20 @@ gpx_rk_select(Key key, uint32_t n, uint32_t rank, int bits, uint32_t *hist,
 		for (uint32_t b = threadIdx.x; b < 256; b += blockDim.x)
 			hist[b] = 0;
 		__syncthreads();
-		for (uint32_t i = threadIdx.x; i < n; i += blockDim.x)
+		/* a warp adds each bin its lanes share once: the candidates a
+		 * pass counts mostly share their digit, the first passes' all */
+		for (uint32_t base = 0; base < n; base += blockDim.x)
 		{
+			uint32_t	i = base + threadIdx.x,
+						dg = UINT32_MAX,
+						m;
 			uint64_t	v;
 
-			if (key(i, &v) && (v & mask) == prefix)
-				atomicAdd(&hist[(v >> shift) & 255], 1u);
+			if (i < n && key(i, &v) && (v & mask) == prefix)
+				dg = (uint32_t) (v >> shift) & 255;
+			m = __match_any_sync(GPX_D_FULL, dg);
+			if (dg != UINT32_MAX && (threadIdx.x & 31) == (uint32_t) __ffs(m) - 1)
+				atomicAdd(&hist[dg], (uint32_t) __popc(m));
 		}
 		__syncthreads();
 		if (threadIdx.x < 32)
@@ -338,8 +346,48 @@ gpx_rk_block_add(uint32_t v, uint32_t *s_sum)
 
 /* Winners (k rounded up to a power of two) sorted in shared memory up to this many. */
 #define GPX_RK_SORT_SMEM 2048
+/* Elements a thread holds when it stages GPX_RK_SORT_SMEM of them. */
+#define GPX_RK_STAGE_PER (GPX_RK_SORT_SMEM / GPX_RK_THREADS)
+static_assert(GPX_RK_STAGE_PER * GPX_RK_THREADS == GPX_RK_SORT_SMEM,
+			  "the stage is whole rounds of the thread-block");
 
-/* The top k of query blockIdx.x, best first, and their count. */
+/*
+ * With the whole thread-block: the pairs (sc[i], cd[i]), i < n <=
+ * GPX_RK_SORT_SMEM, that score (> 0) into ssc / sdoc in shared memory, in
+ * any order, and their count (*s_cnt, zero on entry, synced after).  Every
+ * thread issues all its loads before it uses one, so the pass costs one
+ * round trip to global memory instead of one per round.
+ */
+GPX_DEV uint32_t
+gpx_rk_stage_pos(const double *sc, const uint32_t *cd, uint32_t n, double *ssc,
+				 uint32_t *sdoc, uint32_t *s_cnt)
+{
+	uint32_t	lane = threadIdx.x & 31;
+	double		v[GPX_RK_STAGE_PER];
+	uint32_t	d[GPX_RK_STAGE_PER];
+
+#pragma unroll
+	for (uint32_t j = 0; j < GPX_RK_STAGE_PER; j++)
+	{
+		uint32_t	i = threadIdx.x + j * GPX_RK_THREADS;
+
+		v[j] = i < n ? sc[i] : 0.0;
+		d[j] = i < n ? cd[i] : 0;
+	}
+#pragma unroll
+	for (uint32_t j = 0; j < GPX_RK_STAGE_PER; j++)
+		gpx_rk_append(v[j] > 0.0, v[j], d[j], lane, ssc, sdoc, s_cnt);
+	__syncthreads();
+	return *s_cnt;
+}
+
+/*
+ * The top k of query blockIdx.x, best first, and their count.  When its
+ * candidates (the kept of a cut query) fit GPX_RK_SORT_SMEM, the scoring
+ * ones are staged in shared memory by one pass and every later pass (the
+ * selects, the counts, the winners) reads them there; else they are read
+ * from global memory each time.
+ */
 __global__ void __launch_bounds__(GPX_RK_THREADS)
 gpx_k_rank_topk(gpx_rk_args a)
 {
@@ -364,6 +412,8 @@ gpx_k_rank_topk(gpx_rk_args a)
 				c = 0,
 				e,
 				r;
+	bool		staged = n <= GPX_RK_SORT_SMEM;
+	uint32_t	lane = threadIdx.x & 31;
 	uint64_t	T,
 				D;
 
@@ -375,9 +425,19 @@ gpx_k_rank_topk(gpx_rk_args a)
 		s_cnt = 0;
 	}
 	__syncthreads();
-	for (uint32_t i = threadIdx.x; i < n; i += blockDim.x)
-		c += sc[i] > 0.0;
-	gpx_rk_block_add(c, &s_nv);
+	if (staged)
+	{
+		/* from here on sc / cd are the scoring candidates, in shared memory */
+		n = gpx_rk_stage_pos(sc, cd, n, sh_sc, sh_doc, &s_nv);
+		sc = sh_sc;
+		cd = sh_doc;
+	}
+	else
+	{
+		for (uint32_t i = threadIdx.x; i < n; i += blockDim.x)
+			c += sc[i] > 0.0;
+		gpx_rk_block_add(c, &s_nv);
+	}
 	kk = s_nv < Q->k ? s_nv : Q->k;
 	if (kk == 0)
 	{
@@ -423,21 +483,50 @@ gpx_k_rank_topk(gpx_rk_args a)
 	/* the kk winners, in any order, to scratch: shared memory when they fit */
 	while (P < kk)
 		P <<= 1;
-	if (P <= GPX_RK_SORT_SMEM)
+	if (staged)
 	{
+		/* in place: every thread reads its candidates before any is moved */
+		double		v[GPX_RK_STAGE_PER];
+		uint32_t	d[GPX_RK_STAGE_PER];
+
+#pragma unroll
+		for (uint32_t j = 0; j < GPX_RK_STAGE_PER; j++)
+		{
+			uint32_t	i = threadIdx.x + j * GPX_RK_THREADS;
+
+			v[j] = i < n ? sh_sc[i] : 0.0;
+			d[j] = i < n ? sh_doc[i] : 0;
+		}
+		__syncthreads();
+#pragma unroll
+		for (uint32_t j = 0; j < GPX_RK_STAGE_PER; j++)
+		{
+			uint64_t	b = gpx_rk_bits(v[j]);
+
+			gpx_rk_append(v[j] > 0.0 && (b > T || (b == T && d[j] <= D)), v[j], d[j], lane,
+						  sh_sc, sh_doc, &s_cnt);
+		}
 		sdoc = sh_doc;
 		ssc = sh_sc;
 	}
-	for (uint32_t i = threadIdx.x; i < n; i += blockDim.x)
+	else
 	{
-		uint64_t	v = gpx_rk_bits(sc[i]);
-
-		if (sc[i] > 0.0 && (v > T || (v == T && cd[i] <= D)))
+		if (P <= GPX_RK_SORT_SMEM)
 		{
-			uint32_t	pos = atomicAdd(&s_cnt, 1u);
+			sdoc = sh_doc;
+			ssc = sh_sc;
+		}
+		for (uint32_t i = threadIdx.x; i < n; i += blockDim.x)
+		{
+			uint64_t	v = gpx_rk_bits(sc[i]);
 
-			sdoc[pos] = cd[i];
-			ssc[pos] = sc[i];
+			if (sc[i] > 0.0 && (v > T || (v == T && cd[i] <= D)))
+			{
+				uint32_t	pos = atomicAdd(&s_cnt, 1u);
+
+				sdoc[pos] = cd[i];
+				ssc[pos] = sc[i];
+			}
 		}
 	}
 	__syncthreads();

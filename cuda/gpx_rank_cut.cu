@@ -60,13 +60,23 @@ gpx_rk_tile(const gpx_rk_args *a, uint32_t t, uint32_t *lo, uint32_t *len, uint3
 }
 
 /*
+ * A histogram's shared copy puts bin b at GPX_RK_PAD(b): one word of
+ * padding after every 64 bins, so that the 32 lanes of gpx_rk_cut_pick,
+ * each summing 64 consecutive bins, read 32 different banks at once.
+ */
+#define GPX_RK_PAD(b) ((b) + ((b) >> 6))
+#define GPX_RK_PAD_BINS GPX_RK_PAD(GPX_RK_CUT_BINS)
+
+/*
  * With one warp: in the counts h[0 .. GPX_RK_CUT_BINS), taken from the
  * highest bin down, the bin where the running count reaches r = min(rank,
  * total) (*digit; the lowest non-empty bin when the total is below rank),
  * how many lie in the bins above it (*above), and the total.  Lane l sums
  * 64 bins (lane 0 the highest), a warp scan finds the lane whose bins hold
- * the r-th, then its bins, two a lane, are scanned the same way.  All 32
- * lanes must call; each gets the answers.
+ * the r-th, then its bins, two a lane, are scanned the same way.  h is a
+ * shared copy in the padded layout (bin b at GPX_RK_PAD(b), so that the
+ * lanes' 64-bin runs fall in different banks).  All 32 lanes must call;
+ * each gets the answers.
  */
 GPX_DEV void
 gpx_rk_cut_pick(const uint32_t *h, uint32_t rank, uint32_t lane, uint32_t *digit,
@@ -88,8 +98,9 @@ gpx_rk_cut_pick(const uint32_t *h, uint32_t rank, uint32_t lane, uint32_t *digit
 				pre,
 				bhi;
 
+#pragma unroll 16
 	for (uint32_t j = 1; j <= per; j++)
-		s += h[top - j];
+		s += h[GPX_RK_PAD(top - j)];
 	inc = gpx_d_warp_incl(s, lane);
 	tot = __shfl_sync(GPX_D_FULL, inc, 31);
 	r = rank < tot ? rank : tot;
@@ -98,8 +109,8 @@ gpx_rk_cut_pick(const uint32_t *h, uint32_t rank, uint32_t lane, uint32_t *digit
 
 	/* lane L's bins: two a lane, from the top; the r-th is in lane cl's */
 	b0 = GPX_RK_CUT_BINS - per * L - 1 - 2 * lane;
-	hb = h[b0];
-	c = hb + h[b0 - 1];
+	hb = h[GPX_RK_PAD(b0)];
+	c = hb + h[GPX_RK_PAD(b0 - 1)];
 	cinc = gpx_d_warp_incl(c, lane) + before;
 	cl = __ffs(__ballot_sync(GPX_D_FULL, cinc >= r)) - 1;
 	pre = __shfl_sync(GPX_D_FULL, cinc - c, cl);
@@ -125,15 +136,50 @@ gpx_rk_cut_bin(uint64_t v, uint32_t pass)
 	return (uint32_t) (v >> (64 - 1 - GPX_RK_CUT_BITS * (pass + 1))) & (GPX_RK_CUT_BINS - 1);
 }
 
+/* Slots of a tile each thread reads. */
+#define GPX_RK_TILE_PER (GPX_RK_TILE / GPX_RK_THREADS)
+
+/*
+ * With the whole thread-block: the tile's scores sc[0 .. len) into v,
+ * v[j] = sc[j * GPX_RK_THREADS + threadIdx.x] (0.0 past len), every load
+ * issued before any is used: one round trip to global memory a tile.
+ */
+GPX_DEV void
+gpx_rk_tile_load(const double *sc, uint32_t len, double *v)
+{
+#pragma unroll
+	for (uint32_t j = 0; j < GPX_RK_TILE_PER; j++)
+	{
+		uint32_t	i = j * GPX_RK_THREADS + threadIdx.x;
+
+		v[j] = i < len ? sc[i] : 0.0;
+	}
+}
+
+/*
+ * With the whole thread-block: nh histograms of global gh (one after the
+ * other) into shared h, each in the padded layout of GPX_RK_PAD_BINS
+ * words (synced after).
+ */
+GPX_DEV void
+gpx_rk_bins_load(const uint32_t *gh, uint32_t nh, uint32_t *h)
+{
+	for (uint32_t b = threadIdx.x; b < nh * GPX_RK_CUT_BINS; b += GPX_RK_THREADS)
+		h[(b / GPX_RK_CUT_BINS) * GPX_RK_PAD_BINS + GPX_RK_PAD(b % GPX_RK_CUT_BINS)] = gh[b];
+	__syncthreads();
+}
+
 /*
  * Histogram pass `pass` of every tile: counts in shared memory (a warp
  * adds each bin its lanes share once), then added to the query's
- * histogram.
+ * histogram.  Pass 1 picks the k-th best's first bin from a shared copy
+ * of the query's first histogram (one coalesced read).
  */
 __global__ void __launch_bounds__(GPX_RK_THREADS)
 gpx_k_rank_hist(gpx_rk_args a, uint32_t pass)
 {
 	__shared__ uint32_t h[GPX_RK_CUT_BINS];
+	__shared__ uint32_t g0[GPX_RK_PAD_BINS];
 	__shared__ uint32_t s_d1;
 	uint32_t	lane = threadIdx.x & 31;
 
@@ -143,31 +189,35 @@ gpx_k_rank_hist(gpx_rk_args a, uint32_t pass)
 					len,
 				   *gh;
 		const gpx_rk_query *Q = gpx_rk_tile(&a, t, &lo, &len, &gh);
-		const double *sc = a.csc + Q->cand_off + lo;
+		double		v[GPX_RK_TILE_PER];
 
+		gpx_rk_tile_load(a.csc + Q->cand_off + lo, len, v);
 		for (uint32_t b = threadIdx.x; b < GPX_RK_CUT_BINS; b += blockDim.x)
 			h[b] = 0;
-		if (pass == 1 && threadIdx.x < 32)
+		if (pass == 1)
 		{
-			uint32_t	d1,
-						above,
-						tot;
+			gpx_rk_bins_load(gh, 1, g0);
+			if (threadIdx.x < 32)
+			{
+				uint32_t	d1,
+							above,
+							tot;
 
-			gpx_rk_cut_pick(gh, Q->k, lane, &d1, &above, &tot);
-			if (lane == 0)
-				s_d1 = d1;
+				gpx_rk_cut_pick(g0, Q->k, lane, &d1, &above, &tot);
+				if (lane == 0)
+					s_d1 = d1;
+			}
 		}
 		__syncthreads();
-		for (uint32_t base = 0; base < len; base += blockDim.x)
+#pragma unroll
+		for (uint32_t j = 0; j < GPX_RK_TILE_PER; j++)
 		{
-			uint32_t	i = base + threadIdx.x;
-			double		s = i < len ? sc[i] : 0.0;
-			uint64_t	v = gpx_rk_bits(s);
+			uint64_t	bits = gpx_rk_bits(v[j]);
 			uint32_t	dg = UINT32_MAX,
 						m;
 
-			if (s > 0.0 && (pass == 0 || gpx_rk_cut_bin(v, 0) == s_d1))
-				dg = gpx_rk_cut_bin(v, pass);
+			if (v[j] > 0.0 && (pass == 0 || gpx_rk_cut_bin(bits, 0) == s_d1))
+				dg = gpx_rk_cut_bin(bits, pass);
 			m = __match_any_sync(GPX_D_FULL, dg);
 			if (dg != UINT32_MAX && lane == (uint32_t) __ffs(m) - 1)
 				atomicAdd(&h[dg], (uint32_t) __popc(m));
@@ -181,10 +231,14 @@ gpx_k_rank_hist(gpx_rk_args a, uint32_t pass)
 	}
 }
 
-/* Keep every candidate of every tile at or above its query's (d1, d2). */
+/*
+ * Keep every candidate of every tile at or above its query's (d1, d2),
+ * picked from a shared copy of the query's two histograms.
+ */
 __global__ void __launch_bounds__(GPX_RK_THREADS)
 gpx_k_rank_cut(gpx_rk_args a)
 {
+	__shared__ uint32_t g[2 * GPX_RK_PAD_BINS];
 	__shared__ uint32_t s_d1,
 				s_d2,
 				s_kk;
@@ -196,9 +250,11 @@ gpx_k_rank_cut(gpx_rk_args a)
 					len,
 				   *gh;
 		const gpx_rk_query *Q = gpx_rk_tile(&a, t, &lo, &len, &gh);
-		const double *sc = a.csc + Q->cand_off + lo;
 		const uint32_t *cd = a.cdoc + Q->cand_off + lo;
+		double		v[GPX_RK_TILE_PER];
 
+		gpx_rk_tile_load(a.csc + Q->cand_off + lo, len, v);
+		gpx_rk_bins_load(gh, 2, g);
 		if (threadIdx.x < 32)
 		{
 			uint32_t	d1,
@@ -209,9 +265,9 @@ gpx_k_rank_cut(gpx_rk_args a)
 						tot2,
 						kk;
 
-			gpx_rk_cut_pick(gh, Q->k, lane, &d1, &ab1, &tot);
+			gpx_rk_cut_pick(g, Q->k, lane, &d1, &ab1, &tot);
 			kk = Q->k < tot ? Q->k : tot;
-			gpx_rk_cut_pick(gh + GPX_RK_CUT_BINS, kk - ab1, lane, &d2, &ab2, &tot2);
+			gpx_rk_cut_pick(g + GPX_RK_PAD_BINS, kk - ab1, lane, &d2, &ab2, &tot2);
 			if (lane == 0)
 			{
 				s_d1 = d1;
@@ -220,29 +276,16 @@ gpx_k_rank_cut(gpx_rk_args a)
 			}
 		}
 		__syncthreads();
-		for (uint32_t base = 0; s_kk > 0 && base < len; base += blockDim.x)
+#pragma unroll
+		for (uint32_t j = 0; j < GPX_RK_TILE_PER; j++)
 		{
-			uint32_t	i = base + threadIdx.x;
-			double		s = i < len ? sc[i] : 0.0;
-			uint64_t	v = gpx_rk_bits(s);
-			uint32_t	b1 = gpx_rk_cut_bin(v, 0);
-			bool		keep = s > 0.0 && (b1 > s_d1 ||
-										   (b1 == s_d1 && gpx_rk_cut_bin(v, 1) >= s_d2));
-			uint32_t	ball = __ballot_sync(GPX_D_FULL, keep),
-						first = (uint32_t) __ffs(ball) - 1,
-						pos = 0;
+			uint64_t	bits = gpx_rk_bits(v[j]);
+			uint32_t	b1 = gpx_rk_cut_bin(bits, 0);
+			bool		keep = s_kk > 0 && v[j] > 0.0 &&
+				(b1 > s_d1 || (b1 == s_d1 && gpx_rk_cut_bin(bits, 1) >= s_d2));
 
-			if (ball == 0)
-				continue;		/* the whole warp alike */
-			if (lane == first)
-				pos = atomicAdd(&a.kcount[Q->cut_row], (uint32_t) __popc(ball));
-			pos = __shfl_sync(GPX_D_FULL, pos, first);
-			if (keep)
-			{
-				pos += __popc(ball & ((1u << lane) - 1));
-				a.kdoc[Q->keep_off + pos] = cd[i];
-				a.ksc[Q->keep_off + pos] = s;
-			}
+			gpx_rk_append(keep, v[j], keep ? cd[j * GPX_RK_THREADS + threadIdx.x] : 0, lane,
+						  a.ksc + Q->keep_off, a.kdoc + Q->keep_off, &a.kcount[Q->cut_row]);
 		}
 		__syncthreads();
 	}

@@ -189,6 +189,32 @@ gpx_rk_bits(double x)
 #endif
 }
 
+/*
+ * Warp-aggregated append: the lanes whose keep holds put (s, d) at the
+ * next places of ssc / sdoc, *cnt counting them (one atomic a warp, none
+ * when no lane keeps; the order among warps is any).  All 32 lanes call.
+ */
+GPX_DEV void
+gpx_rk_append(bool keep, double s, uint32_t d, uint32_t lane, double *ssc, uint32_t *sdoc,
+			  uint32_t *cnt)
+{
+	uint32_t	ball = __ballot_sync(GPX_D_FULL, keep),
+				first,
+				pos = 0;
+
+	if (ball == 0)
+		return;					/* the whole warp alike */
+	first = (uint32_t) __ffs(ball) - 1;
+	if (lane == first)
+		pos = atomicAdd(cnt, (uint32_t) __popc(ball));
+	pos = __shfl_sync(GPX_D_FULL, pos, first) + (uint32_t) __popc(ball & ((1u << lane) - 1));
+	if (keep)
+	{
+		ssc[pos] = s;
+		sdoc[pos] = d;
+	}
+}
+
 /* BM25's norm of docID d: its length, or avgdl for an unknown document. */
 GPX_DEV double
 gpx_rk_norm(const gpx_rk_args *a, uint32_t d)

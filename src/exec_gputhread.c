@@ -7,7 +7,8 @@
  * only, with release/acquire ordering so that a job's contents travel
  * with its pointer.  A call (gpuidx_exec_gt_call) is one more mailbox.
  * The GPU thread loops: take submissions and send them to the back end
- * (gpx_cuda_submit) or, a posted task, run it; run a call; collect
+ * (gpx_cuda_submit) or, a posted task, run it (with the tasks of the same
+ * fn_many queued right behind it, in one call); run a call; collect
  * finished jobs (gpx_cuda_reap without waiting); while it has work, or
  * for idle_spin_us after the last, it polls, then it sleeps on a
  * condition variable that the main thread signals when it gives it
@@ -88,6 +89,16 @@ gt_ring_take(GtRing *r)
 	return j;
 }
 
+/* The oldest job of r without taking it (the consumer's side), or NULL. */
+static gpx_cuda_job *
+gt_ring_peek(GtRing *r)
+{
+	uint32_t	h = atomic_load_explicit(&r->head, memory_order_relaxed);
+	uint32_t	t = atomic_load_explicit(&r->tail, memory_order_acquire);
+
+	return h == t ? NULL : r->jobs[h & (r->cap - 1)];
+}
+
 /* Whether r holds a job (either side may ask). */
 static bool
 gt_ring_any(GtRing *r)
@@ -146,6 +157,37 @@ gt_hand_back_status(GpxGpuThread *gt, gpx_cuda_job *j, gpx_cuda_status st)
 }
 
 /*
+ * Run task t together with the tasks queued right behind it that have its
+ * fn_many (one call), and hand each back with the call's result.
+ */
+static void
+gt_run_many(GpxGpuThread *gt, GpxGtTask *t)
+{
+	GpxGtTask  *tasks[GPX_GT_MERGE_MAX];
+	void	   *args[GPX_GT_MERGE_MAX];
+	int			n = 0;
+	gpx_cuda_status st;
+
+	tasks[n] = t;
+	args[n] = t->arg;
+	n++;
+	while (n < GPX_GT_MERGE_MAX)
+	{
+		gpx_cuda_job *nx = gt_ring_peek(&gt->in);
+
+		if (nx == NULL || nx->b != NULL || ((GpxGtTask *) nx)->fn_many != t->fn_many)
+			break;
+		(void) gt_ring_take(&gt->in);
+		tasks[n] = (GpxGtTask *) nx;
+		args[n] = tasks[n]->arg;
+		n++;
+	}
+	st = t->fn_many(gt->ctx, args, n);
+	for (int i = 0; i < n; i++)
+		gt_hand_back_status(gt, &tasks[i]->job, st);
+}
+
+/*
  * Send every submitted batch to the back end, and run every posted task,
  * in their order; true when there was one.
  */
@@ -165,7 +207,10 @@ gt_take_submissions(GpxGpuThread *gt)
 			/* a task (gpuidx_exec_gt_post): run now, in submission order */
 			GpxGtTask  *t = (GpxGtTask *) j;
 
-			gt_hand_back_status(gt, j, t->fn(gt->ctx, t->arg));
+			if (t->fn_many != NULL)
+				gt_run_many(gt, t);
+			else
+				gt_hand_back_status(gt, j, t->fn(gt->ctx, t->arg));
 			continue;
 		}
 		st = gpx_cuda_submit(gt->ctx, j->b, j);

@@ -59,7 +59,19 @@ typedef struct GpxGtTask
 	gpx_cuda_job job;			/* first: what the rings carry */
 	int			(*fn) (gpx_cuda_ctx *ctx, void *arg);
 	void	   *arg;
+
+	/*
+	 * NULL, or a function that runs several such tasks at once: when the
+	 * thread takes this task and the ones queued right behind it have the
+	 * same fn_many, it calls fn_many(ctx, args, n) once with their args
+	 * in order (at most GPX_GT_MERGE_MAX) instead of fn for each, and
+	 * every one of them comes back with its result.
+	 */
+	int			(*fn_many) (gpx_cuda_ctx *ctx, void **args, int n);
 } GpxGtTask;
+
+/* The most tasks one fn_many call takes. */
+#define GPX_GT_MERGE_MAX 16
 
 /* Hand task (fn, arg, job.user set) to the thread; never blocks. */
 extern void gpuidx_exec_gt_post(GpxGpuThread *gt, GpxGtTask *task);

@@ -63,6 +63,7 @@
 #include "exec_shmem.h"
 #include "gpuidx.h"
 #include "gpx_doclen.h"
+#include "gpx_rank_merge.h"
 
 /* GpxRankReqHead.flags: the statistics are named, not copied */
 #define RANK_REQ_DL_HELD 0x1
@@ -145,9 +146,9 @@ rank_candidates_by_mode(const gpx_rank_batch *b, uint64 cand[2])
 	return cand[0] + cand[1];
 }
 
-/* Candidates of a batch, both modes together. */
-static uint64
-rank_candidates(const gpx_rank_batch *b)
+/* Candidates of a batch, both modes together (pure: any thread may ask). */
+uint64
+gpuidx_exec_rank_candidates(const gpx_rank_batch *b)
 {
 	uint64		cand[2];
 
@@ -812,7 +813,7 @@ gpuidx_exec_rank_build(int slot, GpxRankRun *rr)
 	}
 	if (gpx_rank_batch_prepare(b) != GPX_OK)
 		return GPX_REQ_BAD;
-	rr->candidates = rank_candidates(b);
+	rr->candidates = gpuidx_exec_rank_candidates(b);
 	rr->queries_off = h.queries_off;
 	return GPX_REQ_OK;
 }
@@ -837,78 +838,22 @@ bool
 gpuidx_exec_rank_merge(GpxRankRun *const *rrs, int n, gpx_rank_batch *m)
 {
 	const GpxRankRun *src = rrs[0];
-	uint32		nq = 0,
-				nt = 0,
-				nl = 0,
-				qb = 0,
-				tb = 0,
-				lb = 0;
-	uint64		slots = 0,
-				ob = 0;
-	gpx_list   *lists;
-	gpx_key    *keys;
+	gpx_rank_batch **bs = palloc(sizeof(gpx_rank_batch *) * n);
+	size_t		ws;
 
 	for (int i = 0; i < n; i++)
 	{
-		nq += rrs[i]->b.nqueries;
-		nt += rrs[i]->b.nterms;
-		nl += rrs[i]->b.nlists;
-		slots += rrs[i]->b.out_slots;
-	}
-	for (int i = 0; i < n; i++)
-		if (rrs[i]->dl_id != 0)
-		{
+		bs[i] = &rrs[i]->b;
+		if (src->dl_id == 0 && rrs[i]->dl_id != 0)
 			src = rrs[i];
-			break;
-		}
-	memset(m, 0, sizeof(*m));
-	m->queries = palloc(sizeof(gpx_rank_bquery) * nq);
-	m->terms = palloc(sizeof(gpx_rank_bterm) * Max(nt, 1));
-	lists = palloc(sizeof(gpx_list) * Max(nl, 1));
-	keys = palloc0(sizeof(gpx_key) * Max(nl, 1));
-	m->out_docs = MemoryContextAllocHuge(CurrentMemoryContext, Max(slots, 1) * sizeof(uint32));
-	m->out_scores = MemoryContextAllocHuge(CurrentMemoryContext, Max(slots, 1) * sizeof(double));
-	for (int i = 0; i < n; i++)
-	{
-		const gpx_rank_batch *b = &rrs[i]->b;
-
-		for (uint32 q = 0; q < b->nqueries; q++)
-		{
-			gpx_rank_bquery bq = b->queries[q];
-
-			bq.first_term += tb;
-			bq.out_offset += ob;
-			bq.out_count = 0;
-			bq.status = -1;
-			m->queries[qb + q] = bq;
-		}
-		for (uint32 t = 0; t < b->nterms; t++)
-		{
-			gpx_rank_bterm bt = b->terms[t];
-
-			if (bt.list >= 0)
-				bt.list += (int32) lb;
-			m->terms[tb + t] = bt;
-		}
-		memcpy(lists + lb, b->lists, sizeof(gpx_list) * b->nlists);
-		if (b->list_keys != NULL)
-			memcpy(keys + lb, b->list_keys, sizeof(gpx_key) * b->nlists);
-		qb += b->nqueries;
-		tb += b->nterms;
-		lb += b->nlists;
-		ob += b->out_slots;
 	}
-	m->nqueries = nq;
-	m->nterms = nt;
-	m->nlists = nl;
-	m->lists = lists;
-	m->list_keys = keys;
+	ws = gpx_rank_merge_size(bs, (uint32) n);
+	if (gpx_rank_merge(bs, (uint32) n, MemoryContextAllocHuge(CurrentMemoryContext, Max(ws, 8)),
+					   Max(ws, 8), m) != GPX_OK)
+		return false;
 	m->doclen = &src->dl;
 	m->doclen_id = src->dl_id;
-	m->k1 = rrs[0]->b.k1;
-	m->b = rrs[0]->b.b;
 	m->or_algo = GPX_RANK_AUTO;
-	m->out_slots = slots;
 	return gpx_rank_batch_prepare(m) == GPX_OK;
 }
 
@@ -916,27 +861,12 @@ gpuidx_exec_rank_merge(GpxRankRun *const *rrs, int n, gpx_rank_batch *m)
 void
 gpuidx_exec_rank_scatter(const gpx_rank_batch *m, GpxRankRun *const *rrs, int n)
 {
-	uint32		qb = 0;
+	gpx_rank_batch **bs = palloc(sizeof(gpx_rank_batch *) * n);
 
 	for (int i = 0; i < n; i++)
-	{
-		gpx_rank_batch *b = &rrs[i]->b;
-
-		for (uint32 q = 0; q < b->nqueries; q++)
-		{
-			const gpx_rank_bquery *mq = &m->queries[qb + q];
-			gpx_rank_bquery *bq = &b->queries[q];
-			uint32		cnt = mq->status == GPX_OK ? Min(mq->out_count, bq->k) : 0;
-
-			memcpy(b->out_docs + bq->out_offset, m->out_docs + mq->out_offset,
-				   sizeof(uint32) * cnt);
-			memcpy(b->out_scores + bq->out_offset, m->out_scores + mq->out_offset,
-				   sizeof(double) * cnt);
-			bq->out_count = cnt;
-			bq->status = mq->status;
-		}
-		qb += b->nqueries;
-	}
+		bs[i] = &rrs[i]->b;
+	gpx_rank_merge_scatter(m, bs, (uint32) n);
+	pfree(bs);
 }
 
 /* Run query q of batch arg on this thread (a pool thread: no palloc). */

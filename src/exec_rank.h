@@ -37,6 +37,12 @@ extern bool gpuidx_exec_rank(gpx_rank_batch *b);
 /* The backend ranked b itself in seconds: a sample for gpuidx.device = auto. */
 extern void gpuidx_exec_rank_note_backend(const gpx_rank_batch *b, double seconds);
 
+/*
+ * Candidate slots of a batch (each AND query's shortest list, each OR
+ * query's lists): pure, so the GPU thread may ask too.
+ */
+extern uint64 gpuidx_exec_rank_candidates(const gpx_rank_batch *b);
+
 /* The executor's GPU ran b in run_us, its requests having waited wait_us. */
 extern void gpuidx_exec_rank_note_gpu(const gpx_rank_batch *b, int64 run_us,
 									  int64 wait_us);

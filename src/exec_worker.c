@@ -45,6 +45,7 @@
 #include "exec_gputhread.h"
 #include "exec_prof.h"
 #include "exec_rank.h"
+#include "gpx_rank_merge.h"
 #include "exec_shmem.h"
 #include "gpuidx.h"
 #include "gpx_cuda.h"
@@ -1376,6 +1377,120 @@ exec_gpu_rank_plan_fn(gpx_cuda_ctx *ctx, void *arg)
 }
 
 /*
+ * Run one group of a ranked batch on the GPU, as exec_gpu_rank_plan_fn
+ * does, or (m > 1) merged with the groups gs[1 .. m) that may run with it
+ * (gpx_rank_merge_compatible): one GPU run for all of them, each group's
+ * answers copied back and its share of the run's time (by candidates)
+ * noted.  On the GPU thread: malloc, no PostgreSQL.
+ */
+static void
+exec_gpu_rank_merged(gpx_cuda_ctx *ctx, GpxRankGroup **gs, gpx_rank_batch **bs, int m)
+{
+	gpx_rank_batch mb;
+	void	   *work = NULL;
+	size_t		ws = 0;
+	instr_time	t0,
+				t1;
+	gpx_cuda_status rc;
+	uint64		all = 0;
+
+	if (m > 1)
+	{
+		ws = gpx_rank_merge_size(bs, (uint32) m);
+		work = malloc(Max(ws, 8));
+	}
+	if (m > 1 && (work == NULL || gpx_rank_merge(bs, (uint32) m, work, ws, &mb) != GPX_OK))
+	{
+		/* not merged after all: one run each */
+		free(work);
+		for (int i = 0; i < m; i++)
+			exec_gpu_rank_merged(ctx, &gs[i], &bs[i], 1);
+		return;
+	}
+	INSTR_TIME_SET_CURRENT(t0);
+	rc = gpx_cuda_rank_run(ctx, m > 1 ? &mb : bs[0], NULL);
+	INSTR_TIME_SET_CURRENT(t1);
+	INSTR_TIME_SUBTRACT(t1, t0);
+	if (m > 1 && rc == GPX_CUDA_OK)
+		gpx_rank_merge_scatter(&mb, bs, (uint32) m);
+	for (int i = 0; i < m; i++)
+		all += gpuidx_exec_rank_candidates(bs[i]);
+	for (int i = 0; i < m; i++)
+	{
+		uint64		c = gpuidx_exec_rank_candidates(bs[i]);
+
+		gs[i]->gpu_status = rc;
+		gs[i]->gpu_us = m == 1 || all == 0 ? INSTR_TIME_GET_MICROSEC(t1) :
+			(int64) ((double) INSTR_TIME_GET_MICROSEC(t1) * (double) c / (double) all);
+		gs[i]->gpu_err[0] = '\0';
+		if (rc != GPX_CUDA_OK)
+			strlcpy(gs[i]->gpu_err, gpx_cuda_last_error(ctx), sizeof(gs[i]->gpu_err));
+	}
+	free(work);
+}
+
+/*
+ * Several posted ranked batches' runs at once (the GpxGtTask fn_many of
+ * exec_rank_post, on the GPU thread: no PostgreSQL but malloc and
+ * instr_time's clock macros): the batches queued behind a running one
+ * meet here, and their groups that share statistics and parameters run
+ * as one GPU run (exec_gpu_rank_merged), the others one by one; a GPU
+ * runs a batch of a few queries in about the time of one.
+ */
+static int
+exec_gpu_rank_plans_fn(gpx_cuda_ctx *ctx, void **args, int n)
+{
+	int			total = 0,
+				k = 0;
+	GpxRankGroup **g;
+	GpxRankGroup **gs;
+	gpx_rank_batch **bs;
+	bool	   *taken;
+
+	for (int i = 0; i < n; i++)
+		total += ((GpxRankPlan *) args[i])->ng;
+	g = malloc(sizeof(*g) * Max(total, 1));
+	gs = malloc(sizeof(*gs) * Max(total, 1));
+	bs = malloc(sizeof(*bs) * Max(total, 1));
+	taken = calloc(Max(total, 1), sizeof(bool));
+	if (g == NULL || gs == NULL || bs == NULL || taken == NULL)
+	{
+		/* no memory to merge: each batch as it came */
+		free(g);
+		free(gs);
+		free(bs);
+		free(taken);
+		for (int i = 0; i < n; i++)
+			(void) exec_gpu_rank_plan_fn(ctx, args[i]);
+		return GPX_CUDA_OK;
+	}
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < ((GpxRankPlan *) args[i])->ng; j++)
+			g[k++] = &((GpxRankPlan *) args[i])->g[j];
+	for (int a = 0; a < total; a++)
+	{
+		int			m = 0;
+
+		if (taken[a])
+			continue;
+		for (int c = a; c < total; c++)
+			if (!taken[c] && (c == a || gpx_rank_merge_compatible(g[a]->b, g[c]->b)))
+			{
+				taken[c] = true;
+				gs[m] = g[c];
+				bs[m] = g[c]->b;
+				m++;
+			}
+		exec_gpu_rank_merged(ctx, gs, bs, m);
+	}
+	free(g);
+	free(gs);
+	free(bs);
+	free(taken);
+	return GPX_CUDA_OK;
+}
+
+/*
  * Send fl, ranked requests, to the GPU thread and go on: its runs go to
  * the GPU in turn with the batches before them, while this thread takes
  * and builds the next batch and hands back the last; exec_rank_reaped
@@ -1393,6 +1508,7 @@ exec_rank_post(ExecFlight *fl)
 	}
 	memset(&fl->rank_task, 0, sizeof(fl->rank_task));
 	fl->rank_task.fn = exec_gpu_rank_plan_fn;
+	fl->rank_task.fn_many = exec_gpu_rank_plans_fn;
 	fl->rank_task.arg = &fl->rank_plan;
 	fl->rank_task.job.user = fl;
 	fl->where = EXEC_ON_GPU;
@@ -1738,12 +1854,14 @@ exec_holding(void)
 }
 
 /*
- * Ranked batches the GPU thread may hold at once: one running, one ready
- * to start the moment it ends.  More would take the queued requests in
- * smaller batches that only wait there; left queued, they make the next
- * batch larger.
+ * Ranked batches the GPU thread may hold at once: one running and the
+ * ones queued behind it, which it runs merged the moment it is free
+ * (exec_gpu_rank_plans_fn), so that a request waits for the run in
+ * progress and its own, not for a batch formed before it came.  They may
+ * pass gpuidx.pipeline_depth (ranked batches cost the main thread little
+ * while they wait), up to GPX_EXEC_MAX_DEPTH flights in all.
  */
-#define GPX_EXEC_RANK_POSTED 2
+#define GPX_EXEC_RANK_POSTED (GPX_EXEC_MAX_DEPTH - 2)
 
 /*
  * Whether the next queued request is ranked and the GPU thread holds as
@@ -1762,6 +1880,23 @@ exec_rank_full(void)
 		posted += ex.flights[f].used && ex.flights[f].rank &&
 			ex.flights[f].where == EXEC_ON_GPU;
 	return posted >= GPX_EXEC_RANK_POSTED && head >= 0 &&
+		head < (int32) ctl->nslots &&
+		gpuidx_exec_shm->slots[head].kind == GPX_REQ_KIND_RANK;
+}
+
+/*
+ * Whether a ranked batch may be taken beyond gpuidx.pipeline_depth: the
+ * next queued request is ranked, ranked batches go to the GPU thread
+ * (exec_rank_post) and a flight is free (the same unlocked peek as
+ * exec_rank_full).
+ */
+static bool
+exec_rank_room(void)
+{
+	volatile GpxExecShared *ctl = gpuidx_exec_shm->ctl;
+	int32		head = ctl->queue_head;
+
+	return exec_rank_async() && ex.nflight < GPX_EXEC_MAX_DEPTH && head >= 0 &&
 		head < (int32) ctl->nslots &&
 		gpuidx_exec_shm->slots[head].kind == GPX_REQ_KIND_RANK;
 }
@@ -1838,7 +1973,8 @@ gpuidx_exec_main(Datum main_arg)
 
 		/* then the next batch, while the others run */
 		hold_us = exec_holding();
-		may_take = hold_us == 0 && ex.nflight < ex.depth && !exec_rank_full();
+		may_take = hold_us == 0 && (ex.nflight < ex.depth || exec_rank_room()) &&
+			!exec_rank_full();
 		if (may_take && exec_launch_batch(&sleep_us))
 			continue;
 		if (hold_us > 0)

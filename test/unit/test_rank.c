@@ -14,6 +14,7 @@
 
 #include "gpx_rank.h"
 #include "gpx_rank_batch.h"
+#include "gpx_rank_merge.h"
 #include "gpx_intersect.h"
 #include "unit.h"
 
@@ -1075,6 +1076,191 @@ test_rank_batch(void)
 	coll_free(&c);
 }
 
+/* One random batch for test_rank_merge: nq queries over its own nl lists. */
+static void
+merge_batch(unit_rng *r, const blobs *bl, const coll *c, uint32_t nq, uint32_t nl,
+			gpx_list *lists, gpx_key *keys, gpx_rank_bquery *qs, gpx_rank_bterm *terms,
+			gpx_rank_batch *b)
+{
+	uint32_t	nt = 0;
+	uint64_t	slots = 0;
+
+	for (uint32_t l = 0; l < nl; l++)
+	{
+		lists[l] = bl->l[unit_below(r, 10)];	/* its own order of the lists */
+		keys[l].hi = l + 1;
+		keys[l].lo = 0x5eed0000u + l;
+	}
+	for (uint32_t q = 0; q < nq; q++)
+	{
+		uint32_t	m = 1 + unit_below(r, 4);
+
+		qs[q].first_term = nt;
+		qs[q].nterms = m;
+		qs[q].k = 1 + unit_below(r, q % 2 ? 30 : 400);
+		qs[q].mode = q % 3 == 0 ? GPX_RANK_MODE_AND : GPX_RANK_MODE_OR;
+		qs[q].out_offset = slots;
+		slots += qs[q].k + unit_below(r, 3);	/* gaps between result ranges */
+		for (uint32_t i = 0; i < m; i++)
+			terms[nt++].list = unit_below(r, 25) == 0 ? -1 : (int32_t) unit_below(r, nl);
+	}
+	memset(b, 0, sizeof(*b));
+	b->nqueries = nq;
+	b->nterms = nt;
+	b->nlists = nl;
+	b->queries = qs;
+	b->terms = terms;
+	b->lists = lists;
+	b->list_keys = keys;
+	b->doclen = &c->dl;
+	b->doclen_id = 77;
+	b->k1 = 0.9;
+	b->b = 0.4;
+	b->or_algo = GPX_RANK_AUTO;
+	b->out_slots = slots;
+	b->out_docs = unit_xmalloc(sizeof(uint32_t) * slots);
+	b->out_scores = unit_xmalloc(sizeof(double) * slots);
+}
+
+/*
+ * Batches merged (gpx_rank_merge), run as one and scattered back give each
+ * query the answer its own batch gives run alone, bit for bit; the
+ * merged batch's renumbering, keys and shape are checked, and batches
+ * that disagree on a batch-wide field are not compatible.
+ */
+static void
+test_rank_merge(void)
+{
+	enum
+	{
+		NB = 3
+	};
+	unit_rng	r = {97};
+	coll		c;
+	blobs		bl;
+	gpx_list	lists[NB][8];
+	gpx_key		keys[NB][8];
+	gpx_rank_bquery qs[NB][24];
+	gpx_rank_bterm terms[NB][100];
+	uint32_t	nq[NB] = {24, 1, 13},
+				nl[NB] = {8, 3, 6};
+	gpx_rank_batch b[NB],
+				alone[NB],
+				m,
+			   *bs[NB];
+	gpx_rank_bquery qa[NB][24];
+	size_t		ws,
+				rw;
+	void	   *work,
+			   *mwork;
+	bool		ok = true;
+	uint32_t	oq = 0,
+				ol = 0;
+
+	coll_make(&c, &r, 20000, 10, 50, false, false);
+	blobs_make(&bl, &c, GPX_CODEC_PFOR, true);
+	for (int i = 0; i < NB; i++)
+	{
+		merge_batch(&r, &bl, &c, nq[i], nl[i], lists[i], keys[i], qs[i], terms[i], &b[i]);
+		CHECK(gpx_rank_batch_prepare(&b[i]) == GPX_OK);
+		bs[i] = &b[i];
+	}
+	b[1].list_keys = NULL;		/* a batch without keys */
+
+	/* each alone: the reference */
+	for (int i = 0; i < NB; i++)
+	{
+		alone[i] = b[i];
+		memcpy(qa[i], qs[i], sizeof(gpx_rank_bquery) * nq[i]);
+		alone[i].queries = qa[i];
+		alone[i].out_docs = unit_xmalloc(sizeof(uint32_t) * b[i].out_slots);
+		alone[i].out_scores = unit_xmalloc(sizeof(double) * b[i].out_slots);
+		rw = gpx_rank_batch_work_size(&alone[i], 0, nq[i]);
+		work = unit_xmalloc(rw);
+		CHECK(gpx_rank_batch_run(&alone[i], 0, nq[i], work, rw, NULL) == GPX_OK);
+		free(work);
+	}
+
+	CHECK(gpx_rank_merge_compatible(&b[0], &b[2]));
+	ws = gpx_rank_merge_size(bs, NB);
+	mwork = unit_xmalloc(ws);
+	CHECK(gpx_rank_merge(bs, NB, mwork, ws - 1, &m) == GPX_E_ARG);
+	CHECK(gpx_rank_merge(bs, 0, mwork, ws, &m) == GPX_E_ARG);
+	CHECK(gpx_rank_merge(bs, NB, mwork, ws, &m) == GPX_OK);
+	CHECK(m.nqueries == nq[0] + nq[1] + nq[2] && m.nlists == nl[0] + nl[1] + nl[2] &&
+		  m.nterms == b[0].nterms + b[1].nterms + b[2].nterms &&
+		  m.out_slots == b[0].out_slots + b[1].out_slots + b[2].out_slots &&
+		  m.doclen == b[0].doclen && m.doclen_id == 77 && m.list_keys != NULL);
+	for (int i = 0; i < NB; i++)
+	{
+		for (uint32_t q = 0; q < nq[i]; q++)
+		{
+			const gpx_rank_bquery *mq = &m.queries[oq + q];
+
+			for (uint32_t t = 0; t < mq->nterms; t++)
+			{
+				const gpx_rank_bterm *mt = &m.terms[mq->first_term + t];
+				const gpx_rank_bterm *bt = &b[i].terms[qs[i][q].first_term + t];
+
+				if (bt->list < 0 ? mt->list != -1 :
+					mt->list != bt->list + (int32_t) ol ||
+					m.lists[mt->list].base != b[i].lists[bt->list].base)
+					ok = false;
+			}
+			if (mq->status != -1 || mq->out_count != 0)
+				ok = false;
+		}
+		for (uint32_t l = 0; l < nl[i]; l++)
+			if (i == 1 ? (m.list_keys[ol + l].hi != 0 || m.list_keys[ol + l].lo != 0) :
+				memcmp(&m.list_keys[ol + l], &keys[i][l], sizeof(gpx_key)) != 0)
+				ok = false;
+		oq += nq[i];
+		ol += nl[i];
+	}
+	CHECKF(ok, "merged terms, lists or keys renumbered wrong");
+	rw = gpx_rank_batch_work_size(&m, 0, m.nqueries);
+	work = unit_xmalloc(rw);
+	CHECK(gpx_rank_batch_run(&m, 0, m.nqueries, work, rw, NULL) == GPX_OK);
+	free(work);
+	for (int i = 0; i < NB; i++)
+		for (uint32_t q = 0; q < nq[i]; q++)
+			qs[i][q].status = -1;
+	gpx_rank_merge_scatter(&m, bs, NB);
+	for (int i = 0; i < NB; i++)
+		for (uint32_t q = 0; q < nq[i] && ok; q++)
+		{
+			const gpx_rank_bquery *x = &qs[i][q],
+					   *y = &qa[i][q];
+
+			if (x->status != GPX_OK || y->status != GPX_OK || x->out_count != y->out_count ||
+				memcmp(b[i].out_docs + x->out_offset, alone[i].out_docs + y->out_offset,
+					   sizeof(uint32_t) * x->out_count) != 0 ||
+				memcmp(b[i].out_scores + x->out_offset, alone[i].out_scores + y->out_offset,
+					   sizeof(double) * x->out_count) != 0)
+				ok = false;
+		}
+	CHECKF(ok, "merged answers differ from each batch's own");
+
+	/* what may not run merged */
+	b[2].k1 = 1.2;
+	CHECK(!gpx_rank_merge_compatible(&b[0], &b[2]));
+	b[2].k1 = 0.9;
+	b[2].doclen_id = 78;
+	CHECK(!gpx_rank_merge_compatible(&b[0], &b[2]));
+	b[0].doclen_id = b[2].doclen_id = 0;
+	CHECK(!gpx_rank_merge_compatible(&b[0], &b[2]));
+	free(mwork);
+	for (int i = 0; i < NB; i++)
+	{
+		free(b[i].out_docs);
+		free(b[i].out_scores);
+		free(alone[i].out_docs);
+		free(alone[i].out_scores);
+	}
+	blobs_free(&bl, 10);
+	coll_free(&c);
+}
+
 int
 main(void)
 {
@@ -1087,5 +1273,6 @@ main(void)
 	UNIT_RUN(test_rank_edges());
 	UNIT_RUN(test_rank_pruning());
 	UNIT_RUN(test_rank_batch());
+	UNIT_RUN(test_rank_merge());
 	return unit_finish();
 }
