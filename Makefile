@@ -136,6 +136,10 @@ test/unit/bin/%: test/unit/%.c $(UNIT_LIB_SRCS) $(wildcard src/codec/*.h) cuda/g
 	@mkdir -p test/unit/bin
 	$(UNIT_CC) $(UNIT_CFLAGS) -o $@ $< $(UNIT_LIB_SRCS) -lm -lpthread
 
+# test_gputhread builds the executor's GPU thread with the back end of
+# builds without nvcc into itself
+test/unit/bin/test_gputhread: src/exec_gputhread.c src/exec_gputhread.h cuda/gpx_cuda_none.c
+
 .PHONY: unittest unittest-build
 unittest-build: $(UNIT_TESTS)
 unittest: unittest-build

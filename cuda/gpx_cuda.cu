@@ -1461,7 +1461,8 @@ gpx_cuda_describe(gpx_cuda_ctx *ctx, char *buf, size_t len)
 				 "; list cache %.1f of %.1f MiB, %zu lists, %.1f%% hits, %llu evictions; "
 				 "%llu batches in %llu chunks, %llu split pieces, %llu direct copies; "
 				 "%d chunk slots per gpu, at most %llu batches in flight, %llu upload waits; "
-				 "graphs %s (%llu launches, %llu instantiated)",
+				 "graphs %s (%llu launches, %llu instantiated); "
+				 "%llu ranked runs of %llu queries",
 				 used / 1048576.0, cap / 1048576.0, nl,
 				 hits + misses ? 100.0 * hits / (double) (hits + misses) : 0.0,
 				 (unsigned long long) ev, (unsigned long long) ctx->batches,
@@ -1469,7 +1470,8 @@ gpx_cuda_describe(gpx_cuda_ctx *ctx, char *buf, size_t len)
 				 (unsigned long long) dir, ctx->nslots,
 				 (unsigned long long) ctx->max_runs, (unsigned long long) waits,
 				 ctx->graphs ? "on" : "off", (unsigned long long) gl,
-				 (unsigned long long) gb);
+				 (unsigned long long) gb, (unsigned long long) ctx->rank_runs,
+				 (unsigned long long) ctx->rank_queries);
 }
 
 /* The last error message of ctx. */

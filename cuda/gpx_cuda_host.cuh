@@ -249,6 +249,8 @@ struct gpx_cuda_ctx
 	int			nslots = 2;		/* chunk slots per device */
 	uint64_t	batches = 0;
 	uint64_t	max_runs = 0;	/* most batches in flight at once */
+	uint64_t	rank_runs = 0;	/* ranked batches run (gpx_cuda_rank_run) */
+	uint64_t	rank_queries = 0;	/* their queries */
 	double		prof[5] = {0, 0, 0, 0, 0};	/* host ms: plan, build, issue, wait, collect */
 };
 

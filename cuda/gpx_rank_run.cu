@@ -681,5 +681,14 @@ gpx_cuda_rank_run(gpx_cuda_ctx *ctx, gpx_rank_batch *b, gpx_cuda_rank_stats *sta
 		return gpx_msg(ctx, GPX_CUDA_ERROR, "the gpu context failed earlier");
 	if (ctx->devs.empty())
 		return gpx_msg(ctx, GPX_CUDA_NO_DEVICE, "no gpu");
-	return gpx_rk_run(ctx, b, stats);
+	{
+		gpx_cuda_status st = gpx_rk_run(ctx, b, stats);
+
+		if (st == GPX_CUDA_OK)
+		{
+			ctx->rank_runs++;
+			ctx->rank_queries += b->nqueries;
+		}
+		return st;
+	}
 }

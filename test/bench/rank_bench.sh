@@ -427,13 +427,24 @@ rank_run() {
 	done
 }
 
+# rank_gpu_runs DB: "; GPU so far: N ranked runs of M queries" (the
+# device's counts since the executor started, as its description gives
+# them: queued ranked batches run merged, so M / N can pass the requests a
+# batch), or nothing without a GPU
+rank_gpu_runs() {
+	local r
+	sleep 1.2	# the executor refreshes its description at most once a second, when idle
+	r=$(bl_val "$1" "SELECT coalesce(substring(device_active from '[0-9]+ ranked runs of [0-9]+ queries'), '') FROM gpuidx_info()")
+	[ -n "$r" ] && printf '; GPU so far: %s' "$r"
+}
+
 # rank_exec_diag DB GROUP: (RANK_EXEC_DIAG=1) what the executor did in the
 # group just run -- requests a batch, round trip, the main thread's time
 # by phase -- then the counters reset for the next group
 rank_exec_diag() {
 	local db=$1 grp=$2
 	[ -n "$EXEC_DEV" ] || return 0
-	note "$grp: executor: $(bl_val "$db" "SELECT format('%s requests, %s queries in %s batches (%s requests, %s queries a batch), mean round trip %s ms, executor time %s ms', requests, queries, batches, round(mean_batch_requests::numeric, 2), round(mean_batch_queries::numeric, 2), round(mean_roundtrip_ms::numeric, 3), round(executor_time_ms::numeric, 1)) FROM gpuidx_stats()"); main thread: $(bl_val "$db" "SELECT string_agg(format('%s %s%% (%s calls, %s ms)', phase, round((100 * share)::numeric, 1), calls, round(time_ms::numeric, 1)), ', ' ORDER BY time_ms DESC) FROM gpuidx_executor_profile() WHERE time_ms > 0")"
+	note "$grp: executor: $(bl_val "$db" "SELECT format('%s requests, %s queries in %s batches (%s requests, %s queries a batch), mean round trip %s ms, executor time %s ms', requests, queries, batches, round(mean_batch_requests::numeric, 2), round(mean_batch_queries::numeric, 2), round(mean_roundtrip_ms::numeric, 3), round(executor_time_ms::numeric, 1)) FROM gpuidx_stats()"); main thread: $(bl_val "$db" "SELECT string_agg(format('%s %s%% (%s calls, %s ms)', phase, round((100 * share)::numeric, 1), calls, round(time_ms::numeric, 1)), ', ' ORDER BY time_ms DESC) FROM gpuidx_executor_profile() WHERE time_ms > 0")$(rank_gpu_runs "$db")"
 	bl_val "$db" "SELECT gpuidx_stats_reset()" >/dev/null
 }
 
