@@ -1508,7 +1508,7 @@ exec_rank_post(ExecFlight *fl)
 	}
 	memset(&fl->rank_task, 0, sizeof(fl->rank_task));
 	fl->rank_task.fn = exec_gpu_rank_plan_fn;
-	fl->rank_task.fn_many = exec_gpu_rank_plans_fn;
+	fl->rank_task.fn_many = gpuidx_exec_rank_merge_on ? exec_gpu_rank_plans_fn : NULL;
 	fl->rank_task.arg = &fl->rank_plan;
 	fl->rank_task.job.user = fl;
 	fl->where = EXEC_ON_GPU;
@@ -1862,6 +1862,8 @@ exec_holding(void)
  * while they wait), up to GPX_EXEC_MAX_DEPTH flights in all.
  */
 #define GPX_EXEC_RANK_POSTED (GPX_EXEC_MAX_DEPTH - 2)
+/* With gpuidx.rank_merge off: one running, one ready to start when it ends. */
+#define GPX_EXEC_RANK_POSTED_ALONE 2
 
 /*
  * Whether the next queued request is ranked and the GPU thread holds as
@@ -1879,13 +1881,15 @@ exec_rank_full(void)
 	for (int f = 0; f < GPX_EXEC_MAX_DEPTH; f++)
 		posted += ex.flights[f].used && ex.flights[f].rank &&
 			ex.flights[f].where == EXEC_ON_GPU;
-	return posted >= GPX_EXEC_RANK_POSTED && head >= 0 &&
+	return posted >= (gpuidx_exec_rank_merge_on ? GPX_EXEC_RANK_POSTED : GPX_EXEC_RANK_POSTED_ALONE) &&
+		head >= 0 &&
 		head < (int32) ctl->nslots &&
 		gpuidx_exec_shm->slots[head].kind == GPX_REQ_KIND_RANK;
 }
 
 /*
  * Whether a ranked batch may be taken beyond gpuidx.pipeline_depth: the
+ * GPU thread runs queued ranked batches merged (gpuidx.rank_merge), the
  * next queued request is ranked, ranked batches go to the GPU thread
  * (exec_rank_post) and a flight is free (the same unlocked peek as
  * exec_rank_full).
@@ -1896,7 +1900,8 @@ exec_rank_room(void)
 	volatile GpxExecShared *ctl = gpuidx_exec_shm->ctl;
 	int32		head = ctl->queue_head;
 
-	return exec_rank_async() && ex.nflight < GPX_EXEC_MAX_DEPTH && head >= 0 &&
+	return gpuidx_exec_rank_merge_on && exec_rank_async() && ex.nflight < GPX_EXEC_MAX_DEPTH &&
+		head >= 0 &&
 		head < (int32) ctl->nslots &&
 		gpuidx_exec_shm->slots[head].kind == GPX_REQ_KIND_RANK;
 }

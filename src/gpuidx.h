@@ -31,6 +31,7 @@ extern int	gpuidx_exec_spin_us;		/* gpuidx.spin_wait (us) */
 extern int	gpuidx_exec_pipeline_depth;	/* gpuidx.pipeline_depth */
 extern bool gpuidx_exec_gpu_graphs;		/* gpuidx.gpu_graphs */
 extern bool gpuidx_exec_gpu_thread;		/* gpuidx.gpu_thread */
+extern bool gpuidx_exec_rank_merge_on;	/* gpuidx.rank_merge */
 
 /* Most batches the executor keeps in flight (gpuidx.pipeline_depth). */
 #define GPX_EXEC_MAX_DEPTH 8

@@ -261,6 +261,7 @@ my %want_ctx = (
 	'gpuidx.batch_max_wait' => 'sighup', 'gpuidx.executor_threads' => 'sighup',
 	'gpuidx.spin_wait' => 'sighup', 'gpuidx.pipeline_depth' => 'sighup',
 	'gpuidx.gpu_graphs' => 'sighup', 'gpuidx.gpu_thread' => 'sighup',
+	'gpuidx.rank_merge' => 'sighup',
 	'gpuidx.use_executor' => 'user', 'gpuidx.executor_fallback' => 'user',
 	'gpuidx.executor_timeout' => 'user');
 my %ctx = map { split /\|/ } split /\n/, $node->safe_psql('postgres',
