@@ -599,6 +599,25 @@ exec_flight_free(void)
 	return NULL;				/* keep the compiler quiet */
 }
 
+static bool exec_rank_async(void);
+
+/*
+ * Whether the queue's head is a ranked request that is due at once: the
+ * GPU thread runs the ranked batches queued behind a running one merged
+ * (gpuidx.rank_merge), so a ranked request waits there for the GPU, not
+ * here for its batch to fill (lock held, or an unlocked peek).
+ */
+static bool
+exec_rank_due_now(void)
+{
+	volatile GpxExecShared *ctl = gpuidx_exec_shm->ctl;
+	int32		head = ctl->queue_head;
+
+	return gpuidx_exec_rank_merge_on && exec_rank_async() && head >= 0 &&
+		head < (int32) ctl->nslots &&
+		gpuidx_exec_shm->slots[head].kind == GPX_REQ_KIND_RANK;
+}
+
 /*
  * Take a batch into fl if one is due: the queued shortest lists reach the
  * threshold, the oldest request has waited long enough, or nothing more
@@ -636,7 +655,7 @@ exec_take_batch(ExecFlight *fl, int64 *sleep_us, int *fault, int *fault_ms)
 	}
 	waited = now - gpuidx_exec_shm->slots[ctl->queue_head].queued_at;
 	if (ctl->queued_work < threshold && waited < gpuidx_exec_batch_max_wait &&
-		!exec_nothing_more_comes())
+		!exec_nothing_more_comes() && !exec_rank_due_now())
 	{
 		*sleep_us = gpuidx_exec_batch_max_wait - waited;
 		LWLockRelease(ctl->lock);
@@ -1657,7 +1676,7 @@ exec_queue_due(void)
 
 	return ctl->queue_head >= 0 &&
 		(ctl->queued_work >= (uint64) gpuidx_exec_batch_threshold ||
-		 exec_nothing_more_comes());
+		 exec_nothing_more_comes() || exec_rank_due_now());
 }
 
 /*
@@ -1888,22 +1907,14 @@ exec_rank_full(void)
 }
 
 /*
- * Whether a ranked batch may be taken beyond gpuidx.pipeline_depth: the
- * GPU thread runs queued ranked batches merged (gpuidx.rank_merge), the
- * next queued request is ranked, ranked batches go to the GPU thread
- * (exec_rank_post) and a flight is free (the same unlocked peek as
- * exec_rank_full).
+ * Whether a ranked batch may be taken beyond gpuidx.pipeline_depth: a
+ * flight is free and the next queued request is a ranked one due at once
+ * (exec_rank_due_now).
  */
 static bool
 exec_rank_room(void)
 {
-	volatile GpxExecShared *ctl = gpuidx_exec_shm->ctl;
-	int32		head = ctl->queue_head;
-
-	return gpuidx_exec_rank_merge_on && exec_rank_async() && ex.nflight < GPX_EXEC_MAX_DEPTH &&
-		head >= 0 &&
-		head < (int32) ctl->nslots &&
-		gpuidx_exec_shm->slots[head].kind == GPX_REQ_KIND_RANK;
+	return ex.nflight < GPX_EXEC_MAX_DEPTH && exec_rank_due_now();
 }
 
 /* Background worker entry point of the executor. */
