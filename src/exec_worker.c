@@ -1873,15 +1873,20 @@ exec_holding(void)
 }
 
 /*
- * Ranked batches the GPU thread may hold at once: one running and the
- * ones queued behind it, which it runs merged the moment it is free
- * (exec_gpu_rank_plans_fn), so that a request waits for the run in
- * progress and its own, not for a batch formed before it came.  They may
- * pass gpuidx.pipeline_depth (ranked batches cost the main thread little
- * while they wait), up to GPX_EXEC_MAX_DEPTH flights in all.
+ * Ranked batches the GPU thread may hold at once with gpuidx.rank_merge
+ * on: one running and the ones queued behind it, which it runs merged
+ * the moment it is free (exec_gpu_rank_plans_fn), so that a request
+ * waits for the run in progress and its own, not for a batch formed
+ * before it came.  They may pass gpuidx.pipeline_depth (ranked batches
+ * cost the main thread little while they wait), up to GPX_EXEC_MAX_DEPTH
+ * flights in all.
  */
 #define GPX_EXEC_RANK_POSTED (GPX_EXEC_MAX_DEPTH - 2)
-/* With gpuidx.rank_merge off: one running, one ready to start when it ends. */
+/*
+ * With gpuidx.rank_merge off (the default): one running, one ready to
+ * start the moment it ends; left queued, the requests after them make the
+ * next batch larger.
+ */
 #define GPX_EXEC_RANK_POSTED_ALONE 2
 
 /*

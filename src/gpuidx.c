@@ -37,7 +37,7 @@ int			gpuidx_exec_spin_us = 0;
 int			gpuidx_exec_pipeline_depth = 2;
 bool		gpuidx_exec_gpu_graphs = false;
 bool		gpuidx_exec_gpu_thread = true;
-bool		gpuidx_exec_rank_merge_on = true;
+bool		gpuidx_exec_rank_merge_on = false;
 
 static const struct config_enum_entry device_options[] = {
 	{"auto", GPX_DEVICE_AUTO, false},
@@ -166,8 +166,8 @@ gpuidx_define_gucs(void)
 							 &gpuidx_exec_gpu_thread, true, PGC_SIGHUP, 0, NULL, NULL, NULL);
 	DefineCustomBoolVariable("gpuidx.rank_merge",
 							 "Run the ranked batches queued at the executor's GPU thread as one GPU run.",
-							 "On: the ranked batches posted behind the one the GPU runs (up to six) run merged the moment it is free; off: one GPU run per batch, at most one batch waiting.",
-							 &gpuidx_exec_rank_merge_on, true, PGC_SIGHUP, 0, NULL, NULL, NULL);
+							 "On: the ranked batches posted behind the one the GPU runs (up to six) run merged the moment it is free, and a ranked request is due at once; off: one GPU run per batch, at most one batch waiting.",
+							 &gpuidx_exec_rank_merge_on, false, PGC_SIGHUP, 0, NULL, NULL, NULL);
 	DefineCustomEnumVariable("gpuidx.device",
 							 "Where intersections run: auto, gpu or cpu.",
 							 "auto keeps cheap queries in the backend and sends the others to the executor; gpu and cpu send every query to the executor, which runs it on a GPU or on CPU threads. gpu while the executor has no usable GPU is an error, or with gpuidx.executor_fallback on a warning (once per session) and the executor's CPU threads.",

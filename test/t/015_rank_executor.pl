@@ -25,8 +25,11 @@ use Time::HiRes qw(time usleep);
 use GpxTap;
 
 my $gpu = ($ENV{GPX_TEST_DEVICE} // '') eq 'gpu';
+# gpuidx.rank_merge on: with a GPU, the ranked batches queued at the GPU
+# thread run merged and a ranked request is due at once (off by default)
 my $node = gpx_node('rankexec', conf => qq{
 gpuidx.batch_max_wait = 1000
+gpuidx.rank_merge = on
 extra_float_digits = 3
 });
 
