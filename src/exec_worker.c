@@ -1367,6 +1367,9 @@ exec_run_rank(ExecFlight *fl)
 	exec_rank_end(fl, any_gpu);
 }
 
+static void exec_gpu_rank_merged(gpx_cuda_ctx *ctx, GpxRankGroup **gs,
+								 gpx_rank_batch **bs, int m);
+
 /*
  * A ranked batch's runs on the GPU, one after the other (a GpxGtTask's
  * function: on the GPU thread, no PostgreSQL but instr_time's clock
@@ -1380,27 +1383,18 @@ exec_gpu_rank_plan_fn(gpx_cuda_ctx *ctx, void *arg)
 	for (int g = 0; g < p->ng; g++)
 	{
 		GpxRankGroup *gr = &p->g[g];
-		instr_time	t0,
-					t1;
 
-		INSTR_TIME_SET_CURRENT(t0);
-		gr->gpu_status = gpx_cuda_rank_run(ctx, gr->b, NULL);
-		INSTR_TIME_SET_CURRENT(t1);
-		INSTR_TIME_SUBTRACT(t1, t0);
-		gr->gpu_us = INSTR_TIME_GET_MICROSEC(t1);
-		gr->gpu_err[0] = '\0';
-		if (gr->gpu_status != GPX_CUDA_OK)
-			strlcpy(gr->gpu_err, gpx_cuda_last_error(ctx), sizeof(gr->gpu_err));
+		exec_gpu_rank_merged(ctx, &gr, &gr->b, 1);
 	}
 	return GPX_CUDA_OK;
 }
 
 /*
- * Run one group of a ranked batch on the GPU, as exec_gpu_rank_plan_fn
- * does, or (m > 1) merged with the groups gs[1 .. m) that may run with it
- * (gpx_rank_merge_compatible): one GPU run for all of them, each group's
- * answers copied back and its share of the run's time (by candidates)
- * noted.  On the GPU thread: malloc, no PostgreSQL.
+ * Run group gs[0] (its batch bs[0]) on the GPU, or (m > 1) merged with the
+ * groups gs[1 .. m) that may run with it (gpx_rank_merge_compatible): one
+ * GPU run for all of them, each group's answers copied back; each group's
+ * status, message and time (merged: its share by candidates) noted.  On
+ * the GPU thread: malloc, no PostgreSQL.
  */
 static void
 exec_gpu_rank_merged(gpx_cuda_ctx *ctx, GpxRankGroup **gs, gpx_rank_batch **bs, int m)
