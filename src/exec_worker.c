@@ -602,20 +602,29 @@ exec_flight_free(void)
 static bool exec_rank_async(void);
 
 /*
- * Whether the queue's head is a ranked request that is due at once: the
- * GPU thread runs the ranked batches queued behind a running one merged
- * (gpuidx.rank_merge), so a ranked request waits there for the GPU, not
- * here for its batch to fill (lock held, or an unlocked peek).
+ * Whether the queue's head is a ranked request (lock held, or an unlocked
+ * peek whose stale answer costs a batch taken early or late).
  */
 static bool
-exec_rank_due_now(void)
+exec_head_ranked(void)
 {
 	volatile GpxExecShared *ctl = gpuidx_exec_shm->ctl;
 	int32		head = ctl->queue_head;
 
-	return gpuidx_exec_rank_merge_on && exec_rank_async() && head >= 0 &&
-		head < (int32) ctl->nslots &&
+	return head >= 0 && head < (int32) ctl->nslots &&
 		gpuidx_exec_shm->slots[head].kind == GPX_REQ_KIND_RANK;
+}
+
+/*
+ * Whether the queue's head is a ranked request that is due at once: the
+ * GPU thread runs the ranked batches queued behind a running one merged
+ * (gpuidx.rank_merge), so a ranked request waits there for the GPU, not
+ * here for its batch to fill.
+ */
+static bool
+exec_rank_due_now(void)
+{
+	return gpuidx_exec_rank_merge_on && exec_rank_async() && exec_head_ranked();
 }
 
 /*
@@ -1426,15 +1435,15 @@ exec_gpu_rank_merged(gpx_cuda_ctx *ctx, GpxRankGroup **gs, gpx_rank_batch **bs, 
 	INSTR_TIME_SUBTRACT(t1, t0);
 	if (m > 1 && rc == GPX_CUDA_OK)
 		gpx_rank_merge_scatter(&mb, bs, (uint32) m);
-	for (int i = 0; i < m; i++)
-		all += gpuidx_exec_rank_candidates(bs[i]);
+	if (m > 1)
+		for (int i = 0; i < m; i++)
+			all += gpuidx_exec_rank_candidates(bs[i]);
 	for (int i = 0; i < m; i++)
 	{
-		uint64		c = gpuidx_exec_rank_candidates(bs[i]);
-
 		gs[i]->gpu_status = rc;
-		gs[i]->gpu_us = m == 1 || all == 0 ? INSTR_TIME_GET_MICROSEC(t1) :
-			(int64) ((double) INSTR_TIME_GET_MICROSEC(t1) * (double) c / (double) all);
+		gs[i]->gpu_us = all == 0 ? INSTR_TIME_GET_MICROSEC(t1) :
+			(int64) ((double) INSTR_TIME_GET_MICROSEC(t1) *
+					 (double) gpuidx_exec_rank_candidates(bs[i]) / (double) all);
 		gs[i]->gpu_err[0] = '\0';
 		if (rc != GPX_CUDA_OK)
 			strlcpy(gs[i]->gpu_err, gpx_cuda_last_error(ctx), sizeof(gs[i]->gpu_err));
@@ -1891,8 +1900,6 @@ exec_holding(void)
 static bool
 exec_rank_full(void)
 {
-	volatile GpxExecShared *ctl = gpuidx_exec_shm->ctl;
-	int32		head = ctl->queue_head;
 	int			posted = 0;
 
 	/* a ranked flight on the GPU is one the GPU thread holds (exec_rank_post) */
@@ -1900,9 +1907,7 @@ exec_rank_full(void)
 		posted += ex.flights[f].used && ex.flights[f].rank &&
 			ex.flights[f].where == EXEC_ON_GPU;
 	return posted >= (gpuidx_exec_rank_merge_on ? GPX_EXEC_RANK_POSTED : GPX_EXEC_RANK_POSTED_ALONE) &&
-		head >= 0 &&
-		head < (int32) ctl->nslots &&
-		gpuidx_exec_shm->slots[head].kind == GPX_REQ_KIND_RANK;
+		exec_head_ranked();
 }
 
 /*

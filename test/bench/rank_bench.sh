@@ -435,7 +435,7 @@ rank_gpu_runs() {
 	local r
 	sleep 1.2	# the executor refreshes its description at most once a second, when idle
 	r=$(bl_val "$1" "SELECT coalesce(substring(device_active from '[0-9]+ ranked runs of [0-9]+ queries'), '') FROM gpuidx_info()")
-	[ -n "$r" ] && printf '; GPU so far: %s' "$r"
+	[ -z "$r" ] || printf '; GPU so far: %s' "$r"
 }
 
 # rank_exec_diag DB GROUP: (RANK_EXEC_DIAG=1) what the executor did in the
