@@ -163,21 +163,27 @@ gpx_d_loc(const gpx_dl *L, uint32_t blk)
 	return gpx_load32(L->dir + (size_t) blk * L->dir_stride + 4);
 }
 
-/* How block blk is coded (gpx_form). */
+/* How a block of kind bits kind (v2; ignored in v1) is coded (gpx_form). */
 GPX_DEV uint32_t
-gpx_d_form(const gpx_dl *L, uint32_t blk)
+gpx_d_form_kind(const gpx_dl *L, uint32_t kind)
 {
-	uint32_t	kind;
-
 	if (L->version == GPX_FORMAT_V1)
 		return L->codec == GPX_CODEC_PFOR ? GPX_FORM_PFOR :
 			L->codec == GPX_CODEC_LRC ? GPX_FORM_LRC : GPX_FORM_QS1;
-	kind = L->dir == NULL ? L->kind0 : (gpx_d_loc(L, blk) & 3u);
 	if (kind == GPX_KIND_EF)
 		return GPX_FORM_EF;
 	if (kind == GPX_KIND_BITMAP)
 		return GPX_FORM_BITMAP;
 	return L->codec == GPX_CODEC_PFOR ? GPX_FORM_PFOR : GPX_FORM_LRC;
+}
+
+/* How block blk is coded (gpx_form). */
+GPX_DEV uint32_t
+gpx_d_form(const gpx_dl *L, uint32_t blk)
+{
+	if (L->version == GPX_FORMAT_V1)
+		return gpx_d_form_kind(L, 0);
+	return gpx_d_form_kind(L, L->dir == NULL ? L->kind0 : (gpx_d_loc(L, blk) & 3u));
 }
 
 /*

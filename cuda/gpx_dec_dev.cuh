@@ -3,9 +3,10 @@
  * compile time by GPX_DEC_FAST (a mask: GPX_DEC_EF for Elias-Fano and
  * bitmap blocks, GPX_DEC_PF for PFor blocks, GPX_DEC_LR for LRC
  * segments; GPX_DEC_P2 / GPX_DEC_E2: the decode kernel takes two full PFor
- * / v2 Elias-Fano blocks per warp; 0, the default until measured, keeps
- * gpx_d_block_warp's general loops for every form).  Included by
- * gpx_cuda_dev.cuh.
+ * / v2 Elias-Fano blocks per warp; GPX_DEC_PIPE: on long lists its warps
+ * loop, the next unit's words copied in while one is decoded
+ * (gpx_decode.cu); 0 keeps gpx_d_block_warp's general loops for every
+ * form; the default, 63, is all of them).  Included by gpx_cuda_dev.cuh.
  *
  * Each lane decodes consecutive elements: 8 lane .. 8 lane + 7 of an
  * Elias-Fano or LRC block (up to 256), 4 lane .. 4 lane + 3 of a PFor
@@ -50,8 +51,10 @@
 #define GPX_DEC_LR		4		/* LRC segments */
 #define GPX_DEC_P2		8		/* decode kernel: two full PFor blocks per warp */
 #define GPX_DEC_E2		16		/* decode kernel, v2 qs: two full Elias-Fano blocks per warp */
+#define GPX_DEC_PIPE	32		/* decode kernel: each warp loops over its units, the next
+								 * one's words copied in (cp.async) while it decodes one */
 #ifndef GPX_DEC_FAST
-#define GPX_DEC_FAST	31
+#define GPX_DEC_FAST	63
 #endif
 
 /* Upper-bit words a fast Elias-Fano / bitmap block may span. */
@@ -73,6 +76,45 @@ gpx_d_lz(uint32_t x)
 
 	asm("bfind.shiftamt.u32 %0, %1;" : "=r"(r) : "r"(x));
 	return r;
+#endif
+}
+
+/*
+ * Start copying the 32-bit word at g (global, 4-byte aligned) to shared
+ * word s without waiting (cp.async, sm_80 and later): it lands by the
+ * gpx_d_acp_wait() that covers the group gpx_d_acp_commit() closes.
+ */
+GPX_DEV void
+gpx_d_acp32(uint32_t *s, const uint8_t *g)
+{
+#ifdef GPX_EMU
+	gpx_emu_acp32(s, g);
+#else
+	asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n"
+				 :: "r"((uint32_t) __cvta_generic_to_shared(s)), "l"(g) : "memory");
+#endif
+}
+
+/* Close this thread's group of gpx_d_acp32() copies (cp.async.commit_group). */
+GPX_DEV void
+gpx_d_acp_commit(void)
+{
+#ifdef GPX_EMU
+	gpx_emu_acp_commit();
+#else
+	asm volatile("cp.async.commit_group;\n" ::: "memory");
+#endif
+}
+
+/* Wait until only this thread's N latest groups may be in flight (cp.async.wait_group). */
+template <int N>
+GPX_DEV void
+gpx_d_acp_wait(void)
+{
+#ifdef GPX_EMU
+	gpx_emu_acp_wait(N);
+#else
+	asm volatile("cp.async.wait_group %0;\n" :: "n"(N) : "memory");
 #endif
 }
 
@@ -172,20 +214,34 @@ gpx_d_fields4(const uint32_t *s, uint32_t o, uint32_t b, uint32_t f[4])
 }
 
 /*
- * Where block blk's bits lie (any form but QS1): from bit *sb of payload
- * word *w0 on, *nbits bits (at most 2^24: a caller refuses what does not
- * fit its stage); *first: its first docID.  Reads the directory entries
- * of blk and blk + 1 (v1: word offsets, v2: byte offsets << 2 | kind) in
- * 32-bit arithmetic: payloads are below 4 GiB.
+ * The directory words of block blk that gpx_d_span_of() reads, loaded
+ * together: r[0] its first docID, r[1] its loc, r[2] the next block's loc
+ * (0 for the last block).  With a directory only (L->dir != NULL).
  */
 GPX_DEV void
-gpx_d_span(const gpx_dl *L, uint32_t blk, uint32_t *w0, uint32_t *sb,
-		   uint32_t *nbits, uint32_t *first)
+gpx_d_dir3(const gpx_dl *L, uint32_t blk, uint32_t r[3])
+{
+	const uint8_t *e = L->dir + (size_t) blk * L->dir_stride;
+
+	r[0] = gpx_load32(e);
+	r[1] = gpx_load32(e + 4);
+	r[2] = blk + 1 < L->nblocks ? gpx_load32(e + L->dir_stride + 4) : 0;
+}
+
+/*
+ * Where block blk's bits lie (any form but QS1), from its directory words
+ * r (gpx_d_dir3; unused without a directory): from bit *sb of payload
+ * word *w0 on, *nbits bits (at most 2^24: a caller refuses what does not
+ * fit its stage); *first: its first docID.  v1 locs are word offsets, v2
+ * byte offsets << 2 | kind; 32-bit arithmetic: payloads are below 4 GiB.
+ */
+GPX_DEV void
+gpx_d_span_of(const gpx_dl *L, uint32_t blk, const uint32_t r[3], uint32_t *w0,
+			  uint32_t *sb, uint32_t *nbits, uint32_t *first)
 {
 	const uint32_t cap = 1u << 19;	/* words or bytes: keeps nbits <= 2^24 */
-	const uint8_t *e;
-	uint32_t	loc,
-				nxt = 0,
+	uint32_t	loc = r[1],
+				nxt = r[2],
 				end;
 	bool		last = blk + 1 >= L->nblocks;
 
@@ -198,11 +254,7 @@ gpx_d_span(const gpx_dl *L, uint32_t blk, uint32_t *w0, uint32_t *sb,
 		*first = L->first;
 		return;
 	}
-	e = L->dir + (size_t) blk * L->dir_stride;
-	*first = gpx_load32(e);
-	loc = gpx_load32(e + 4);
-	if (!last)
-		nxt = gpx_load32(e + L->dir_stride + 4);
+	*first = r[0];
 	if (L->version == GPX_FORMAT_V1)
 	{
 		end = last ? L->payload_words : nxt;
@@ -221,6 +273,38 @@ gpx_d_span(const gpx_dl *L, uint32_t blk, uint32_t *w0, uint32_t *sb,
 		end = end > (byte & ~3u) ? end - (byte & ~3u) : 0;
 		*nbits = (end < cap ? end : cap) * 8;
 	}
+}
+
+/* gpx_d_span_of() of block blk, its directory words loaded here. */
+GPX_DEV void
+gpx_d_span(const gpx_dl *L, uint32_t blk, uint32_t *w0, uint32_t *sb,
+		   uint32_t *nbits, uint32_t *first)
+{
+	uint32_t	r[3];
+
+	if (L->dir == NULL)
+	{
+		gpx_d_span_of(L, blk, r, w0, sb, nbits, first);
+		return;
+	}
+	gpx_d_dir3(L, blk, r);
+	gpx_d_span_of(L, blk, r, w0, sb, nbits, first);
+}
+
+/*
+ * Words of a block to stage: its nbits rounded down to words (up, with
+ * up), at most cap, and none past the payload's words from w0.
+ */
+GPX_DEV uint32_t
+gpx_d_stage_nw(const gpx_dl *L, uint32_t w0, uint32_t nbits, uint32_t cap, bool up)
+{
+	uint32_t	nw = up ? (nbits + 31) >> 5 : nbits >> 5;
+
+	if (nw > cap)
+		nw = cap;
+	if (w0 + nw > L->payload_words)
+		nw = w0 < L->payload_words ? L->payload_words - w0 : 0;
+	return nw;
 }
 
 /*
@@ -724,32 +808,46 @@ gpx_d_ef_run(const uint32_t *su, uint32_t p, uint32_t t, uint32_t kk, uint32_t b
 }
 
 /*
- * Decode two full v2 Elias-Fano blocks b0 and b0 + 1 (256 elements each)
- * with one warp, a half-warp each (GPX_DEC_E2): lane l of half h = l / 16
- * gets elements 16 (l % 16) .. + 15 of block b0 + h, written to ob[256 h +
- * ...] (the warp's 512 shared output words) in element order; the per-block
- * work (directory, stage, scan, rank search, select) is done once for both
- * blocks and 16 elements.  Each half stages its block at xs + 160 h; lane
- * hl holds upper words 4 hl .. 4 hl + 3, a 16-lane scan and a 4-step
- * binary search find its first rank, two 8-one runs of gpx_d_ef_run its
- * values.  False (warp-uniform, ob untouched) when a block does not fit
- * (more than 158 words, or upper bits over more than 64 words): the caller
- * decodes the two blocks one by one.  All lanes must call; on true, ob
- * holds the pair after a __syncwarp.
+ * Whether both halves' blocks fit the stage (at most GPX_D_STAGE - 2
+ * words inside the payload, bits past the first): warp-uniform.  All
+ * lanes must call.
  */
 GPX_DEV bool
-gpx_d_ef16p(const gpx_dl *L, uint32_t b0, uint32_t lane, uint32_t *xs, uint32_t *ob)
+gpx_d_ef16p_fits(const gpx_dl *L, uint32_t w0, uint32_t sb, uint32_t nbits, uint32_t nw)
+{
+	return __all_sync(GPX_D_FULL, nw <= GPX_D_STAGE - 2 && w0 <= L->payload_words &&
+					  nw <= L->payload_words - w0 && nbits > sb);
+}
+
+/*
+ * Where the half's block blk of a gpx_d_ef16p() pair lies (gpx_d_span),
+ * *nw: its words to stage; false (warp-uniform) when either half's block
+ * does not fit the stage.  All lanes must call.
+ */
+GPX_DEV bool
+gpx_d_ef16p_span(const gpx_dl *L, uint32_t blk, uint32_t *w0, uint32_t *sb,
+				 uint32_t *nbits, uint32_t *first, uint32_t *nw)
+{
+	gpx_d_span(L, blk, w0, sb, nbits, first);
+	*nw = (*nbits + 31) >> 5;
+	return gpx_d_ef16p_fits(L, *w0, *sb, *nbits, *nw);
+}
+
+/*
+ * The pair of gpx_d_ef16p() from its two blocks' words, staged at xs and
+ * xs + GPX_D_STAGE (sb, nbits, nw, first: the half's block's span); false
+ * (warp-uniform, ob untouched) when a block's upper bits do not fit.
+ * All lanes must call.
+ */
+GPX_DEV bool
+gpx_d_ef16p_dec(const uint32_t *xs, uint32_t sb, uint32_t nbits, uint32_t nw,
+				uint32_t first, uint32_t lane, uint32_t *ob)
 {
 	uint32_t	h = lane >> 4,
 				hl = lane & 15;
-	uint32_t   *st = xs + GPX_D_STAGE * h;
+	const uint32_t *st = xs + GPX_D_STAGE * h;
 	const uint32_t *su;
-	uint32_t	w0,
-				sb,
-				nbits,
-				first,
-				nw,
-				b,
+	uint32_t	b,
 				urel,
 				u0,
 				usb,
@@ -775,14 +873,6 @@ gpx_d_ef16p(const gpx_dl *L, uint32_t b0, uint32_t lane, uint32_t *xs, uint32_t 
 				rv2[8];
 	const uint32_t m = 255;
 
-	gpx_d_span(L, b0 + h, &w0, &sb, &nbits, &first);
-	nw = (nbits + 31) >> 5;
-	if (!__all_sync(GPX_D_FULL, nw <= GPX_D_STAGE - 2 && w0 <= L->payload_words &&
-					nw <= L->payload_words - w0 && nbits > sb))
-		return false;
-	/* each half stages its block */
-	gpx_d_stage_half(L->payload + 4 * (size_t) w0, nw, hl, st);
-	__syncwarp();
 	b = gpx_d_win(st, sb) & 31u;
 	urel = sb + 5 + m * b;
 	u0 = urel >> 5;
@@ -868,6 +958,37 @@ gpx_d_ef16p(const gpx_dl *L, uint32_t b0, uint32_t lane, uint32_t *xs, uint32_t 
 	}
 	__syncwarp();
 	return true;
+}
+
+/*
+ * Decode two full v2 Elias-Fano blocks b0 and b0 + 1 (256 elements each)
+ * with one warp, a half-warp each (GPX_DEC_E2): lane l of half h = l / 16
+ * gets elements 16 (l % 16) .. + 15 of block b0 + h, written to ob[256 h +
+ * ...] (the warp's 512 shared output words) in element order; the per-block
+ * work (directory, stage, scan, rank search, select) is done once for both
+ * blocks and 16 elements.  Each half stages its block at xs + 160 h; lane
+ * hl holds upper words 4 hl .. 4 hl + 3, a 16-lane scan and a 4-step
+ * binary search find its first rank, two 8-one runs of gpx_d_ef_run its
+ * values.  False (warp-uniform, ob untouched) when a block does not fit
+ * (more than 158 words, or upper bits over more than 64 words): the caller
+ * decodes the two blocks one by one.  All lanes must call; on true, ob
+ * holds the pair after a __syncwarp.
+ */
+GPX_DEV bool
+gpx_d_ef16p(const gpx_dl *L, uint32_t b0, uint32_t lane, uint32_t *xs, uint32_t *ob)
+{
+	uint32_t	w0,
+				sb,
+				nbits,
+				first,
+				nw;
+
+	if (!gpx_d_ef16p_span(L, b0 + (lane >> 4), &w0, &sb, &nbits, &first, &nw))
+		return false;
+	/* each half stages its block */
+	gpx_d_stage_half(L->payload + 4 * (size_t) w0, nw, lane & 15, xs + GPX_D_STAGE * (lane >> 4));
+	__syncwarp();
+	return gpx_d_ef16p_dec(xs, sb, nbits, nw, first, lane, ob);
 }
 
 /*
@@ -973,11 +1094,7 @@ gpx_d_pfor4(const gpx_dl *L, uint32_t blk, uint32_t cnt, uint32_t lane,
 				inc[4];
 
 	gpx_d_span(L, blk, &w0, &sb, &nbits, &first);
-	nw = nbits >> 5;
-	if (nw > GPX_D_STAGE - 1)
-		nw = GPX_D_STAGE - 1;
-	if (w0 + nw > L->payload_words)
-		nw = w0 < L->payload_words ? L->payload_words - w0 : 0;
+	nw = gpx_d_stage_nw(L, w0, nbits, GPX_D_STAGE - 1, false);
 	gpx_d_stage3(L->payload, w0, nw, lane, xs);
 	__syncwarp();
 	h = xs[0];
@@ -1023,28 +1140,19 @@ gpx_d_pfor4(const gpx_dl *L, uint32_t blk, uint32_t cnt, uint32_t lane,
 }
 
 /*
- * Decode two full PFor blocks b0 and b0 + 1 (128 elements each) with one
- * warp, a half-warp each (GPX_DEC_P2): lane l of half h = l / 16 gets
- * elements 8 (l % 16) .. + 7 of block b0 + h in v, so that the warp's
- * registers hold the pair's 256 docIDs in order.  The per-block work
- * (directory, header, scan) is done once for both.  xs: GPX_D_SCRATCH
- * shared words (the blocks' words, 160 each); xp: 256 more (the
- * exceptions' patches, 128 per block).  All lanes must call.
+ * The pair of gpx_d_pfor8p() from its two blocks' words, staged at xs
+ * and xs + GPX_D_STAGE (first: the half's block's first docID; xp: 256
+ * shared words for the patches).  All lanes must call.
  */
 GPX_DEV void
-gpx_d_pfor8p(const gpx_dl *L, uint32_t b0, uint32_t lane, uint32_t *xs,
-			 uint32_t *xp, uint32_t v[8])
+gpx_d_pfor8p_dec(const uint32_t *xs, uint32_t *xp, uint32_t first, uint32_t lane,
+				 uint32_t v[8])
 {
 	uint32_t	h = lane >> 4,
 				hl = lane & 15;
-	uint32_t   *st = xs + GPX_D_STAGE * h;
+	const uint32_t *st = xs + GPX_D_STAGE * h;
 	uint32_t   *pt = xp + 128 * h;
-	uint32_t	w0,
-				sb,
-				nbits,
-				first,
-				nw,
-				hd,
+	uint32_t	hd,
 				b,
 				e,
 				hb,
@@ -1054,15 +1162,6 @@ gpx_d_pfor8p(const gpx_dl *L, uint32_t b0, uint32_t lane, uint32_t *xs,
 				tot,
 				s;
 
-	gpx_d_span(L, b0 + h, &w0, &sb, &nbits, &first);
-	nw = nbits >> 5;
-	if (nw > GPX_D_STAGE - 1)
-		nw = GPX_D_STAGE - 1;
-	if (w0 + nw > L->payload_words)
-		nw = w0 < L->payload_words ? L->payload_words - w0 : 0;
-	/* each half stages its block: 10 words a lane at most */
-	gpx_d_stage_half(L->payload + 4 * (size_t) w0, nw, hl, st);
-	__syncwarp();
 	hd = st[0];
 	b = hd & 0x3Fu;
 	e = (hd >> 6) & 0x7Fu;
@@ -1128,9 +1227,59 @@ gpx_d_pfor8p(const gpx_dl *L, uint32_t b0, uint32_t lane, uint32_t *xs,
 }
 
 /*
+ * Decode two full PFor blocks b0 and b0 + 1 (128 elements each) with one
+ * warp, a half-warp each (GPX_DEC_P2): lane l of half h = l / 16 gets
+ * elements 8 (l % 16) .. + 7 of block b0 + h in v, so that the warp's
+ * registers hold the pair's 256 docIDs in order.  The per-block work
+ * (directory, header, scan) is done once for both.  xs: GPX_D_SCRATCH
+ * shared words (the blocks' words, 160 each); xp: 256 more (the
+ * exceptions' patches, 128 per block).  All lanes must call.
+ */
+GPX_DEV void
+gpx_d_pfor8p(const gpx_dl *L, uint32_t b0, uint32_t lane, uint32_t *xs,
+			 uint32_t *xp, uint32_t v[8])
+{
+	uint32_t	hl = lane & 15;
+	uint32_t	w0,
+				sb,
+				nbits,
+				first,
+				nw;
+
+	gpx_d_span(L, b0 + (lane >> 4), &w0, &sb, &nbits, &first);
+	nw = gpx_d_stage_nw(L, w0, nbits, GPX_D_STAGE - 1, false);
+	/* each half stages its block: 10 words a lane at most */
+	gpx_d_stage_half(L->payload + 4 * (size_t) w0, nw, hl, xs + GPX_D_STAGE * (lane >> 4));
+	__syncwarp();
+	gpx_d_pfor8p_dec(xs, xp, first, lane, v);
+}
+
+/*
+ * LRC segment of 256 elements from its words staged in xs: v[s] = element
+ * 8 lane + s (values past the segment's count unspecified).
+ */
+GPX_DEV void
+gpx_d_lrc8_dec(const uint32_t *xs, uint32_t lane, uint32_t v[8])
+{
+	uint32_t	base,
+				slope,
+				w,
+				j0 = 8 * lane,
+				dev[8];
+
+	base = xs[0];
+	slope = xs[1];
+	w = gpx_bitwidth(xs[2]);
+	gpx_d_fields8(xs, 96 + j0 * w, w, dev);
+#pragma unroll
+	for (uint32_t s = 0; s < 8; s++)
+		v[s] = base + __umulhi(slope, (j0 + s) << 24) + dev[s];
+}
+
+/*
  * Decode LRC segment blk (cnt elements): v[s] = element 8 lane + s
- * (values past cnt unspecified), from its words staged in xs.  All lanes
- * must call.
+ * (values past cnt unspecified), its words staged into xs first.  All
+ * lanes must call.
  */
 GPX_DEV void
 gpx_d_lrc8(const gpx_dl *L, uint32_t blk, uint32_t lane, uint32_t *xs, uint32_t v[8])
@@ -1139,28 +1288,13 @@ gpx_d_lrc8(const gpx_dl *L, uint32_t blk, uint32_t lane, uint32_t *xs, uint32_t 
 				sb,
 				nbits,
 				first,
-				nw,
-				base,
-				slope,
-				w,
-				j0 = 8 * lane,
-				dev[8];
+				nw;
 
 	gpx_d_span(L, blk, &w0, &sb, &nbits, &first);
-	nw = nbits >> 5;
-	if (nw > GPX_D_LRC_STAGE)
-		nw = GPX_D_LRC_STAGE;
-	if (w0 + nw > L->payload_words)
-		nw = w0 < L->payload_words ? L->payload_words - w0 : 0;
+	nw = gpx_d_stage_nw(L, w0, nbits, GPX_D_LRC_STAGE, false);
 	gpx_d_stage3(L->payload, w0, nw, lane, xs);
 	__syncwarp();
-	base = xs[0];
-	slope = xs[1];
-	w = gpx_bitwidth(xs[2]);
-	gpx_d_fields8(xs, 96 + j0 * w, w, dev);
-#pragma unroll
-	for (uint32_t s = 0; s < 8; s++)
-		v[s] = base + __umulhi(slope, (j0 + s) << 24) + dev[s];
+	gpx_d_lrc8_dec(xs, lane, v);
 }
 
 /*

@@ -5,7 +5,11 @@
  * the block's words staged in shared memory through the directory, then
  * unpack, patch, warp scan, and 16-byte stores), or, in a build with
  * GPX_DEC_FAST, the fast decoders of gpx_dec_dev.cuh (one kernel per codec
- * and format version there).  Output out[0..n), bit-identical to
+ * and format version there).  A list longer than the grid cap
+ * (GPX_DEC_GRID_PER_SM thread-blocks an SM, GPX_DEC_PIPE builds) is
+ * decoded by fewer warps that loop over its blocks, each with the words of
+ * its next GPX_DEC_PDIST units in flight by cp.async while it decodes one
+ * (gpx_d_pipe).  Output out[0..n), bit-identical to
  * gpx_decode() on the CPU.  Used by gpx_cuda_decode() and the decode
  * benchmark; the batched intersection decodes its source blocks with the
  * same device functions (gpx_isect.cu).
@@ -111,6 +115,234 @@ gpx_d_dec_one(const gpx_dl *L, uint32_t blk, uint32_t lane, uint32_t *xs, uint32
 #endif
 }
 
+/*
+ * Whether v2 qs lists take the pipelined loop too (1) or not (0: measured
+ * slower, docs/BENCHMARKS.md "GPU decode").
+ */
+#ifndef GPX_DEC_PIPE_QS
+#define GPX_DEC_PIPE_QS 0
+#endif
+
+#if GPX_DEC_FAST & GPX_DEC_PIPE
+/* Whether the kernel of CODEC, VER runs the pipelined loop (GPX_DEC_PIPE). */
+#define GPX_DEC_PIPED(CODEC, VER) \
+	((CODEC == GPX_CODEC_PFOR && (GPX_DEC_FAST & GPX_DEC_P2) && (GPX_DEC_FAST & GPX_DEC_PF)) || \
+	 (CODEC == GPX_CODEC_LRC && (GPX_DEC_FAST & GPX_DEC_LR)) || \
+	 (CODEC == GPX_CODEC_QS && VER == 2 && GPX_DEC_PIPE_QS && (GPX_DEC_FAST & GPX_DEC_E2) && \
+	  (GPX_DEC_FAST & GPX_DEC_EF)))
+#else
+#define GPX_DEC_PIPED(CODEC, VER) false
+#endif
+
+#if GPX_DEC_FAST & GPX_DEC_PIPE
+/*
+ * Thread-blocks per SM a pipelined launch is given at most (its warps
+ * then loop over several units each); the emulation's few, so that its
+ * tests run the loop.
+ */
+/* Units a pipelined warp has on their way beside the one it decodes. */
+#ifndef GPX_DEC_PDIST
+#define GPX_DEC_PDIST 1			/* 2 and 3 measured no faster */
+#endif
+
+#ifndef GPX_DEC_GRID_PER_SM
+#ifdef GPX_EMU
+#define GPX_DEC_GRID_PER_SM 2
+#else
+#define GPX_DEC_GRID_PER_SM 16
+#endif
+#endif
+
+/*
+ * One lane's block of a pipelined unit (a half-warp's block of a PFor or
+ * Elias-Fano pair, or the warp's LRC segment) once its directory words
+ * are in: its span (gpx_d_span_of) and the words to stage.
+ */
+typedef struct gpx_d_pblk
+{
+	uint32_t	w0;
+	uint32_t	sb;
+	uint32_t	nbits;
+	uint32_t	nw;
+	uint32_t	first;
+} gpx_d_pblk;
+
+/* Blocks a pipelined unit of CODEC holds: pairs, but one LRC segment. */
+#define GPX_D_UNIT(CODEC) (CODEC == GPX_CODEC_LRC ? 1u : 2u)
+
+/* The block of unit u this lane works on (a half-warp's, or the warp's). */
+template <int CODEC>
+GPX_DEV uint32_t
+gpx_d_pblk_of(uint32_t u, uint32_t lane)
+{
+	return GPX_D_UNIT(CODEC) * u + (GPX_D_UNIT(CODEC) == 2 ? lane >> 4 : 0);
+}
+
+/*
+ * Plan this lane's block blk from its directory words r (gpx_d_dir3): true
+ * (warp-uniform) when every block of the unit is a full block of the
+ * unit's form whose words fit the stage, so that the pipelined decode
+ * takes it; else the unit is decoded block by block (gpx_d_dec_one).  All
+ * lanes must call.
+ */
+template <int CODEC>
+GPX_DEV bool
+gpx_d_pplan(const gpx_dl *L, uint32_t blk, const uint32_t r[3], gpx_d_pblk *pb)
+{
+	const uint32_t form = CODEC == GPX_CODEC_PFOR ? GPX_FORM_PFOR :
+		CODEC == GPX_CODEC_LRC ? GPX_FORM_LRC : GPX_FORM_EF;
+	bool		ok = L->dir != NULL && blk < L->nblocks &&
+		gpx_d_count(L, blk) == (1u << L->log2_block) &&
+		gpx_d_form_kind(L, r[1] & 3u) == form;
+
+	if (ok)
+	{
+		gpx_d_span_of(L, blk, r, &pb->w0, &pb->sb, &pb->nbits, &pb->first);
+		if (CODEC == GPX_CODEC_QS)
+		{
+			pb->nw = (pb->nbits + 31) >> 5;
+			ok = pb->nw <= GPX_D_STAGE - 2 && pb->w0 <= L->payload_words &&
+				pb->nw <= L->payload_words - pb->w0 && pb->nbits > pb->sb;
+		}
+		else
+			pb->nw = gpx_d_stage_nw(L, pb->w0, pb->nbits, CODEC == GPX_CODEC_LRC ?
+									GPX_D_LRC_STAGE : GPX_D_STAGE - 1, false);
+	}
+	return __all_sync(GPX_D_FULL, ok);
+}
+
+/*
+ * Start copying this lane's share of the unit's words into buf (a
+ * half-warp's block at buf + GPX_D_STAGE * half, the LRC segment at buf)
+ * with gpx_d_acp32(); the caller commits the group.
+ */
+template <int CODEC>
+GPX_DEV void
+gpx_d_pstage(const gpx_dl *L, const gpx_d_pblk *pb, uint32_t lane, uint32_t *buf)
+{
+	const uint32_t step = GPX_D_UNIT(CODEC) == 2 ? 16 : 32;
+	uint32_t   *st = GPX_D_UNIT(CODEC) == 2 ? buf + GPX_D_STAGE * (lane >> 4) : buf;
+	const uint8_t *src = L->payload + 4 * (size_t) pb->w0;
+
+	for (uint32_t k = lane & (step - 1); k < pb->nw; k += step)
+		gpx_d_acp32(st + k, src + 4 * k);
+}
+
+/*
+ * Decode unit u, planned in pb, from its words staged in buf and write it
+ * to out (xo: the warp's patch or output words); false (warp-uniform,
+ * nothing written) when its Elias-Fano upper bits do not fit, and the
+ * caller decodes it block by block.  All lanes must call.
+ */
+template <int CODEC>
+GPX_DEV bool
+gpx_d_pdec(const gpx_dl *L, uint32_t u, const gpx_d_pblk *pb, uint32_t lane,
+		   uint32_t *buf, uint32_t *xo, uint32_t *out)
+{
+	uint32_t   *o = out + ((size_t) (GPX_D_UNIT(CODEC) * u) << L->log2_block);
+	uint32_t	v[8];
+
+	if (CODEC == GPX_CODEC_QS)
+	{
+		if (!gpx_d_ef16p_dec(buf, pb->sb, pb->nbits, pb->nw, pb->first, lane, xo))
+			return false;
+#pragma unroll
+		for (uint32_t j = 0; j < 4; j++)
+			*(uint4 *) (o + 128 * j + 4 * lane) = *(const uint4 *) (xo + 128 * j + 4 * lane);
+		return true;
+	}
+	if (CODEC == GPX_CODEC_PFOR)
+		gpx_d_pfor8p_dec(buf, xo, pb->first, lane, v);
+	else
+		gpx_d_lrc8_dec(buf, lane, v);
+	/* 256 docIDs either way: in element order through buf, 16-byte stores */
+	gpx_d_fast_order(buf, v, 8, lane);
+	*(uint4 *) (o + 4 * lane) = *(const uint4 *) (buf + 4 * lane);
+	*(uint4 *) (o + 128 + 4 * lane) = *(const uint4 *) (buf + 128 + 4 * lane);
+	return true;
+}
+
+/*
+ * The pipelined decode loop (GPX_DEC_PIPE) of one warp: units u, u + W,
+ * ... (W: the grid's warps), each a pair of blocks (one LRC segment).
+ * While unit u is decoded from one stage buffer (of D + 1), the words of
+ * the D units after it are already on their way into the others
+ * (cp.async), and the directory words of the one after those are loading
+ * into registers, so a warp seldom waits on memory.  Units the fast pair
+ * decoders do not take go block by block through gpx_d_dec_one()
+ * (synchronous, in the current buffer).  All lanes of the warp must call.
+ */
+template <int CODEC, int D>
+GPX_DEV void
+gpx_d_pipe(const gpx_dl *L, uint32_t *out, uint32_t lane, uint32_t wid,
+		   uint32_t *bufs[D + 1], uint32_t *xo)
+{
+	const uint32_t S = GPX_D_UNIT(CODEC);
+	uint32_t	nunits = (L->nblocks + S - 1) / S;
+	uint32_t	W = gridDim.x * GPX_D_WARPS;
+	uint32_t	u = blockIdx.x * GPX_D_WARPS + wid;
+	uint32_t	r[3] = {0, 0, 0};
+	gpx_d_pblk	pq[D + 1];
+	bool		okq[D + 1];
+	uint32_t   *bq[D + 1];
+
+	if (u >= nunits)
+		return;
+	/* the first D units on their way, the directory words of the next */
+#pragma unroll
+	for (int i = 0; i <= D; i++)
+	{
+		uint32_t	ui = u + (uint32_t) i * W;
+
+		bq[i] = bufs[i];
+		okq[i] = false;
+		pq[i] = gpx_d_pblk{0, 0, 0, 0, 0};
+		if (ui < nunits && L->dir != NULL && gpx_d_pblk_of<CODEC>(ui, lane) < L->nblocks)
+			gpx_d_dir3(L, gpx_d_pblk_of<CODEC>(ui, lane), r);
+		if (i == D || ui >= nunits)
+			break;
+		okq[i] = gpx_d_pplan<CODEC>(L, gpx_d_pblk_of<CODEC>(ui, lane), r, &pq[i]);
+		if (okq[i])
+			gpx_d_pstage<CODEC>(L, &pq[i], lane, bq[i]);
+		gpx_d_acp_commit();
+	}
+	for (; u < nunits; u += W)
+	{
+		uint32_t	un = u + (uint32_t) D * W;
+		uint32_t   *t;
+
+		okq[D] = false;
+		if (un < nunits)
+		{
+			/* unit D ahead into the free buffer, its successor's directory words */
+			okq[D] = gpx_d_pplan<CODEC>(L, gpx_d_pblk_of<CODEC>(un, lane), r, &pq[D]);
+			if (okq[D])
+				gpx_d_pstage<CODEC>(L, &pq[D], lane, bq[D]);
+			if (un + W < nunits && L->dir != NULL &&
+				gpx_d_pblk_of<CODEC>(un + W, lane) < L->nblocks)
+				gpx_d_dir3(L, gpx_d_pblk_of<CODEC>(un + W, lane), r);
+		}
+		gpx_d_acp_commit();
+		gpx_d_acp_wait<D>();	/* unit u's words are in */
+		__syncwarp();
+		if (!okq[0] || !gpx_d_pdec<CODEC>(L, u, &pq[0], lane, bq[0], xo, out))
+			for (uint32_t blk = S * u; blk < S * u + S && blk < L->nblocks; blk++)
+				gpx_d_dec_one(L, blk, lane, bq[0], out + ((size_t) blk << L->log2_block));
+		__syncwarp();			/* bq[0] is free for the unit D + 1 ahead */
+		t = bq[0];
+#pragma unroll
+		for (int i = 0; i < D; i++)
+		{
+			pq[i] = pq[i + 1];
+			okq[i] = okq[i + 1];
+			bq[i] = bq[i + 1];
+		}
+		bq[D] = t;
+	}
+	gpx_d_acp_wait<0>();
+}
+#endif
+
 /* Whether the PFor kernel takes its blocks two at a time (GPX_DEC_P2). */
 #define GPX_DEC_PAIRS(CODEC) (CODEC == GPX_CODEC_PFOR && (GPX_DEC_FAST & GPX_DEC_P2))
 /* Whether the v2 qs kernel takes its blocks two at a time (GPX_DEC_E2). */
@@ -121,9 +353,10 @@ gpx_d_dec_one(const gpx_dl *L, uint32_t blk, uint32_t lane, uint32_t *xs, uint32
  * the lists' format version when the launch knows it (the fast decoders'
  * builds), so that the version and codec tests fold away; 0: read from L.
  * With GPX_DEC_P2 / GPX_DEC_E2 warp w takes blocks 2w and 2w + 1 (the
- * launch's grid is halved to match).
+ * launch's grid is halved to match).  PIPE: the pipelined loop
+ * (gpx_d_pipe) of a grid smaller than the list, for the codecs it serves.
  */
-template <int CODEC, int VER>
+template <int CODEC, int VER, bool PIPE>
 __global__ void GPX_DEC_BOUNDS
 gpx_k_decode_list(gpx_dl L, uint32_t *out)
 {
@@ -137,6 +370,22 @@ gpx_k_decode_list(gpx_dl L, uint32_t *out)
 		L.version = VER;
 		L.codec = CODEC;
 	}
+#if GPX_DEC_FAST & GPX_DEC_PIPE
+	if (PIPE && GPX_DEC_PIPED(CODEC, VER))
+	{
+		/* GPX_DEC_PDIST + 1 stage buffers a warp; the pairs' patches (PFor) or output (EF) */
+		__shared__ __align__(16) uint32_t xsp_all[GPX_DEC_PDIST][GPX_D_WARPS][GPX_D_SCRATCH];
+		__shared__ __align__(16) uint32_t xo_all[GPX_D_WARPS][CODEC == GPX_CODEC_QS ? 512 : 256];
+		uint32_t   *bufs[GPX_DEC_PDIST + 1];
+
+		bufs[0] = xs;
+#pragma unroll
+		for (int i = 0; i < GPX_DEC_PDIST; i++)
+			bufs[i + 1] = xsp_all[i][wid];
+		gpx_d_pipe<CODEC, GPX_DEC_PDIST>(&L, out, lane, wid, bufs, xo_all[wid]);
+		return;
+	}
+#endif
 #if GPX_DEC_FAST
 	if (GPX_DEC_PAIRS(CODEC))
 	{
@@ -197,11 +446,32 @@ gpx_k_decode_list(gpx_dl L, uint32_t *out)
 			gpx_d_dec_one(&L, blk, lane, xs, out + ((size_t) blk << L.log2_block));
 }
 
+#if GPX_DEC_FAST & GPX_DEC_PIPE
+/* SMs of the current device (at least 1), asked once per device. */
+static uint32_t
+gpx_cuda_sm_count(void)
+{
+	static int	cache[64];
+	int			dev = 0,
+				n = 0;
+
+	if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64)
+		return 1;
+	if (cache[dev] <= 0 &&
+		cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev) == cudaSuccess)
+		cache[dev] = n;
+	return cache[dev] > 0 ? (uint32_t) cache[dev] : 1;
+}
+#endif
+
 /* Launch the decoder of L's codec over the whole list. */
 cudaError_t
 gpx_cuda_k_decode_list(const gpx_dl *L, uint32_t *out, cudaStream_t st)
 {
 	uint32_t	grid;
+#if GPX_DEC_FAST & GPX_DEC_PIPE
+	bool		pipe = false;
+#endif
 
 	if (L->nblocks == 0)
 		return cudaSuccess;
@@ -209,17 +479,41 @@ gpx_cuda_k_decode_list(const gpx_dl *L, uint32_t *out, cudaStream_t st)
 	if (((GPX_DEC_FAST & GPX_DEC_P2) && L->codec == GPX_CODEC_PFOR) ||
 		((GPX_DEC_FAST & GPX_DEC_E2) && L->codec == GPX_CODEC_QS && L->version != GPX_FORMAT_V1))
 		grid = ((L->nblocks + 1) / 2 + GPX_D_WARPS - 1) / GPX_D_WARPS;
+#if GPX_DEC_FAST & GPX_DEC_PIPE
+	if ((L->codec == GPX_CODEC_PFOR && GPX_DEC_PIPED(GPX_CODEC_PFOR, 2)) ||
+		(L->codec == GPX_CODEC_LRC && GPX_DEC_PIPED(GPX_CODEC_LRC, 2)) ||
+		(L->codec == GPX_CODEC_QS && L->version != GPX_FORMAT_V1 && GPX_DEC_PIPED(GPX_CODEC_QS, 2)))
+	{
+		/* a list longer than the cap's warps: fewer warps, each looping */
+		uint32_t	cap = gpx_cuda_sm_count() * GPX_DEC_GRID_PER_SM;
+
+		if (grid > cap)
+		{
+			grid = cap;
+			pipe = true;
+		}
+	}
+#define GPX_DEC_LAUNCH_V(C, V) \
+	do { \
+		if (pipe) \
+			GPX_LAUNCH((gpx_k_decode_list<C, V, true>), grid, GPX_D_THREADS, st, *L, out); \
+		else \
+			GPX_LAUNCH((gpx_k_decode_list<C, V, false>), grid, GPX_D_THREADS, st, *L, out); \
+	} while (0)
+#else
+#define GPX_DEC_LAUNCH_V(C, V) \
+	GPX_LAUNCH((gpx_k_decode_list<C, V, false>), grid, GPX_D_THREADS, st, *L, out)
+#endif
 #if GPX_DEC_FAST
 #define GPX_DEC_LAUNCH(C) \
 	do { \
 		if (L->version == GPX_FORMAT_V1) \
-			GPX_LAUNCH((gpx_k_decode_list<C, GPX_FORMAT_V1>), grid, GPX_D_THREADS, st, *L, out); \
+			GPX_DEC_LAUNCH_V(C, GPX_FORMAT_V1); \
 		else \
-			GPX_LAUNCH((gpx_k_decode_list<C, 2>), grid, GPX_D_THREADS, st, *L, out); \
+			GPX_DEC_LAUNCH_V(C, 2); \
 	} while (0)
 #else
-#define GPX_DEC_LAUNCH(C) \
-	GPX_LAUNCH((gpx_k_decode_list<C, 0>), grid, GPX_D_THREADS, st, *L, out)
+#define GPX_DEC_LAUNCH(C) GPX_DEC_LAUNCH_V(C, 0)
 #endif
 	switch (L->codec)
 	{
@@ -236,5 +530,6 @@ gpx_cuda_k_decode_list(const gpx_dl *L, uint32_t *out, cudaStream_t st)
 			return cudaErrorInvalidValue;
 	}
 #undef GPX_DEC_LAUNCH
+#undef GPX_DEC_LAUNCH_V
 	return cudaGetLastError();
 }

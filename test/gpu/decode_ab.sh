@@ -1,7 +1,7 @@
 #!/bin/bash
 # test/gpu/decode_ab.sh [OUTDIR] - A/B of the GPU decode kernels on a GPU
-# machine, in one call: builds bench_gpu for the baseline (GPX_DEC_FAST=0,
-# the default) and for each variant of cuda/gpx_dec_dev.cuh side by side
+# machine, in one call: builds bench_gpu for the baseline (BASE_DEFS) and
+# for each variant of cuda/gpx_dec_dev.cuh side by side
 # (GPU_DEFS / GPU_VARIANT of cuda/cuda.mk, CUDA_ARCH sm_90), runs the decode
 # table (bench_gpu --no-isect at 10^6 and 10^8 docIDs, sparse and dense)
 # for formats 2 and 1, baseline and variants interleaved (A B A B ...),
@@ -12,17 +12,21 @@
 # summary.log (the G docIDs/s of every run side by side and the variant's
 # ratio to the baseline, mean of the rounds); the summary also on stdout.
 #
-# Environment: VARIANTS ("name:defs ...", default "fast:-DGPX_DEC_FAST=7
-# pairs:-DGPX_DEC_FAST=31": every fast decoder, then also two PFor or two
-# v2 Elias-Fano blocks per warp), CHOSEN (the variant the tests run with,
-# default pairs: it has every fast path), ROUNDS (2),
+# Environment: BASE_DEFS (the baseline's GPU_DEFS, default
+# "-DGPX_DEC_FAST=31": the fast decoders and pairs, one unit a warp),
+# VARIANTS ("name:defs ...", default "pipe:-DGPX_DEC_FAST=63": also the
+# pipelined loop on long lists, the default build; earlier A/Bs used
+# "fast:-DGPX_DEC_FAST=7 pairs:-DGPX_DEC_FAST=31" against
+# -DGPX_DEC_FAST=0), CHOSEN (the variant the tests run with, default
+# pipe: it has every fast path), ROUNDS (2),
 # SIZES (1000000,100000000), BUDGET (seconds for everything, default 330;
 # a step that would start with less than 20 s left is skipped).
 # Run from the repository root after `source .gpubundle/device-env.sh`.
 set -u
 O=${1:-${OUT:-$(cd "$(dirname "$0")/../.." && pwd)/test/gpu/out/decode-ab-$(date -u +%Y%m%d-%H%M%S)}}
-VARIANTS=${VARIANTS:-fast:-DGPX_DEC_FAST=7 pairs:-DGPX_DEC_FAST=31}
-CHOSEN=${CHOSEN:-pairs}
+BASE_DEFS=${BASE_DEFS:--DGPX_DEC_FAST=31}
+VARIANTS=${VARIANTS:-pipe:-DGPX_DEC_FAST=63}
+CHOSEN=${CHOSEN:-pipe}
 ROUNDS=${ROUNDS:-2}
 SIZES=${SIZES:-1000000,100000000}
 BUDGET=${BUDGET:-330}
@@ -33,7 +37,7 @@ cd "$(dirname "$0")/../.." || exit 1
 unset LD_LIBRARY_PATH
 NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
 left() { echo $(( BUDGET - ($(date +%s) - START) )); }
-echo "decode A/B: variants base ${VARIANTS}, tests with $CHOSEN, logs in $O" | tee "$O/summary.log"
+echo "decode A/B: variants base (${BASE_DEFS}) ${VARIANTS}, tests with $CHOSEN, logs in $O" | tee "$O/summary.log"
 
 # -- builds: every variant at once (each make -j16; nvcc dominates)
 names="base"
@@ -41,7 +45,7 @@ pids=""
 for v in base $VARIANTS; do
 	name=${v%%:*}
 	defs=${v#*:}
-	[ "$v" = base ] && defs=
+	[ "$v" = base ] && defs=$BASE_DEFS
 	[ "$name" != base ] && names="$names $name"
 	targets=test/gpu/bin/bench_gpu_$name
 	[ "$name" = "$CHOSEN" ] && targets="$targets test/gpu/bin/test_gpu_$name test/gpu/bin/test_gpu_rank_$name"

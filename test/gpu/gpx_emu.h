@@ -201,11 +201,21 @@ struct cudaDeviceProp
 
 /* ------------------------------------------------------ fiber state -- */
 
+/* One asynchronous global-to-shared word copy (cp.async) not yet landed. */
+struct gpx_emu_acp
+{
+	uint32_t   *dst;
+	const void *src;
+	unsigned	group;			/* the commit group it belongs to */
+};
+
 struct gpx_emu_fiber
 {
 	ucontext_t	uc;
 	unsigned	tid;
 	bool		done;
+	std::vector<gpx_emu_acp> acp;	/* its cp.async copies still in flight */
+	unsigned	acp_groups;		/* groups it committed */
 };
 
 struct gpx_emu_warp
@@ -474,6 +484,45 @@ __syncwarp(unsigned mask = 0xffffffffu)
 	(void) gpx_emu_wcoll(mask, 0);
 }
 
+/*
+ * cp.async of one 32-bit word: queued, landing only at a later
+ * gpx_emu_acp_wait() that covers its group, so that code reading the
+ * shared word before its wait reads what was there before.
+ */
+static inline void
+gpx_emu_acp32(uint32_t *dst, const void *src)
+{
+	gpx_emu_fiber *f = gpx_emu().cur;
+
+	f->acp.push_back(gpx_emu_acp{dst, src, f->acp_groups});
+}
+
+/* cp.async.commit_group: close the running fiber's current group. */
+static inline void
+gpx_emu_acp_commit(void)
+{
+	gpx_emu().cur->acp_groups++;
+}
+
+/* cp.async.wait_group n: land every copy but those of the n latest groups. */
+static inline void
+gpx_emu_acp_wait(unsigned n)
+{
+	gpx_emu_fiber *f = gpx_emu().cur;
+	size_t		k = 0;
+
+	for (size_t i = 0; i < f->acp.size(); i++)
+	{
+		const gpx_emu_acp &a = f->acp[i];
+
+		if (a.group + n < f->acp_groups)
+			memcpy(a.dst, a.src, 4);
+		else
+			f->acp[k++] = a;
+	}
+	f->acp.resize(k);
+}
+
 /* __syncthreads: every thread of the block. */
 static inline void
 __syncthreads(void)
@@ -577,6 +626,8 @@ gpx_emu_run(void)
 
 					f.tid = t;
 					f.done = false;
+					f.acp.clear();
+					f.acp_groups = 0;
 					getcontext(&f.uc);
 					f.uc.uc_stack.ss_sp = S.stacks[t];
 					f.uc.uc_stack.ss_size = GPX_EMU_STACK;
@@ -716,6 +767,23 @@ static inline cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int d)
 	p->l2CacheSize = 1 << 20;
 	p->canMapHostMemory = 1;
 	p->unifiedAddressing = 1;
+	return cudaSuccess;
+}
+enum cudaDeviceAttr
+{
+	cudaDevAttrMultiProcessorCount = 16
+};
+/* Emulated cudaDeviceGetAttribute: the SM count of cudaGetDeviceProperties. */
+static inline cudaError_t cudaDeviceGetAttribute(int *v, enum cudaDeviceAttr a, int d)
+{
+	cudaDeviceProp p;
+	cudaError_t e = cudaGetDeviceProperties(&p, d);
+
+	if (e != cudaSuccess)
+		return e;
+	if (a != cudaDevAttrMultiProcessorCount)
+		return gpx_emu_err(cudaErrorInvalidValue);
+	*v = p.multiProcessorCount;
 	return cudaSuccess;
 }
 /* Emulated cudaMemGetInfo (synchronous, host memory). */
