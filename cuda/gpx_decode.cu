@@ -117,7 +117,8 @@ gpx_d_dec_one(const gpx_dl *L, uint32_t blk, uint32_t lane, uint32_t *xs, uint32
 
 /*
  * Whether v2 qs lists take the pipelined loop too (1) or not (0: measured
- * slower, docs/BENCHMARKS.md "GPU decode").
+ * slower, docs/BENCHMARKS.md "GPU decode").  v1 lrc lists never do: their
+ * one-unit kernel (32 registers, full occupancy) measured faster.
  */
 #ifndef GPX_DEC_PIPE_QS
 #define GPX_DEC_PIPE_QS 0
@@ -127,7 +128,7 @@ gpx_d_dec_one(const gpx_dl *L, uint32_t blk, uint32_t lane, uint32_t *xs, uint32
 /* Whether the kernel of CODEC, VER runs the pipelined loop (GPX_DEC_PIPE). */
 #define GPX_DEC_PIPED(CODEC, VER) \
 	((CODEC == GPX_CODEC_PFOR && (GPX_DEC_FAST & GPX_DEC_P2) && (GPX_DEC_FAST & GPX_DEC_PF)) || \
-	 (CODEC == GPX_CODEC_LRC && (GPX_DEC_FAST & GPX_DEC_LR)) || \
+	 (CODEC == GPX_CODEC_LRC && VER == 2 && (GPX_DEC_FAST & GPX_DEC_LR)) || \
 	 (CODEC == GPX_CODEC_QS && VER == 2 && GPX_DEC_PIPE_QS && (GPX_DEC_FAST & GPX_DEC_E2) && \
 	  (GPX_DEC_FAST & GPX_DEC_EF)))
 #else
@@ -481,7 +482,7 @@ gpx_cuda_k_decode_list(const gpx_dl *L, uint32_t *out, cudaStream_t st)
 		grid = ((L->nblocks + 1) / 2 + GPX_D_WARPS - 1) / GPX_D_WARPS;
 #if GPX_DEC_FAST & GPX_DEC_PIPE
 	if ((L->codec == GPX_CODEC_PFOR && GPX_DEC_PIPED(GPX_CODEC_PFOR, 2)) ||
-		(L->codec == GPX_CODEC_LRC && GPX_DEC_PIPED(GPX_CODEC_LRC, 2)) ||
+		(L->codec == GPX_CODEC_LRC && L->version != GPX_FORMAT_V1 && GPX_DEC_PIPED(GPX_CODEC_LRC, 2)) ||
 		(L->codec == GPX_CODEC_QS && L->version != GPX_FORMAT_V1 && GPX_DEC_PIPED(GPX_CODEC_QS, 2)))
 	{
 		/* a list longer than the cap's warps: fewer warps, each looping */
