@@ -89,6 +89,8 @@ gpx_d_acp32(uint32_t *s, const uint8_t *g)
 {
 #ifdef GPX_EMU
 	gpx_emu_acp32(s, g);
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+	*s = gpx_load32(g);			/* no cp.async before sm_80: a plain copy */
 #else
 	asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n"
 				 :: "r"((uint32_t) __cvta_generic_to_shared(s)), "l"(g) : "memory");
@@ -101,6 +103,7 @@ gpx_d_acp_commit(void)
 {
 #ifdef GPX_EMU
 	gpx_emu_acp_commit();
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
 #else
 	asm volatile("cp.async.commit_group;\n" ::: "memory");
 #endif
@@ -113,6 +116,7 @@ gpx_d_acp_wait(void)
 {
 #ifdef GPX_EMU
 	gpx_emu_acp_wait(N);
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
 #else
 	asm volatile("cp.async.wait_group %0;\n" :: "n"(N) : "memory");
 #endif

@@ -14,6 +14,8 @@
  * benchmark; the batched intersection decodes its source blocks with the
  * same device functions (gpx_isect.cu).
  */
+#include <atomic>
+
 #include "gpx_cuda_dev.cuh"
 
 /*
@@ -448,20 +450,28 @@ gpx_k_decode_list(gpx_dl L, uint32_t *out)
 }
 
 #if GPX_DEC_FAST & GPX_DEC_PIPE
-/* SMs of the current device (at least 1), asked once per device. */
+/*
+ * SMs of the current device (1 when it cannot be asked: a smaller grid,
+ * the same answers), asked once per device; callers on several threads
+ * share the cache.
+ */
 static uint32_t
 gpx_cuda_sm_count(void)
 {
-	static int	cache[64];
+	static std::atomic<int> cache[64];
 	int			dev = 0,
 				n = 0;
 
 	if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64)
 		return 1;
-	if (cache[dev] <= 0 &&
-		cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev) == cudaSuccess)
-		cache[dev] = n;
-	return cache[dev] > 0 ? (uint32_t) cache[dev] : 1;
+	n = cache[dev].load(std::memory_order_relaxed);
+	if (n <= 0)
+	{
+		if (cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess || n <= 0)
+			return 1;
+		cache[dev].store(n, std::memory_order_relaxed);
+	}
+	return (uint32_t) n;
 }
 #endif
 
