@@ -812,21 +812,21 @@ gpx_d_ef_run(const uint32_t *su, uint32_t p, uint32_t t, uint32_t kk, uint32_t b
 }
 
 /*
- * Whether both halves' blocks fit the stage (at most GPX_D_STAGE - 2
- * words inside the payload, bits past the first): warp-uniform.  All
- * lanes must call.
+ * Whether a gpx_d_ef16p() half's block (nw words from w0, its bits from
+ * sb to nbits) fits the stage: at most GPX_D_STAGE - 2 words inside the
+ * payload, bits past the first.
  */
 GPX_DEV bool
-gpx_d_ef16p_fits(const gpx_dl *L, uint32_t w0, uint32_t sb, uint32_t nbits, uint32_t nw)
+gpx_d_ef16p_fit1(const gpx_dl *L, uint32_t w0, uint32_t sb, uint32_t nbits, uint32_t nw)
 {
-	return __all_sync(GPX_D_FULL, nw <= GPX_D_STAGE - 2 && w0 <= L->payload_words &&
-					  nw <= L->payload_words - w0 && nbits > sb);
+	return nw <= GPX_D_STAGE - 2 && w0 <= L->payload_words &&
+		nw <= L->payload_words - w0 && nbits > sb;
 }
 
 /*
  * Where the half's block blk of a gpx_d_ef16p() pair lies (gpx_d_span),
  * *nw: its words to stage; false (warp-uniform) when either half's block
- * does not fit the stage.  All lanes must call.
+ * does not fit the stage (gpx_d_ef16p_fit1).  All lanes must call.
  */
 GPX_DEV bool
 gpx_d_ef16p_span(const gpx_dl *L, uint32_t blk, uint32_t *w0, uint32_t *sb,
@@ -834,7 +834,7 @@ gpx_d_ef16p_span(const gpx_dl *L, uint32_t blk, uint32_t *w0, uint32_t *sb,
 {
 	gpx_d_span(L, blk, w0, sb, nbits, first);
 	*nw = (*nbits + 31) >> 5;
-	return gpx_d_ef16p_fits(L, *w0, *sb, *nbits, *nw);
+	return __all_sync(GPX_D_FULL, gpx_d_ef16p_fit1(L, *w0, *sb, *nbits, *nw));
 }
 
 /*

@@ -204,8 +204,7 @@ gpx_d_pplan(const gpx_dl *L, uint32_t blk, const uint32_t r[3], gpx_d_pblk *pb)
 		if (CODEC == GPX_CODEC_QS)
 		{
 			pb->nw = (pb->nbits + 31) >> 5;
-			ok = pb->nw <= GPX_D_STAGE - 2 && pb->w0 <= L->payload_words &&
-				pb->nw <= L->payload_words - pb->w0 && pb->nbits > pb->sb;
+			ok = gpx_d_ef16p_fit1(L, pb->w0, pb->sb, pb->nbits, pb->nw);
 		}
 		else
 			pb->nw = gpx_d_stage_nw(L, pb->w0, pb->nbits, CODEC == GPX_CODEC_LRC ?
@@ -491,9 +490,7 @@ gpx_cuda_k_decode_list(const gpx_dl *L, uint32_t *out, cudaStream_t st)
 		((GPX_DEC_FAST & GPX_DEC_E2) && L->codec == GPX_CODEC_QS && L->version != GPX_FORMAT_V1))
 		grid = ((L->nblocks + 1) / 2 + GPX_D_WARPS - 1) / GPX_D_WARPS;
 #if GPX_DEC_FAST & GPX_DEC_PIPE
-	if ((L->codec == GPX_CODEC_PFOR && GPX_DEC_PIPED(GPX_CODEC_PFOR, 2)) ||
-		(L->codec == GPX_CODEC_LRC && L->version != GPX_FORMAT_V1 && GPX_DEC_PIPED(GPX_CODEC_LRC, 2)) ||
-		(L->codec == GPX_CODEC_QS && L->version != GPX_FORMAT_V1 && GPX_DEC_PIPED(GPX_CODEC_QS, 2)))
+	if (GPX_DEC_PIPED(L->codec, L->version == GPX_FORMAT_V1 ? GPX_FORMAT_V1 : 2))
 	{
 		/* a list longer than the cap's warps: fewer warps, each looping */
 		uint32_t	cap = gpx_cuda_sm_count() * GPX_DEC_GRID_PER_SM;
@@ -506,8 +503,8 @@ gpx_cuda_k_decode_list(const gpx_dl *L, uint32_t *out, cudaStream_t st)
 	}
 #define GPX_DEC_LAUNCH_V(C, V) \
 	do { \
-		if (pipe) \
-			GPX_LAUNCH((gpx_k_decode_list<C, V, true>), grid, GPX_D_THREADS, st, *L, out); \
+		if (pipe)	/* (the kernel of a codec and version not piped: never) */ \
+			GPX_LAUNCH((gpx_k_decode_list<C, V, GPX_DEC_PIPED(C, V)>), grid, GPX_D_THREADS, st, *L, out); \
 		else \
 			GPX_LAUNCH((gpx_k_decode_list<C, V, false>), grid, GPX_D_THREADS, st, *L, out); \
 	} while (0)
