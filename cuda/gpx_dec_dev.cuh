@@ -296,13 +296,13 @@ gpx_d_span(const gpx_dl *L, uint32_t blk, uint32_t *w0, uint32_t *sb,
 }
 
 /*
- * Words of a block to stage: its nbits rounded down to words (up, with
- * up), at most cap, and none past the payload's words from w0.
+ * Words of a PFor or LRC block to stage: its nbits in whole words, at most
+ * cap, and none past the payload's words from w0.
  */
 GPX_DEV uint32_t
-gpx_d_stage_nw(const gpx_dl *L, uint32_t w0, uint32_t nbits, uint32_t cap, bool up)
+gpx_d_stage_nw(const gpx_dl *L, uint32_t w0, uint32_t nbits, uint32_t cap)
 {
-	uint32_t	nw = up ? (nbits + 31) >> 5 : nbits >> 5;
+	uint32_t	nw = nbits >> 5;
 
 	if (nw > cap)
 		nw = cap;
@@ -1098,7 +1098,7 @@ gpx_d_pfor4(const gpx_dl *L, uint32_t blk, uint32_t cnt, uint32_t lane,
 				inc[4];
 
 	gpx_d_span(L, blk, &w0, &sb, &nbits, &first);
-	nw = gpx_d_stage_nw(L, w0, nbits, GPX_D_STAGE - 1, false);
+	nw = gpx_d_stage_nw(L, w0, nbits, GPX_D_STAGE - 1);
 	gpx_d_stage3(L->payload, w0, nw, lane, xs);
 	__syncwarp();
 	h = xs[0];
@@ -1251,7 +1251,7 @@ gpx_d_pfor8p(const gpx_dl *L, uint32_t b0, uint32_t lane, uint32_t *xs,
 				nw;
 
 	gpx_d_span(L, b0 + (lane >> 4), &w0, &sb, &nbits, &first);
-	nw = gpx_d_stage_nw(L, w0, nbits, GPX_D_STAGE - 1, false);
+	nw = gpx_d_stage_nw(L, w0, nbits, GPX_D_STAGE - 1);
 	/* each half stages its block: 10 words a lane at most */
 	gpx_d_stage_half(L->payload + 4 * (size_t) w0, nw, hl, xs + GPX_D_STAGE * (lane >> 4));
 	__syncwarp();
@@ -1295,7 +1295,7 @@ gpx_d_lrc8(const gpx_dl *L, uint32_t blk, uint32_t lane, uint32_t *xs, uint32_t 
 				nw;
 
 	gpx_d_span(L, blk, &w0, &sb, &nbits, &first);
-	nw = gpx_d_stage_nw(L, w0, nbits, GPX_D_LRC_STAGE, false);
+	nw = gpx_d_stage_nw(L, w0, nbits, GPX_D_LRC_STAGE);
 	gpx_d_stage3(L->payload, w0, nw, lane, xs);
 	__syncwarp();
 	gpx_d_lrc8_dec(xs, lane, v);

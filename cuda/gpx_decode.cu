@@ -208,7 +208,7 @@ gpx_d_pplan(const gpx_dl *L, uint32_t blk, const uint32_t r[3], gpx_d_pblk *pb)
 		}
 		else
 			pb->nw = gpx_d_stage_nw(L, pb->w0, pb->nbits, CODEC == GPX_CODEC_LRC ?
-									GPX_D_LRC_STAGE : GPX_D_STAGE - 1, false);
+									GPX_D_LRC_STAGE : GPX_D_STAGE - 1);
 	}
 	return __all_sync(GPX_D_FULL, ok);
 }
