@@ -138,16 +138,16 @@ gpx_d_dec_one(const gpx_dl *L, uint32_t blk, uint32_t lane, uint32_t *xs, uint32
 #endif
 
 #if GPX_DEC_FAST & GPX_DEC_PIPE
-/*
- * Thread-blocks per SM a pipelined launch is given at most (its warps
- * then loop over several units each); the emulation's few, so that its
- * tests run the loop.
- */
 /* Units a pipelined warp has on their way beside the one it decodes. */
 #ifndef GPX_DEC_PDIST
 #define GPX_DEC_PDIST 1			/* 2 and 3 measured no faster */
 #endif
 
+/*
+ * Thread-blocks per SM a pipelined launch is given at most (its warps
+ * then loop over several units each); the emulation's few, so that its
+ * tests run the loop.
+ */
 #ifndef GPX_DEC_GRID_PER_SM
 #ifdef GPX_EMU
 #define GPX_DEC_GRID_PER_SM 2
