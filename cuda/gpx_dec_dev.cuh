@@ -755,16 +755,14 @@ gpx_d_ef8(const gpx_dl *L, uint32_t blk, uint32_t form, uint32_t cnt,
  * added to tq = t + c0 by the caller), from the one at su bit p of rank t:
  * a 32-bit window, unchecked when it holds the need (<= 8) ones asked
  * for; *pl gets the position of the last one taken (rank t + need - 1).
- * bm (0 or 1, the half's own): a bitmap block (b = 0, low 0), whose
- * value is its one's position, not position minus rank.
  */
 GPX_DEV void
 gpx_d_ef_run(const uint32_t *su, uint32_t p, uint32_t t, uint32_t kk, uint32_t b,
 			 uint32_t add, const uint32_t low[8], uint32_t lim, uint32_t need,
-			 uint32_t bm, uint32_t rv[8], uint32_t *pl)
+			 uint32_t rv[8], uint32_t *pl)
 {
 	uint32_t	W = __brev(gpx_d_win(su, p));
-	uint32_t	h = p + kk - (bm ? 0u : t);
+	uint32_t	h = p + kk - t;
 	uint32_t	P = p;
 
 	rv[0] = (h << b) + low[0] + add;
@@ -776,7 +774,7 @@ gpx_d_ef_run(const uint32_t *su, uint32_t p, uint32_t t, uint32_t kk, uint32_t b
 			uint32_t	x = W << 1;
 			uint32_t	c = gpx_d_lz(x);
 
-			h += c + bm;
+			h += c;
 			if ((uint32_t) i < need)
 				P += c + 1;
 			W = gpx_d_shl(x, c);
@@ -803,7 +801,7 @@ gpx_d_ef_run(const uint32_t *su, uint32_t p, uint32_t t, uint32_t kk, uint32_t b
 			c = gpx_d_lz(x);
 			if ((uint32_t) i < need)
 			{
-				h += (q + c) - P - 1 + bm;
+				h += (q + c) - P - 1;
 				P = q + c;
 			}
 			W = gpx_d_shl(x, c);
@@ -839,31 +837,15 @@ gpx_d_ef16p_span(const gpx_dl *L, uint32_t blk, uint32_t *w0, uint32_t *sb,
 	return __all_sync(GPX_D_FULL, gpx_d_ef16p_fit1(L, *w0, *sb, *nbits, *nw));
 }
 
-/* A run's 8 low-bit fields at stage bit o (gpx_d_fields8), zeros for a bitmap half (bm). */
-GPX_DEV void
-gpx_d_ef16p_low(const uint32_t *st, uint32_t o, uint32_t b, uint32_t bm, uint32_t low[8])
-{
-	if (bm)
-	{
-#pragma unroll
-		for (int i = 0; i < 8; i++)
-			low[i] = 0;
-	}
-	else
-		gpx_d_fields8(st, o, b, low);
-}
-
 /*
  * The pair of gpx_d_ef16p() from its two blocks' words, staged at xs and
- * xs + GPX_D_STAGE (sb, nbits, nw, first: the half's block's span; bm: 1
- * when the half's block is a bitmap block, whose bits from sb are the
- * ones an Elias-Fano block's upper bits would be, with no width and no
- * low bits, value = first + 1 + position); false (warp-uniform, ob
- * untouched) when a block's upper bits do not fit.  All lanes must call.
+ * xs + GPX_D_STAGE (sb, nbits, nw, first: the half's block's span); false
+ * (warp-uniform, ob untouched) when a block's upper bits do not fit.
+ * All lanes must call.
  */
 GPX_DEV bool
 gpx_d_ef16p_dec(const uint32_t *xs, uint32_t sb, uint32_t nbits, uint32_t nw,
-				uint32_t first, uint32_t bm, uint32_t lane, uint32_t *ob)
+				uint32_t first, uint32_t lane, uint32_t *ob)
 {
 	uint32_t	h = lane >> 4,
 				hl = lane & 15;
@@ -895,8 +877,8 @@ gpx_d_ef16p_dec(const uint32_t *xs, uint32_t sb, uint32_t nbits, uint32_t nw,
 				rv2[8];
 	const uint32_t m = 255;
 
-	b = bm ? 0u : gpx_d_win(st, sb) & 31u;
-	urel = bm ? sb : sb + 5 + m * b;
+	b = gpx_d_win(st, sb) & 31u;
+	urel = sb + 5 + m * b;
 	u0 = urel >> 5;
 	usb = urel & 31;
 	nwu = nw - u0;
@@ -939,8 +921,8 @@ gpx_d_ef16p_dec(const uint32_t *xs, uint32_t sb, uint32_t nbits, uint32_t nw,
 		}
 	}
 	p = 32 * wi + gpx_select32(wd, r);
-	gpx_d_ef16p_low(st, sb + 5 + T * b, b, bm, low);
-	gpx_d_ef_run(su, p, T, kk, b, add, low, 32 * nwu, need < 8 ? need : 8, bm, rv, &pl);
+	gpx_d_fields8(st, sb + 5 + T * b, b, low);
+	gpx_d_ef_run(su, p, T, kk, b, add, low, 32 * nwu, need < 8 ? need : 8, rv, &pl);
 	{
 		/* the second run starts at the one after pl (rank T + 8) */
 		uint32_t	qq = pl + 1;
@@ -952,8 +934,8 @@ gpx_d_ef16p_dec(const uint32_t *xs, uint32_t sb, uint32_t nbits, uint32_t nw,
 			x = __brev(gpx_d_win(su, qq));
 		}
 		p = qq + gpx_d_lz(x);
-		gpx_d_ef16p_low(st, sb + 5 + (T + 8) * b, b, bm, low);
-		gpx_d_ef_run(su, p, T + 8, kk, b, add, low, 32 * nwu, need - 8, bm, rv2, &pl);
+		gpx_d_fields8(st, sb + 5 + (T + 8) * b, b, low);
+		gpx_d_ef_run(su, p, T + 8, kk, b, add, low, 32 * nwu, need - 8, rv2, &pl);
 	}
 	__syncwarp();				/* every lane done with the stage: ob may be xs */
 	{
@@ -983,8 +965,7 @@ gpx_d_ef16p_dec(const uint32_t *xs, uint32_t sb, uint32_t nbits, uint32_t nw,
 }
 
 /*
- * Decode two full v2 Elias-Fano or bitmap blocks b0 and b0 + 1 (256
- * elements each; bm: 1 when this lane's half's block is a bitmap block)
+ * Decode two full v2 Elias-Fano blocks b0 and b0 + 1 (256 elements each)
  * with one warp, a half-warp each (GPX_DEC_E2): lane l of half h = l / 16
  * gets elements 16 (l % 16) .. + 15 of block b0 + h, written to ob[256 h +
  * ...] (the warp's 512 shared output words) in element order; the per-block
@@ -998,8 +979,7 @@ gpx_d_ef16p_dec(const uint32_t *xs, uint32_t sb, uint32_t nbits, uint32_t nw,
  * holds the pair after a __syncwarp.
  */
 GPX_DEV bool
-gpx_d_ef16p(const gpx_dl *L, uint32_t b0, uint32_t bm, uint32_t lane, uint32_t *xs,
-			uint32_t *ob)
+gpx_d_ef16p(const gpx_dl *L, uint32_t b0, uint32_t lane, uint32_t *xs, uint32_t *ob)
 {
 	uint32_t	w0,
 				sb,
@@ -1012,7 +992,7 @@ gpx_d_ef16p(const gpx_dl *L, uint32_t b0, uint32_t bm, uint32_t lane, uint32_t *
 	/* each half stages its block */
 	gpx_d_stage_half(L->payload + 4 * (size_t) w0, nw, lane & 15, xs + GPX_D_STAGE * (lane >> 4));
 	__syncwarp();
-	return gpx_d_ef16p_dec(xs, sb, nbits, nw, first, bm, lane, ob);
+	return gpx_d_ef16p_dec(xs, sb, nbits, nw, first, lane, ob);
 }
 
 /*

@@ -126,14 +126,6 @@ gpx_d_dec_one(const gpx_dl *L, uint32_t blk, uint32_t lane, uint32_t *xs, uint32
 #define GPX_DEC_PIPE_QS 0
 #endif
 
-/*
- * Whether the v2 qs pair decoders (gpx_d_ef16p) take bitmap blocks too
- * (1), beside Elias-Fano ones, or leave them to gpx_d_bm_words (0).
- */
-#ifndef GPX_DEC_EF2_BM
-#define GPX_DEC_EF2_BM 1
-#endif
-
 #if GPX_DEC_FAST & GPX_DEC_PIPE
 /* Whether the kernel of CODEC, VER runs the pipelined loop (GPX_DEC_PIPE). */
 #define GPX_DEC_PIPED(CODEC, VER) \
@@ -176,7 +168,6 @@ typedef struct gpx_d_pblk
 	uint32_t	nbits;
 	uint32_t	nw;
 	uint32_t	first;
-	uint32_t	bm;				/* qs: 1 for a bitmap block, 0 for Elias-Fano */
 } gpx_d_pblk;
 
 /* Blocks a pipelined unit of CODEC holds: pairs, but one LRC segment. */
@@ -203,12 +194,10 @@ gpx_d_pplan(const gpx_dl *L, uint32_t blk, const uint32_t r[3], gpx_d_pblk *pb)
 {
 	const uint32_t form = CODEC == GPX_CODEC_PFOR ? GPX_FORM_PFOR :
 		CODEC == GPX_CODEC_LRC ? GPX_FORM_LRC : GPX_FORM_EF;
-	uint32_t	fk = gpx_d_form_kind(L, r[1] & 3u);
 	bool		ok = L->dir != NULL && blk < L->nblocks &&
 		gpx_d_count(L, blk) == (1u << L->log2_block) &&
-		(fk == form || (CODEC == GPX_CODEC_QS && GPX_DEC_EF2_BM && fk == GPX_FORM_BITMAP));
+		gpx_d_form_kind(L, r[1] & 3u) == form;
 
-	pb->bm = fk == GPX_FORM_BITMAP ? 1u : 0u;
 	if (ok)
 	{
 		gpx_d_span_of(L, blk, r, &pb->w0, &pb->sb, &pb->nbits, &pb->first);
@@ -257,7 +246,7 @@ gpx_d_pdec(const gpx_dl *L, uint32_t u, const gpx_d_pblk *pb, uint32_t lane,
 
 	if (CODEC == GPX_CODEC_QS)
 	{
-		if (!gpx_d_ef16p_dec(buf, pb->sb, pb->nbits, pb->nw, pb->first, pb->bm, lane, xo))
+		if (!gpx_d_ef16p_dec(buf, pb->sb, pb->nbits, pb->nw, pb->first, lane, xo))
 			return false;
 #pragma unroll
 		for (uint32_t j = 0; j < 4; j++)
@@ -309,7 +298,7 @@ gpx_d_pipe(const gpx_dl *L, uint32_t *out, uint32_t lane, uint32_t wid,
 
 		bq[i] = bufs[i];
 		okq[i] = false;
-		pq[i] = gpx_d_pblk{0, 0, 0, 0, 0, 0};
+		pq[i] = gpx_d_pblk{0, 0, 0, 0, 0};
 		if (ui < nunits && L->dir != NULL && gpx_d_pblk_of<CODEC>(ui, lane) < L->nblocks)
 			gpx_d_dir3(L, gpx_d_pblk_of<CODEC>(ui, lane), r);
 		if (i == D || ui >= nunits)
@@ -428,7 +417,7 @@ gpx_k_decode_list(gpx_dl L, uint32_t *out)
 	}
 	else if (GPX_DEC_EPAIRS(CODEC, VER))
 	{
-		/* warp w: blocks 2w and 2w + 1, together when both are full EF or bitmap blocks */
+		/* warp w: blocks 2w and 2w + 1, together when both are full EF blocks */
 		__shared__ __align__(16) uint32_t ob_all[GPX_D_WARPS][512];
 
 		for (uint32_t b0 = 2 * (blockIdx.x * GPX_D_WARPS + wid); b0 < L.nblocks;
@@ -436,11 +425,10 @@ gpx_k_decode_list(gpx_dl L, uint32_t *out)
 		{
 			uint32_t   *o = out + ((size_t) b0 << L.log2_block);
 			uint32_t   *ob = ob_all[wid];
-			uint32_t	fh = b0 + 1 < L.nblocks ? gpx_d_form(&L, b0 + (lane >> 4)) : 0;
 
 			if (b0 + 1 < L.nblocks && gpx_d_count(&L, b0 + 1) == 256 &&
-				__all_sync(GPX_D_FULL, fh == GPX_FORM_EF || (GPX_DEC_EF2_BM && fh == GPX_FORM_BITMAP)) &&
-				gpx_d_ef16p(&L, b0, fh == GPX_FORM_BITMAP, lane, xs, ob))
+				gpx_d_form(&L, b0) == GPX_FORM_EF && gpx_d_form(&L, b0 + 1) == GPX_FORM_EF &&
+				gpx_d_ef16p(&L, b0, lane, xs, ob))
 			{
 #pragma unroll
 				for (uint32_t j = 0; j < 4; j++)
