@@ -21,12 +21,7 @@ O=${1:-${OUT:-$(cd "$(dirname "$0")/../.." && pwd)/test/gpu/out/decode-ncu-$(dat
 VARIANT=${VARIANT:-fast:-DGPX_DEC_FAST=7}
 CASES=${CASES:-qs:sparse:2 qs:dense:2 qs:dense:1}
 SIZE=${SIZE:-100000000}
-mkdir -p "$O" && O=$(cd "$O" && pwd) || exit 1
-cd "$(dirname "$0")/../.." || exit 1
-# the bundle's LD_LIBRARY_PATH holds an older libstdc++ than nvcc's programs need
-unset LD_LIBRARY_PATH
-NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
-NCU=${NCU:-$(command -v ncu || echo /usr/local/cuda/bin/ncu)}
+. "$(dirname "$0")/ncu_env.sh"
 vname=${VARIANT%%:*}
 vdefs=${VARIANT#*:}
 pids=""

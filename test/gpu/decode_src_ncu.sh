@@ -14,12 +14,7 @@ set -u
 O=${1:-${OUT:-$(cd "$(dirname "$0")/../.." && pwd)/test/gpu/out/decode-src-$(date -u +%Y%m%d-%H%M%S)}}
 CASES=${CASES:-qs:dense:2 qs:sparse:2}
 SIZE=${SIZE:-100000000}
-mkdir -p "$O" && O=$(cd "$O" && pwd) || exit 1
-cd "$(dirname "$0")/../.." || exit 1
-# the bundle's LD_LIBRARY_PATH holds an older libstdc++ than nvcc's programs need
-unset LD_LIBRARY_PATH
-NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
-NCU=${NCU:-$(command -v ncu || echo /usr/local/cuda/bin/ncu)}
+. "$(dirname "$0")/ncu_env.sh"
 make -j16 -f cuda/cuda.mk CUDA_ARCH=sm_90 GPU_NVCC="$NVCC" GPU_VARIANT=_src \
 	GPU_DEFS="${GPU_DEFS:-}" test/gpu/bin/bench_gpu_src > "$O/build.log" 2>&1 || { tail "$O/build.log"; exit 1; }
 for c in $CASES; do
