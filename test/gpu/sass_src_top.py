@@ -13,7 +13,7 @@ the run's opcodes.
 """
 import csv, re, sys
 
-args = [a for a in sys.argv[1:]]
+args = list(sys.argv[1:])
 per = None
 if '--per' in args:
     i = args.index('--per'); per = float(args[i + 1]); del args[i:i + 2]
@@ -27,6 +27,8 @@ with open(path, newline='') as f:
         if hdr and rec[0].startswith('0x'):
             d = dict(zip(hdr, rec))
             rows.append((int(d['Address'], 16), d['Source'].strip(), int(d['Instructions Executed'] or 0)))
+if not rows:
+    sys.exit(f"{path}: no SASS rows (was a kernel profiled?)")
 total = sum(r[2] for r in rows)
 print(f"{name}: {total:,} warp instructions executed" + (f", {total / per:.3f} per docID" if per else ""))
 runs = []; cur = []
