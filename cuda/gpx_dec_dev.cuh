@@ -59,6 +59,18 @@
 
 /* Upper-bit words a fast Elias-Fano / bitmap block may span. */
 #define GPX_DEC_UW		64
+/*
+ * The pair decoder's runs (gpx_d_ef_run2): every lane ranks 16 hl ..,
+ * 8 asked per run, the last position from the high part, the second run
+ * started from the first's window; 0: gpx_d_ef_run as on 2026-11-27.
+ */
+#ifndef GPX_DEC_EF2_RUN
+#define GPX_DEC_EF2_RUN	1
+#endif
+/* The pair decoder stages its blocks with 16-byte loads (1) or 4-byte ones (0). */
+#ifndef GPX_DEC_LD16
+#define GPX_DEC_LD16	0
+#endif
 /* v1 qs: where the upper words start in the stage (the low bits before) */
 #define GPX_DEC_V1U		256
 
@@ -93,6 +105,30 @@ gpx_d_acp32(uint32_t *s, const uint8_t *g)
 	*s = gpx_load32(g);			/* no cp.async before sm_80: a plain copy */
 #else
 	asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n"
+				 :: "r"((uint32_t) __cvta_generic_to_shared(s)), "l"(g) : "memory");
+#endif
+}
+
+/*
+ * gpx_d_acp32() of the 16 bytes at g to s (both 16-byte aligned; .cg: L2
+ * only, the one form cp.async has for 16 bytes).
+ */
+GPX_DEV void
+gpx_d_acp128(uint32_t *s, const uint8_t *g)
+{
+#ifdef GPX_EMU
+	if ((((uintptr_t) s) | ((uintptr_t) g)) & 15)
+	{
+		fprintf(stderr, "gpx_emu: cp.async of 16 bytes at unaligned %p <- %p\n", (void *) s,
+				(const void *) g);
+		abort();
+	}
+	for (int i = 0; i < 4; i++)
+		gpx_emu_acp32(s + i, g + 4 * i);
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+	*(uint4 *) s = *(const uint4 *) g;	/* no cp.async before sm_80: a plain copy */
+#else
+	asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n"
 				 :: "r"((uint32_t) __cvta_generic_to_shared(s)), "l"(g) : "memory");
 #endif
 }
@@ -381,6 +417,27 @@ gpx_d_stage_half(const uint8_t *src, uint32_t nw, uint32_t hl, uint32_t *s)
 		if (k + 48 + hl < nw)
 			s[k + 48 + hl] = a3;
 		if (__all_sync(GPX_D_FULL, k + 64 >= nw))
+			break;
+	}
+}
+
+/*
+ * Stage nc 16-byte chunks of src (16-byte aligned) into s[0 .. 4 nc) (16-byte
+ * aligned) with the 16 lanes of one half warp (hl: the lane within the
+ * half), one 16-byte load a lane per round of 64 words, rounds ending by
+ * a warp vote: every lane of the warp must call (each half with its own
+ * src, nc and s).  The caller has bounded 4 nc by GPX_D_STAGE and
+ * __syncwarp()s after.
+ */
+GPX_DEV void
+gpx_d_stage_half16(const uint8_t *src, uint32_t nc, uint32_t hl, uint32_t *s)
+{
+#pragma unroll 1
+	for (uint32_t k = 0; k < GPX_D_STAGE / 4; k += 16)
+	{
+		if (k + hl < nc)
+			*(uint4 *) (s + 4 * (k + hl)) = *(const uint4 *) (src + 16 * (k + hl));
+		if (__all_sync(GPX_D_FULL, k + 16 >= nc))
 			break;
 	}
 }
@@ -811,6 +868,70 @@ gpx_d_ef_run(const uint32_t *su, uint32_t p, uint32_t t, uint32_t kk, uint32_t b
 	*pl = P;
 }
 
+#if GPX_DEC_EF2_RUN
+/*
+ * gpx_d_ef_run() for the pair decoder, where a lane asks for 8 ranks and
+ * need (7 or 8) of them exist: TRACK (the first run) also gives *pl, the
+ * position of rank t + 7, and *wl, the window there (bit-reversed, that
+ * one its top bit, zeros past the bits it was loaded with), from the
+ * identity position = h - kk + rank rather than a sum kept per value.
+ */
+template <bool TRACK>
+GPX_DEV void
+gpx_d_ef_run2(const uint32_t *su, uint32_t p, uint32_t t, uint32_t kk, uint32_t b,
+			  uint32_t add, const uint32_t low[8], uint32_t lim, uint32_t need,
+			  uint32_t rv[8], uint32_t *pl, uint32_t *wl)
+{
+	uint32_t	W = __brev(gpx_d_win(su, p));
+	uint32_t	h = p + kk - t;
+
+	rv[0] = (h << b) + low[0] + add;
+	if ((uint32_t) __popc(W) >= (TRACK ? 8u : need))
+	{
+#pragma unroll
+		for (int i = 1; i < 8; i++)
+		{
+			uint32_t	x = W << 1;
+			uint32_t	c = gpx_d_lz(x);
+
+			h += c;
+			W = gpx_d_shl(x, c);
+			rv[i] = (h << b) + low[i] + add;
+		}
+	}
+	else
+	{
+		uint32_t	P = p,
+					E = p + 32;
+
+#pragma unroll
+		for (int i = 1; i < 8; i++)
+		{
+			uint32_t	x = W << 1;
+			uint32_t	q = P + 1;
+			uint32_t	c;
+
+			while (x == 0 && E < lim && (TRACK || (uint32_t) i < need))
+			{
+				q = E;
+				x = __brev(gpx_d_win(su, q));
+				E = q + 32;
+			}
+			c = gpx_d_lz(x);
+			h += (q + c) - P - 1;
+			P = q + c;
+			W = gpx_d_shl(x, c);
+			rv[i] = (h << b) + low[i] + add;
+		}
+	}
+	if (TRACK)
+	{
+		*pl = h - kk + t + 7;
+		*wl = W;
+	}
+}
+#endif
+
 /*
  * Whether a gpx_d_ef16p() half's block (nw words from w0, its bits from
  * sb to nbits) fits the stage: at most GPX_D_STAGE - 2 words inside the
@@ -859,8 +980,6 @@ gpx_d_ef16p_dec(const uint32_t *xs, uint32_t sb, uint32_t nbits, uint32_t nw,
 				kk,
 				add,
 				T,
-				nr,
-				need,
 				c0,
 				tq,
 				q[4],
@@ -887,9 +1006,16 @@ gpx_d_ef16p_dec(const uint32_t *xs, uint32_t sb, uint32_t nbits, uint32_t nw,
 	su = st + u0;
 	kk = (uint32_t) -(int32_t) usb;
 	add = first + 1;
+#if GPX_DEC_EF2_RUN
+	T = 16 * hl;				/* ranks T .. T + 14 (T + 15 when hl < 15) */
+#else
+	uint32_t	nr,
+				need;
+
 	T = 16 * hl - (hl != 0 ? 1 : 0);
 	nr = 16 - (hl == 0 ? 1 : 0);
 	need = m - T < nr ? m - T : nr;
+#endif
 	c0 = __popc(su[0] & gpx_mask(usb));
 	tq = T + c0;
 #pragma unroll
@@ -921,6 +1047,42 @@ gpx_d_ef16p_dec(const uint32_t *xs, uint32_t sb, uint32_t nbits, uint32_t nw,
 		}
 	}
 	p = 32 * wi + gpx_select32(wd, r);
+#if GPX_DEC_EF2_RUN
+	gpx_d_fields8(st, sb + 5 + T * b, b, low);
+	gpx_d_ef_run2<true>(su, p, T, kk, b, add, low, 32 * nwu, 8, rv, &pl, &wd);
+	{
+		/* the second run starts at the one after pl (rank T + 8) */
+		uint32_t	qq = pl + 1;
+		uint32_t	x = wd << 1;
+
+		if (x == 0)
+		{
+			x = __brev(gpx_d_win(su, qq));
+			while (x == 0 && qq + 32 < 32 * nwu)
+			{
+				qq += 32;
+				x = __brev(gpx_d_win(su, qq));
+			}
+		}
+		p = qq + gpx_d_lz(x);
+		gpx_d_fields8(st, sb + 5 + (T + 8) * b, b, low);
+		gpx_d_ef_run2<false>(su, p, T + 8, kk, b, add, low, 32 * nwu, hl == 15 ? 7 : 8,
+							 rv2, nullptr, nullptr);
+	}
+	{
+		/* element 16 hl is rank 16 hl - 1, the lane before's last (hl 0: first) */
+		uint32_t	e0 = __shfl_up_sync(GPX_D_FULL, rv2[7], 1);
+		uint32_t   *d = ob + 256 * h + 16 * hl;
+
+		if (hl == 0)
+			e0 = first;
+		__syncwarp();			/* every lane done with the stage: ob may be xs */
+		*(uint4 *) d = make_uint4(e0, rv[0], rv[1], rv[2]);
+		*(uint4 *) (d + 4) = make_uint4(rv[3], rv[4], rv[5], rv[6]);
+		*(uint4 *) (d + 8) = make_uint4(rv[7], rv2[0], rv2[1], rv2[2]);
+		*(uint4 *) (d + 12) = make_uint4(rv2[3], rv2[4], rv2[5], rv2[6]);
+	}
+#else
 	gpx_d_fields8(st, sb + 5 + T * b, b, low);
 	gpx_d_ef_run(su, p, T, kk, b, add, low, 32 * nwu, need < 8 ? need : 8, rv, &pl);
 	{
@@ -960,6 +1122,7 @@ gpx_d_ef16p_dec(const uint32_t *xs, uint32_t sb, uint32_t nbits, uint32_t nw,
 				d[9 + i] = rv2[i];
 		}
 	}
+#endif
 	__syncwarp();
 	return true;
 }
@@ -991,6 +1154,45 @@ gpx_d_ef16p(const gpx_dl *L, uint32_t b0, uint32_t lane, uint32_t *xs, uint32_t 
 		return false;
 	/* each half stages its block */
 	gpx_d_stage_half(L->payload + 4 * (size_t) w0, nw, lane & 15, xs + GPX_D_STAGE * (lane >> 4));
+	__syncwarp();
+	return gpx_d_ef16p_dec(xs, sb, nbits, nw, first, lane, ob);
+}
+
+GPX_DEV bool
+gpx_d_ef16p_r(const gpx_dl *L, uint32_t blk, const uint32_t r[3], uint32_t lane, uint32_t *xs, uint32_t *ob)
+{
+	uint32_t	w0,
+				sb,
+				nbits,
+				first,
+				nw;
+
+	gpx_d_span_of(L, blk, r, &w0, &sb, &nbits, &first);
+	nw = (nbits + 31) >> 5;
+#if GPX_DEC_LD16
+	{
+		/*
+		 * 16-byte loads from the boundary a words before w0 (a blob starts
+		 * 16-byte aligned and is zero padded to GPX_BLOB_PAD, so they stay
+		 * in its span); the block's bits then start 32 a bits later
+		 */
+		const uint8_t *src = L->payload + 4 * (size_t) w0;
+		uint32_t	a = (uint32_t) (((uintptr_t) src) >> 2) & 3u;
+
+		if (!__all_sync(GPX_D_FULL, gpx_d_ef16p_fit1(L, w0, sb, nbits, nw) &&
+						nw + a <= GPX_D_STAGE - 2))
+			return false;
+		gpx_d_stage_half16(src - 4 * a, (nw + a + 3) >> 2, lane & 15,
+						   xs + GPX_D_STAGE * (lane >> 4));
+		sb += 32 * a;
+		nbits += 32 * a;
+		nw += a;
+	}
+#else
+	if (!__all_sync(GPX_D_FULL, gpx_d_ef16p_fit1(L, w0, sb, nbits, nw)))
+		return false;
+	gpx_d_stage_half(L->payload + 4 * (size_t) w0, nw, lane & 15, xs + GPX_D_STAGE * (lane >> 4));
+#endif
 	__syncwarp();
 	return gpx_d_ef16p_dec(xs, sb, nbits, nw, first, lane, ob);
 }

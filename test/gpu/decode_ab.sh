@@ -14,7 +14,7 @@
 #
 # Environment: BASE_DEFS (the baseline's GPU_DEFS, default
 # "-DGPX_DEC_FAST=31": the fast decoders and pairs, one unit a warp),
-# VARIANTS ("name:defs ...", default "pipe:-DGPX_DEC_FAST=63": also the
+# VARIANTS ("name:defs ...", defs comma-separated, default "pipe:-DGPX_DEC_FAST=63": also the
 # pipelined loop on long lists, the default build; earlier A/Bs used
 # "fast:-DGPX_DEC_FAST=7 pairs:-DGPX_DEC_FAST=31" against
 # -DGPX_DEC_FAST=0), CHOSEN (the variant the tests run with, default
@@ -45,6 +45,7 @@ pids=""
 for v in base $VARIANTS; do
 	name=${v%%:*}
 	defs=${v#*:}
+	defs=${defs//,/ }	# "name:-DA=1,-DB=2": several defines
 	[ "$v" = base ] && defs=$BASE_DEFS
 	[ "$name" != base ] && names="$names $name"
 	targets=test/gpu/bin/bench_gpu_$name
