@@ -59,18 +59,6 @@
 
 /* Upper-bit words a fast Elias-Fano / bitmap block may span. */
 #define GPX_DEC_UW		64
-/*
- * The pair decoder's runs (gpx_d_ef_run2): every lane ranks 16 hl ..,
- * 8 asked per run, the last position from the high part, the second run
- * started from the first's window; 0: gpx_d_ef_run as on 2026-11-27.
- */
-#ifndef GPX_DEC_EF2_RUN
-#define GPX_DEC_EF2_RUN	1
-#endif
-/* The pair decoder stages its blocks with 16-byte loads (1) or 4-byte ones (0). */
-#ifndef GPX_DEC_LD16
-#define GPX_DEC_LD16	0
-#endif
 /* v1 qs: where the upper words start in the stage (the low bits before) */
 #define GPX_DEC_V1U		256
 
@@ -808,77 +796,19 @@ gpx_d_ef8(const gpx_dl *L, uint32_t blk, uint32_t form, uint32_t cnt,
 
 /*
  * The 8 values of ranks t .. t + 7 of an Elias-Fano block staged at su
- * (window bit usb of su[0]; the ones before it in su[0], c0, already
- * added to tq = t + c0 by the caller), from the one at su bit p of rank t:
- * a 32-bit window, unchecked when it holds the need (<= 8) ones asked
- * for; *pl gets the position of the last one taken (rank t + need - 1).
- */
-GPX_DEV void
-gpx_d_ef_run(const uint32_t *su, uint32_t p, uint32_t t, uint32_t kk, uint32_t b,
-			 uint32_t add, const uint32_t low[8], uint32_t lim, uint32_t need,
-			 uint32_t rv[8], uint32_t *pl)
-{
-	uint32_t	W = __brev(gpx_d_win(su, p));
-	uint32_t	h = p + kk - t;
-	uint32_t	P = p;
-
-	rv[0] = (h << b) + low[0] + add;
-	if ((uint32_t) __popc(W) >= need)
-	{
-#pragma unroll
-		for (int i = 1; i < 8; i++)
-		{
-			uint32_t	x = W << 1;
-			uint32_t	c = gpx_d_lz(x);
-
-			h += c;
-			if ((uint32_t) i < need)
-				P += c + 1;
-			W = gpx_d_shl(x, c);
-			rv[i] = (h << b) + low[i] + add;
-		}
-	}
-	else
-	{
-		uint32_t	E = P + 32;
-
-#pragma unroll
-		for (int i = 1; i < 8; i++)
-		{
-			uint32_t	x = W << 1;
-			uint32_t	q = P + 1;
-			uint32_t	c;
-
-			while (x == 0 && E < lim && (uint32_t) i < need)
-			{
-				q = E;
-				x = __brev(gpx_d_win(su, q));
-				E = q + 32;
-			}
-			c = gpx_d_lz(x);
-			if ((uint32_t) i < need)
-			{
-				h += (q + c) - P - 1;
-				P = q + c;
-			}
-			W = gpx_d_shl(x, c);
-			rv[i] = (h << b) + low[i] + add;
-		}
-	}
-	*pl = P;
-}
-
-#if GPX_DEC_EF2_RUN
-/*
- * gpx_d_ef_run() for the pair decoder, where a lane asks for 8 ranks and
- * need (7 or 8) of them exist: TRACK (the first run) also gives *pl, the
- * position of rank t + 7, and *wl, the window there (bit-reversed, that
- * one its top bit, zeros past the bits it was loaded with), from the
- * identity position = h - kk + rank rather than a sum kept per value.
+ * (window bit usb of su[0], kk = -usb; the ones before it in su[0]
+ * already counted by the caller), from the one at su bit p of rank t,
+ * into rv; need (7 or 8) of them exist, values past need unspecified: a
+ * 32-bit window, unchecked when it holds the ones asked for, else loading
+ * the next 32 bits (up to stage bit lim) as it runs out.  TRACK (the
+ * first run, all 8 exist) also gives *pl, the position of rank t + 7, and
+ * *wl, the window there (bit-reversed, that one its top bit, zeros past
+ * the bits it was loaded with), from the identity position = h - kk +
+ * rank rather than a sum kept per value.
  */
 template <bool TRACK>
 GPX_DEV void
-gpx_d_ef_run2(const uint32_t *su, uint32_t p, uint32_t t, uint32_t kk, uint32_t b,
+gpx_d_ef_run(const uint32_t *su, uint32_t p, uint32_t t, uint32_t kk, uint32_t b,
 			  uint32_t add, const uint32_t low[8], uint32_t lim, uint32_t need,
 			  uint32_t rv[8], uint32_t *pl, uint32_t *wl)
 {
@@ -930,7 +860,6 @@ gpx_d_ef_run2(const uint32_t *su, uint32_t p, uint32_t t, uint32_t kk, uint32_t 
 		*wl = W;
 	}
 }
-#endif
 
 /*
  * Whether a gpx_d_ef16p() half's block (nw words from w0, its bits from
@@ -942,20 +871,6 @@ gpx_d_ef16p_fit1(const gpx_dl *L, uint32_t w0, uint32_t sb, uint32_t nbits, uint
 {
 	return nw <= GPX_D_STAGE - 2 && w0 <= L->payload_words &&
 		nw <= L->payload_words - w0 && nbits > sb;
-}
-
-/*
- * Where the half's block blk of a gpx_d_ef16p() pair lies (gpx_d_span),
- * *nw: its words to stage; false (warp-uniform) when either half's block
- * does not fit the stage (gpx_d_ef16p_fit1).  All lanes must call.
- */
-GPX_DEV bool
-gpx_d_ef16p_span(const gpx_dl *L, uint32_t blk, uint32_t *w0, uint32_t *sb,
-				 uint32_t *nbits, uint32_t *first, uint32_t *nw)
-{
-	gpx_d_span(L, blk, w0, sb, nbits, first);
-	*nw = (*nbits + 31) >> 5;
-	return __all_sync(GPX_D_FULL, gpx_d_ef16p_fit1(L, *w0, *sb, *nbits, *nw));
 }
 
 /*
@@ -1006,16 +921,7 @@ gpx_d_ef16p_dec(const uint32_t *xs, uint32_t sb, uint32_t nbits, uint32_t nw,
 	su = st + u0;
 	kk = (uint32_t) -(int32_t) usb;
 	add = first + 1;
-#if GPX_DEC_EF2_RUN
 	T = 16 * hl;				/* ranks T .. T + 14 (T + 15 when hl < 15) */
-#else
-	uint32_t	nr,
-				need;
-
-	T = 16 * hl - (hl != 0 ? 1 : 0);
-	nr = 16 - (hl == 0 ? 1 : 0);
-	need = m - T < nr ? m - T : nr;
-#endif
 	c0 = __popc(su[0] & gpx_mask(usb));
 	tq = T + c0;
 #pragma unroll
@@ -1047,9 +953,8 @@ gpx_d_ef16p_dec(const uint32_t *xs, uint32_t sb, uint32_t nbits, uint32_t nw,
 		}
 	}
 	p = 32 * wi + gpx_select32(wd, r);
-#if GPX_DEC_EF2_RUN
 	gpx_d_fields8(st, sb + 5 + T * b, b, low);
-	gpx_d_ef_run2<true>(su, p, T, kk, b, add, low, 32 * nwu, 8, rv, &pl, &wd);
+	gpx_d_ef_run<true>(su, p, T, kk, b, add, low, 32 * nwu, 8, rv, &pl, &wd);
 	{
 		/* the second run starts at the one after pl (rank T + 8) */
 		uint32_t	qq = pl + 1;
@@ -1066,7 +971,7 @@ gpx_d_ef16p_dec(const uint32_t *xs, uint32_t sb, uint32_t nbits, uint32_t nw,
 		}
 		p = qq + gpx_d_lz(x);
 		gpx_d_fields8(st, sb + 5 + (T + 8) * b, b, low);
-		gpx_d_ef_run2<false>(su, p, T + 8, kk, b, add, low, 32 * nwu, hl == 15 ? 7 : 8,
+		gpx_d_ef_run<false>(su, p, T + 8, kk, b, add, low, 32 * nwu, hl == 15 ? 7 : 8,
 							 rv2, nullptr, nullptr);
 	}
 	{
@@ -1082,117 +987,54 @@ gpx_d_ef16p_dec(const uint32_t *xs, uint32_t sb, uint32_t nbits, uint32_t nw,
 		*(uint4 *) (d + 8) = make_uint4(rv[7], rv2[0], rv2[1], rv2[2]);
 		*(uint4 *) (d + 12) = make_uint4(rv2[3], rv2[4], rv2[5], rv2[6]);
 	}
-#else
-	gpx_d_fields8(st, sb + 5 + T * b, b, low);
-	gpx_d_ef_run(su, p, T, kk, b, add, low, 32 * nwu, need < 8 ? need : 8, rv, &pl);
-	{
-		/* the second run starts at the one after pl (rank T + 8) */
-		uint32_t	qq = pl + 1;
-		uint32_t	x = __brev(gpx_d_win(su, qq));
-
-		while (x == 0 && qq + 32 < 32 * nwu)
-		{
-			qq += 32;
-			x = __brev(gpx_d_win(su, qq));
-		}
-		p = qq + gpx_d_lz(x);
-		gpx_d_fields8(st, sb + 5 + (T + 8) * b, b, low);
-		gpx_d_ef_run(su, p, T + 8, kk, b, add, low, 32 * nwu, need - 8, rv2, &pl);
-	}
-	__syncwarp();				/* every lane done with the stage: ob may be xs */
-	{
-		uint32_t   *d = ob + 256 * h + 16 * hl;
-
-		if (hl != 0)
-		{
-			*(uint4 *) d = make_uint4(rv[0], rv[1], rv[2], rv[3]);
-			*(uint4 *) (d + 4) = make_uint4(rv[4], rv[5], rv[6], rv[7]);
-			*(uint4 *) (d + 8) = make_uint4(rv2[0], rv2[1], rv2[2], rv2[3]);
-			*(uint4 *) (d + 12) = make_uint4(rv2[4], rv2[5], rv2[6], rv2[7]);
-		}
-		else
-		{
-			/* element 0 is the block's first docID, ranks 0..14 follow */
-			d[0] = first;
-#pragma unroll
-			for (int i = 0; i < 8; i++)
-				d[1 + i] = rv[i];
-#pragma unroll
-			for (int i = 0; i < 7; i++)
-				d[9 + i] = rv2[i];
-		}
-	}
-#endif
 	__syncwarp();
 	return true;
 }
 
 /*
- * Decode two full v2 Elias-Fano blocks b0 and b0 + 1 (256 elements each)
- * with one warp, a half-warp each (GPX_DEC_E2): lane l of half h = l / 16
- * gets elements 16 (l % 16) .. + 15 of block b0 + h, written to ob[256 h +
- * ...] (the warp's 512 shared output words) in element order; the per-block
- * work (directory, stage, scan, rank search, select) is done once for both
- * blocks and 16 elements.  Each half stages its block at xs + 160 h; lane
- * hl holds upper words 4 hl .. 4 hl + 3, a 16-lane scan and a 4-step
- * binary search find its first rank, two 8-one runs of gpx_d_ef_run its
- * values.  False (warp-uniform, ob untouched) when a block does not fit
- * (more than 158 words, or upper bits over more than 64 words): the caller
- * decodes the two blocks one by one.  All lanes must call; on true, ob
- * holds the pair after a __syncwarp.
+ * Decode two full v2 Elias-Fano blocks, blk = b0 + h and its partner, with
+ * one warp, a half-warp each (GPX_DEC_E2; r: this half's directory words,
+ * gpx_d_dir3): lane l of half h = l / 16 gets elements 16 (l % 16) .. +
+ * 15 of block b0 + h, written to ob[256 h + ...] (the warp's 512 shared
+ * output words) in element order; the per-block work (span, stage, scan,
+ * rank search, select) is done once for both blocks and 16 elements.
+ * Each half stages its block at xs + 160 h with 16-byte loads; lane hl
+ * holds upper words 4 hl .. 4 hl + 3, a 16-lane scan and a 4-step binary
+ * search find its first rank 16 hl, two 8-one runs of gpx_d_ef_run its
+ * values, and one shuffle hands each lane the value before them.  False
+ * (warp-uniform, ob untouched) when a block does not fit (more than 158
+ * words from the 16-byte boundary before it, or upper bits over more than
+ * 64 words): the caller decodes the two blocks one by one.  All lanes
+ * must call; on true, ob holds the pair after a __syncwarp.
  */
 GPX_DEV bool
-gpx_d_ef16p(const gpx_dl *L, uint32_t b0, uint32_t lane, uint32_t *xs, uint32_t *ob)
+gpx_d_ef16p(const gpx_dl *L, uint32_t blk, const uint32_t r[3], uint32_t lane, uint32_t *xs,
+			uint32_t *ob)
 {
 	uint32_t	w0,
 				sb,
 				nbits,
 				first,
-				nw;
-
-	if (!gpx_d_ef16p_span(L, b0 + (lane >> 4), &w0, &sb, &nbits, &first, &nw))
-		return false;
-	/* each half stages its block */
-	gpx_d_stage_half(L->payload + 4 * (size_t) w0, nw, lane & 15, xs + GPX_D_STAGE * (lane >> 4));
-	__syncwarp();
-	return gpx_d_ef16p_dec(xs, sb, nbits, nw, first, lane, ob);
-}
-
-GPX_DEV bool
-gpx_d_ef16p_r(const gpx_dl *L, uint32_t blk, const uint32_t r[3], uint32_t lane, uint32_t *xs, uint32_t *ob)
-{
-	uint32_t	w0,
-				sb,
-				nbits,
-				first,
-				nw;
+				nw,
+				a;
+	const uint8_t *src;
 
 	gpx_d_span_of(L, blk, r, &w0, &sb, &nbits, &first);
 	nw = (nbits + 31) >> 5;
-#if GPX_DEC_LD16
-	{
-		/*
-		 * 16-byte loads from the boundary a words before w0 (a blob starts
-		 * 16-byte aligned and is zero padded to GPX_BLOB_PAD, so they stay
-		 * in its span); the block's bits then start 32 a bits later
-		 */
-		const uint8_t *src = L->payload + 4 * (size_t) w0;
-		uint32_t	a = (uint32_t) (((uintptr_t) src) >> 2) & 3u;
-
-		if (!__all_sync(GPX_D_FULL, gpx_d_ef16p_fit1(L, w0, sb, nbits, nw) &&
-						nw + a <= GPX_D_STAGE - 2))
-			return false;
-		gpx_d_stage_half16(src - 4 * a, (nw + a + 3) >> 2, lane & 15,
-						   xs + GPX_D_STAGE * (lane >> 4));
-		sb += 32 * a;
-		nbits += 32 * a;
-		nw += a;
-	}
-#else
-	if (!__all_sync(GPX_D_FULL, gpx_d_ef16p_fit1(L, w0, sb, nbits, nw)))
+	/*
+	 * 16-byte loads from the boundary a words before w0 (a blob starts
+	 * 16-byte aligned and is zero padded to GPX_BLOB_PAD, so they stay in
+	 * its span); the block's bits then start 32 a bits later
+	 */
+	src = L->payload + 4 * (size_t) w0;
+	a = (uint32_t) (((uintptr_t) src) >> 2) & 3u;
+	if (!__all_sync(GPX_D_FULL, gpx_d_ef16p_fit1(L, w0, sb, nbits, nw) &&
+					nw + a <= GPX_D_STAGE - 2))
 		return false;
-	gpx_d_stage_half(L->payload + 4 * (size_t) w0, nw, lane & 15, xs + GPX_D_STAGE * (lane >> 4));
-#endif
+	gpx_d_stage_half16(src - 4 * a, (nw + a + 3) >> 2, lane & 15, xs + GPX_D_STAGE * (lane >> 4));
+	sb += 32 * a;
+	nbits += 32 * a;
+	nw += a;
 	__syncwarp();
 	return gpx_d_ef16p_dec(xs, sb, nbits, nw, first, lane, ob);
 }

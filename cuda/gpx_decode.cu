@@ -139,12 +139,13 @@ gpx_d_dec_one(const gpx_dl *L, uint32_t blk, uint32_t lane, uint32_t *xs, uint32
 
 #if GPX_DEC_FAST & GPX_DEC_PIPE
 /*
- * Whether the pipelined loop stages PFor and LRC words with 16-byte
- * cp.async copies (1) or 4-byte ones (0).
+ * Whether the pipelined loop stages the PFor and LRC words of a list of
+ * format version V with 16-byte cp.async copies (from the 16-byte
+ * boundary before a block) rather than 4-byte ones: version 2 only, where
+ * it measured 1.02-1.05x; version 1's PFor lists ran 0.70x with it
+ * (docs/BENCHMARKS.md "GPU decode").
  */
-#ifndef GPX_DEC_ACP16
-#define GPX_DEC_ACP16 0
-#endif
+#define GPX_DEC_ACP16(V) ((V) != GPX_FORMAT_V1)
 
 /* Units a pipelined warp has on their way beside the one it decodes. */
 #ifndef GPX_DEC_PDIST
@@ -177,7 +178,8 @@ typedef struct gpx_d_pblk
 	uint32_t	nw;
 	uint32_t	first;
 	uint32_t	a;				/* GPX_DEC_ACP16: words from the 16-byte boundary
-								 * before w0 to w0, where its stage starts */
+								 * before w0 to w0, where its stage starts
+								 * (else 0) */
 } gpx_d_pblk;
 
 /* Blocks a pipelined unit of CODEC holds: pairs, but one LRC segment. */
@@ -221,12 +223,13 @@ gpx_d_pplan(const gpx_dl *L, uint32_t blk, const uint32_t r[3], gpx_d_pblk *pb)
 		{
 			pb->nw = gpx_d_stage_nw(L, pb->w0, pb->nbits, CODEC == GPX_CODEC_LRC ?
 									GPX_D_LRC_STAGE : GPX_D_STAGE - 1);
-#if GPX_DEC_ACP16
-			/* staged from the 16-byte boundary: the a words before must fit too */
-			pb->a = (uint32_t) (((uintptr_t) (L->payload + 4 * (size_t) pb->w0)) >> 2) & 3u;
-			if (CODEC == GPX_CODEC_PFOR)
-				ok = pb->a + pb->nw <= GPX_D_STAGE - 1;
-#endif
+			if (GPX_DEC_ACP16(L->version))
+			{
+				/* staged from the 16-byte boundary: the a words before must fit too */
+				pb->a = (uint32_t) (((uintptr_t) (L->payload + 4 * (size_t) pb->w0)) >> 2) & 3u;
+				if (CODEC == GPX_CODEC_PFOR)
+					ok = pb->a + pb->nw <= GPX_D_STAGE - 1;
+			}
 		}
 	}
 	return __all_sync(GPX_D_FULL, ok);
@@ -245,8 +248,7 @@ gpx_d_pstage(const gpx_dl *L, const gpx_d_pblk *pb, uint32_t lane, uint32_t *buf
 	uint32_t   *st = GPX_D_UNIT(CODEC) == 2 ? buf + GPX_D_STAGE * (lane >> 4) : buf;
 	const uint8_t *src = L->payload + 4 * (size_t) pb->w0;
 
-#if GPX_DEC_ACP16
-	if (CODEC != GPX_CODEC_QS)
+	if (CODEC != GPX_CODEC_QS && GPX_DEC_ACP16(L->version))
 	{
 		/*
 		 * 16 bytes a copy from the boundary a words before w0: a blob starts
@@ -258,11 +260,10 @@ gpx_d_pstage(const gpx_dl *L, const gpx_d_pblk *pb, uint32_t lane, uint32_t *buf
 
 		for (uint32_t k = lane & (step - 1); k < nc; k += step)
 			gpx_d_acp128(st + 4 * k, s16 + 16 * k);
-		return;
 	}
-#endif
-	for (uint32_t k = lane & (step - 1); k < pb->nw; k += step)
-		gpx_d_acp32(st + k, src + 4 * k);
+	else
+		for (uint32_t k = lane & (step - 1); k < pb->nw; k += step)
+			gpx_d_acp32(st + k, src + 4 * k);
 }
 
 /*
@@ -289,9 +290,9 @@ gpx_d_pdec(const gpx_dl *L, uint32_t u, const gpx_d_pblk *pb, uint32_t lane,
 		return true;
 	}
 	if (CODEC == GPX_CODEC_PFOR)
-		gpx_d_pfor8p_dec(buf + (GPX_DEC_ACP16 ? pb->a : 0), xo, pb->first, lane, v);
+		gpx_d_pfor8p_dec(buf + (GPX_DEC_ACP16(L->version) ? pb->a : 0), xo, pb->first, lane, v);
 	else
-		gpx_d_lrc8_dec(buf + (GPX_DEC_ACP16 ? pb->a : 0), lane, v);
+		gpx_d_lrc8_dec(buf + (GPX_DEC_ACP16(L->version) ? pb->a : 0), lane, v);
 	/* 256 docIDs either way: in element order through buf, 16-byte stores */
 	gpx_d_fast_order(buf, v, 8, lane);
 	*(uint4 *) (o + 4 * lane) = *(const uint4 *) (buf + 4 * lane);
@@ -460,7 +461,6 @@ gpx_k_decode_list(gpx_dl L, uint32_t *out)
 		{
 			uint32_t   *o = out + ((size_t) b0 << L.log2_block);
 			uint32_t   *ob = ob_all[wid];
-#if GPX_DEC_EF2_RUN >= 2
 			/* each half's directory words, read once for the form test and the span */
 			uint32_t	blk = b0 + (lane >> 4),
 						r[3] = {0, 0, 0};
@@ -469,12 +469,7 @@ gpx_k_decode_list(gpx_dl L, uint32_t *out)
 				gpx_d_dir3(&L, blk, r);
 			if (b0 + 1 < L.nblocks && gpx_d_count(&L, b0 + 1) == 256 &&
 				__all_sync(GPX_D_FULL, (r[1] & 3u) == GPX_KIND_EF) &&
-				gpx_d_ef16p_r(&L, blk, r, lane, xs, ob))
-#else
-			if (b0 + 1 < L.nblocks && gpx_d_count(&L, b0 + 1) == 256 &&
-				gpx_d_form(&L, b0) == GPX_FORM_EF && gpx_d_form(&L, b0 + 1) == GPX_FORM_EF &&
-				gpx_d_ef16p(&L, b0, lane, xs, ob))
-#endif
+				gpx_d_ef16p(&L, blk, r, lane, xs, ob))
 			{
 #pragma unroll
 				for (uint32_t j = 0; j < 4; j++)
