@@ -237,8 +237,10 @@ gpx_d_pplan(const gpx_dl *L, uint32_t blk, const uint32_t r[3], gpx_d_pblk *pb)
 
 /*
  * Start copying this lane's share of the unit's words into buf (a
- * half-warp's block at buf + GPX_D_STAGE * half, the LRC segment at buf)
- * with gpx_d_acp32(); the caller commits the group.
+ * half-warp's block at buf + GPX_D_STAGE * half, the LRC segment at buf,
+ * each from pb->a words before its first) with gpx_d_acp128() (format-2
+ * PFor and LRC, GPX_DEC_ACP16) or gpx_d_acp32(); the caller commits the
+ * group.
  */
 template <int CODEC>
 GPX_DEV void
