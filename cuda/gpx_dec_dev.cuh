@@ -121,6 +121,19 @@ gpx_d_acp128(uint32_t *s, const uint8_t *g)
 #endif
 }
 
+/*
+ * Words (0..3) from the 16-byte boundary at or before p (4-byte aligned)
+ * to p: 16-byte copies of a block start that many words early.  They stay
+ * in the blob: a blob starts 16-byte aligned and is zero padded to
+ * GPX_BLOB_PAD (cuda/gpx_cuda_host.cuh), so every aligned 16 bytes that
+ * hold one of its bytes lie in its span.
+ */
+GPX_DEV uint32_t
+gpx_d_pre16(const uint8_t *p)
+{
+	return (uint32_t) (((uintptr_t) p) >> 2) & 3u;
+}
+
 /* Close this thread's group of gpx_d_acp32() copies (cp.async.commit_group). */
 GPX_DEV void
 gpx_d_acp_commit(void)
@@ -1021,13 +1034,9 @@ gpx_d_ef16p(const gpx_dl *L, uint32_t blk, const uint32_t r[3], uint32_t lane, u
 
 	gpx_d_span_of(L, blk, r, &w0, &sb, &nbits, &first);
 	nw = (nbits + 31) >> 5;
-	/*
-	 * 16-byte loads from the boundary a words before w0 (a blob starts
-	 * 16-byte aligned and is zero padded to GPX_BLOB_PAD, so they stay in
-	 * its span); the block's bits then start 32 a bits later
-	 */
+	/* 16-byte loads from a words before w0: the block's bits start 32 a bits later */
 	src = L->payload + 4 * (size_t) w0;
-	a = (uint32_t) (((uintptr_t) src) >> 2) & 3u;
+	a = gpx_d_pre16(src);
 	if (!__all_sync(GPX_D_FULL, gpx_d_ef16p_fit1(L, w0, sb, nbits, nw) &&
 					nw + a <= GPX_D_STAGE - 2))
 		return false;

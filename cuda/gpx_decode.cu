@@ -225,7 +225,11 @@ gpx_d_pplan(const gpx_dl *L, uint32_t blk, const uint32_t r[3], gpx_d_pblk *pb)
 									GPX_D_LRC_STAGE : GPX_D_STAGE - 1);
 			if (GPX_DEC_ACP16(L->version))
 			{
-				/* staged from the 16-byte boundary: the a words before must fit too */
+				/*
+				 * staged from the 16-byte boundary: the a words before must
+				 * fit too (gpx_d_pre16() spelled out: calling it changes these
+				 * kernels' machine code from the build measured on 2026-12-03)
+				 */
 				pb->a = (uint32_t) (((uintptr_t) (L->payload + 4 * (size_t) pb->w0)) >> 2) & 3u;
 				if (CODEC == GPX_CODEC_PFOR)
 					ok = pb->a + pb->nw <= GPX_D_STAGE - 1;
@@ -252,11 +256,7 @@ gpx_d_pstage(const gpx_dl *L, const gpx_d_pblk *pb, uint32_t lane, uint32_t *buf
 
 	if (CODEC != GPX_CODEC_QS && GPX_DEC_ACP16(L->version))
 	{
-		/*
-		 * 16 bytes a copy from the boundary a words before w0: a blob starts
-		 * 16-byte aligned and is zero padded to GPX_BLOB_PAD, so every
-		 * aligned 16 bytes holding one of its bytes lie in its span
-		 */
+		/* 16 bytes a copy, from pb->a words before w0 (gpx_d_pre16) */
 		const uint8_t *s16 = src - 4 * pb->a;
 		uint32_t	nc = (pb->a + pb->nw + 3) >> 2;
 
