@@ -120,9 +120,11 @@ test/bench/bin/bench_roaring: test/bench/bench_simd.c $(BENCH_CODEC_SRCS) $(wild
 .PHONY: bench-simd
 bench-simd: test/bench/bin/bench_simd $(if $(BENCH_ROARING_H),test/bench/bin/bench_roaring)
 
-test/bench/bin/bench_query: test/bench/bench_query.c test/bench/bench_util.h test/gen/gen_common.h $(BENCH_REF_DEPS)
+test/bench/bin/bench_query: test/bench/bench_query.c test/bench/bench_util.h test/gen/gen_common.h \
+		test/bench/bench_cpu.c test/bench/bench_cpu.h $(BENCH_REF_DEPS)
 	@mkdir -p test/bench/bin
-	$(BENCH_CC) $(BENCH_CFLAGS) $(BENCH_PQ_INC) -Itest/gen -Itest/ref -o $@ $< $(BENCH_REF_SRCS) $(BENCH_PQ_LIB) -lm -lpthread
+	$(BENCH_CC) $(BENCH_CFLAGS) $(BENCH_PQ_INC) -Itest/gen -Itest/ref -o $@ $< test/bench/bench_cpu.c \
+		$(BENCH_REF_SRCS) $(BENCH_PQ_LIB) -lm -lpthread
 
 # ranked retrieval at library level: the OR algorithms and AND (docs/RANKING.md)
 test/bench/bin/bench_rank: test/bench/bench_rank.c test/bench/bench_util.h test/gen/gen_common.h \

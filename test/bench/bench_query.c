@@ -9,7 +9,7 @@
  *               [--save-answers F]
  *               --path "NAME|SETUP SQL|QUERY SQL" [--path ...]
  *               [--min-time S] [--max-time S] [--clients N] [--tsv OUT]
- *               [--header 0|1] [--min-count N]
+ *               [--header 0|1] [--min-count N] [--cpu 0|1]
  *
  * Connection parameters come from the environment (PGHOST, PGPORT,
  * PGDATABASE, PGUSER).  The queries SQL returns a qid and up to two text
@@ -31,7 +31,10 @@
  * server's message; a figure from fewer than 50 queries (--min-count) or
  * less than one second of measurement is "too small to report" (p99:
  * fewer than 100).  A path whose one "query" is a whole set of queries
- * (one statement answering them all) may lower --min-count.
+ * (one statement answering them all) may lower --min-count.  --cpu 1 also
+ * reports where the timed rounds' CPU time went (bench_cpu.h): the host's
+ * busy share, and CPU microseconds a query of the path's backends, of the
+ * gpuidx executor, of this client and of everything else.
  */
 #define _GNU_SOURCE
 #include <stdbool.h>
@@ -41,6 +44,7 @@
 
 #include "gen_common.h"
 #include "bench_util.h"
+#include "bench_cpu.h"
 
 #define MIN_QUERIES 50
 #define MIN_P99 100
@@ -65,6 +69,7 @@ static double min_time = 2.0,
 static long min_count = MIN_QUERIES;	/* executions below: too small */
 static const char *dataset = "dataset";
 static FILE *tsv = NULL;
+static bool cpu_report = false;	/* --cpu 1 */
 
 /* Exit with a message. */
 static void
@@ -207,8 +212,11 @@ typedef struct client
 	int			nq,
 				id,
 				nclients;
-	pthread_barrier_t *start;
-	double		t0;				/* set by client 0 after the barrier */
+	pthread_barrier_t *start,
+			   *end;
+	int			pid;			/* its backend's */
+	bench_cpu_snap *cpu;		/* [2]: client 0 takes them (--cpu) */
+	int		   *pids;			/* every client's backend, for client 0 */
 	double	   *lat;
 	size_t		nlat,
 				cap;
@@ -217,7 +225,8 @@ typedef struct client
 	char		err[400];
 } client;
 
-static double phase_t0;
+static double phase_t0,
+			phase_t1;
 
 /* Timed queries of one client: its share of the set, round after round. */
 static void *
@@ -228,13 +237,20 @@ client_main(void *arg)
 	long		done = 0,
 				share = (cl->nq - cl->id + cl->nclients - 1) / cl->nclients;
 
+	cl->pid = c ? PQbackendPID(c) : 0;
 	pthread_barrier_wait(cl->start);
 	if (cl->id == 0)
+	{
+		if (cpu_report)
+		{
+			for (int t = 0; t < cl->nclients; t++)
+				cl->pids[t] = cl[t].pid;
+			bench_cpu_take(&cl->cpu[0], cl->pids, cl->nclients);
+		}
 		phase_t0 = now();
+	}
 	pthread_barrier_wait(cl->start);
-	if (c == NULL || share <= 0)
-		return NULL;
-	for (;;)
+	for (; c != NULL && share > 0;)
 	{
 		int			i = (int) ((cl->id + done * cl->nclients) % cl->nq);
 		const char *params[2] = {cl->qs[i].p1, cl->qs[i].p2};
@@ -261,8 +277,35 @@ client_main(void *arg)
 		if (el >= min_time && done % share == 0)
 			break;
 	}
-	PQfinish(c);
+	/* the phase ends when every client is done, before any disconnects */
+	pthread_barrier_wait(cl->end);
+	if (cl->id == 0)
+	{
+		phase_t1 = now();
+		if (cpu_report)
+			bench_cpu_take(&cl->cpu[1], cl->pids, cl->nclients);
+	}
+	pthread_barrier_wait(cl->end);
+	if (c)
+		PQfinish(c);
 	return NULL;
+}
+
+/* Print and save where a timed phase's CPU went (--cpu 1). */
+static void
+cpu_row(const char *path, bench_cpu_snap cpu[2], double nq)
+{
+	bench_cpu_use u = bench_cpu_diff(&cpu[0], &cpu[1], nq);
+
+	if (!u.ok)
+		return;
+	printf("| %s: CPU | host busy %.0f %% (%.1f cores) | us a query: backends %.1f, "
+		   "executor %.1f, client %.1f, other %.1f |\n", path, u.busy_pct, u.cores,
+		   u.backends_us, u.executor_us, u.self_us, u.other_us);
+	fflush(stdout);
+	if (tsv)
+		fprintf(tsv, "cpu\t%s\t%s\t%.1f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\n", dataset, path,
+				u.busy_pct, u.cores, u.backends_us, u.executor_us, u.self_us, u.other_us);
 }
 
 /* Run one path: setup, prepare, checked warm-up round, timed rounds. */
@@ -285,7 +328,10 @@ run_path(const char *spec, bq *qs, int nq, bool *have_ref, int nclients)
 				err[400];
 	client	   *cl;
 	pthread_t  *th;
-	pthread_barrier_t start;
+	pthread_barrier_t start,
+				end;
+	bench_cpu_snap cpu[2];
+	int		   *pids;
 	size_t		nlat = 0;
 	double	   *lat;
 
@@ -360,18 +406,22 @@ run_path(const char *spec, bq *qs, int nq, bool *have_ref, int nclients)
 	/* timed rounds, nclients connections at once */
 	cl = calloc((size_t) nclients, sizeof(client));
 	th = calloc((size_t) nclients, sizeof(pthread_t));
+	pids = calloc((size_t) nclients, sizeof(int));
+	memset(cpu, 0, sizeof(cpu));
 	pthread_barrier_init(&start, NULL, (unsigned) nclients);
+	pthread_barrier_init(&end, NULL, (unsigned) nclients);
 	for (int t = 0; t < nclients; t++)
 	{
 		cl[t] = (client) {.setup = setup,.sql = sql,.qs = qs,.nq = nq,.id = t,
-		.nclients = nclients,.start = &start};
+		.nclients = nclients,.start = &start,.end = &end,.cpu = cpu,.pids = pids};
 		if (pthread_create(&th[t], NULL, client_main, &cl[t]) != 0)
 			die("cannot start a client thread", NULL);
 	}
 	for (int t = 0; t < nclients; t++)
 		pthread_join(th[t], NULL);
-	el = now() - phase_t0;
+	el = phase_t1 - phase_t0;
 	pthread_barrier_destroy(&start);
+	pthread_barrier_destroy(&end);
 	for (int t = 0; t < nclients; t++)
 		nlat += cl[t].nlat;
 	lat = malloc(sizeof(double) * (nlat + 1));
@@ -394,6 +444,11 @@ run_path(const char *spec, bq *qs, int nq, bool *have_ref, int nclients)
 		snprintf(note, sizeof(note), "(time limit: %d of the queries)", nq);
 	if (bad >= 0)
 		row(name, nlat, el, lat, nq ? sumres / nq : 0, bad, NULL, partial ? note : NULL);
+	if (bad >= 0 && cpu_report)
+		cpu_row(name, cpu, (double) nlat);
+	bench_cpu_free(&cpu[0]);
+	bench_cpu_free(&cpu[1]);
+	free(pids);
 	free(lat);
 	free(cl);
 	free(th);
@@ -465,6 +520,8 @@ main(int argc, char **argv)
 			min_time = strtod(v, NULL);
 		else if (strcmp(a, "--max-time") == 0)
 			max_time = strtod(v, NULL);
+		else if (strcmp(a, "--cpu") == 0)
+			cpu_report = atoi(v) != 0;
 		else if (strcmp(a, "--min-count") == 0)
 			min_count = atol(v) < 1 ? 1 : atol(v);
 		else if (strcmp(a, "--tsv") == 0)
@@ -479,7 +536,8 @@ main(int argc, char **argv)
 	if (qsql == NULL || npaths == 0)
 		die("usage: bench_query --queries-sql SQL --path 'NAME|SETUP|SQL' ... "
 			"[--answers-sql SQL | --answers-file F] [--save-answers F] [--dataset NAME] "
-			"[--min-time S] [--max-time S] [--clients N] [--tsv OUT] [--header 0|1] [--min-count N]",
+			"[--min-time S] [--max-time S] [--clients N] [--tsv OUT] [--header 0|1] [--min-count N] "
+			"[--cpu 0|1]",
 			NULL);
 
 	c = connect_env();

@@ -23,6 +23,9 @@
 #   PIPE_TIME      seconds of timed rounds per path (4)
 #   PIPE_SCALE, PIPE_QUERIES, PIPE_MIN_SHORTEST   the collection (0.3, 10000, 10000)
 #   PIPE_CONF      extra postgresql.conf lines
+#   PIPE_PERF      a perf binary: record the executor paths of the last
+#                  setting system-wide (perf record -a -F 999) into
+#                  OUTDIR/perf-CODEC-NCLIENTS-K.data (K: the setting's number)
 # Writes OUTDIR/pipeline.md (the tables: queries/s, p50, p99, x intarray,
 # % of the stored-answer floor, x the same codec in the backend),
 # OUTDIR/results.tsv (bench_query's rows), OUTDIR/stats.txt (gpuidx_stats,
@@ -91,7 +94,22 @@ bq() {
 	PGDATABASE=d test/bench/bin/bench_query --dataset x \
 		--queries-sql "SELECT qid, term_ids::text, NULL FROM queries ORDER BY qid" \
 		--answers-sql "SELECT qid, n, hash FROM answers" --min-time "$SECS" --max-time $((SECS * 4)) \
-		--clients "$nc" --tsv "$TSV" --header 0 "${args[@]}" 2>&1 | grep "^|" | grep -v -e "^| path " -e "^|---"
+		--clients "$nc" --tsv "$TSV" --header 0 --cpu 1 "${args[@]}" 2>&1 | grep "^|" | grep -v -e "^| path " -e "^|---"
+}
+# bq_perf TAG NCLIENTS PATH: bq, with PIPE_PERF recording the whole host meanwhile
+bq_perf() {
+	local tag=$1 pp=
+	shift
+	if [ -n "${PIPE_PERF:-}" ] && [ "${tag##*-}" = "${#SETS[@]}" ]; then
+		"$PIPE_PERF" record -a -F 999 -o "$OUTD/perf-$tag.data" >"$BL_WORK/perf.log" 2>&1 &
+		pp=$!
+		sleep 0.5
+	fi
+	bq "$@"
+	if [ -n "$pp" ]; then
+		kill -INT "$pp" 2>/dev/null
+		wait "$pp" || tail -3 "$BL_WORK/perf.log"
+	fi
 }
 # apply SET: a ';'-separated list of sighup settings, the others reset
 apply() {
@@ -114,11 +132,13 @@ for nc in $CLIENTS; do
 	for t in $TYPES; do
 		bq "$nc" "$t in-backend|SET gpuidx.use_executor = off|SELECT posting_intersect(docs_$t) FROM postings WHERE term_id = ANY (\$1::int[])"
 	done
+	k=0
 	for set in "${SETS[@]}"; do
 		apply "$set"
+		k=$((k + 1))
 		for t in $TYPES; do
 			pgc_psql -d d -c "SELECT gpuidx_stats_reset()" >/dev/null
-			bq "$nc" "$t executor $DEV ${set:-defaults}|SET gpuidx.use_executor = on; SET gpuidx.executor_fallback = off; SET gpuidx.device = '$DEV'|SELECT posting_intersect(docs_$t) FROM postings WHERE term_id = ANY (\$1::int[])"
+			bq_perf "$t-$nc-$k" "$nc" "$t executor $DEV ${set:-defaults}|SET gpuidx.use_executor = on; SET gpuidx.executor_fallback = off; SET gpuidx.device = '$DEV'|SELECT posting_intersect(docs_$t) FROM postings WHERE term_id = ANY (\$1::int[])"
 			{
 				echo "== $t executor $DEV ${set:-defaults}, $nc client(s)"
 				pgc_psql -d d -x -c "SELECT * FROM gpuidx_stats" \
@@ -171,6 +191,16 @@ apply ""
 				}
 			}
 		}' "$TSV"
+	echo
+	echo "## Where the CPU went"
+	echo
+	echo "Over each path's timed rounds (bench_query --cpu, from /proc): the host's busy share of its"
+	echo "$(nproc) cores, and CPU microseconds a query of the path's own backends, of the gpuidx executor"
+	echo "(all its threads), of the client program (bench_query) and of every other process."
+	echo
+	echo "| path | host busy | cores busy | backends us/q | executor us/q | client us/q | other us/q | sum us/q |"
+	echo "|---|---:|---:|---:|---:|---:|---:|---:|"
+	awk -F'\t' '$1 == "cpu" { printf "| %s | %.0f %% | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f |\n", $3, $4, $5, $6, $7, $8, $9, $6 + $7 + $8 + $9 }' "$TSV"
 	echo
 	echo "Executor statistics per run: stats.txt."
 } >"$OUTD/pipeline.md"
