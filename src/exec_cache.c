@@ -195,7 +195,8 @@ gpuidx_exec_cache_wants(uint32 len, gpx_key key)
 /*
  * Sample the OID counter; returns its position in the current epoch of
  * stored-list keys (the 32-bit counter extended by its wraparounds) and
- * sets *epoch.  Lock held exclusively, so samples are ordered.
+ * sets *epoch.  Takes oidlock (a spinlock), so samples are ordered; any
+ * lock may be held.
  *
  * A stored list is keyed by its TOAST value OID and the position at which
  * the counter next comes back to that OID (cache_stored_key): no other
@@ -213,7 +214,9 @@ gpuidx_exec_oid_position(uint32 *epoch)
 	instr_time	now;
 	int64		now_us;
 	uint32		cur;
+	uint64		pos;
 
+	SpinLockAcquire(&ctl->oidlock);
 	INSTR_TIME_SET_CURRENT(now);
 	now_us = (int64) INSTR_TIME_GET_MICROSEC(now);
 	/* the counter as of now: after every value our snapshot can see */
@@ -229,7 +232,9 @@ gpuidx_exec_oid_position(uint32 *epoch)
 		ctl->oid_pos += (uint32) (cur - (uint32) ctl->oid_pos);
 	ctl->oid_sampled_us = now_us;
 	*epoch = ctl->oid_epoch;
-	return ctl->oid_pos;
+	pos = ctl->oid_pos;
+	SpinLockRelease(&ctl->oidlock);
+	return pos;
 }
 
 /* --------------------------------------------------------- directory -- */
@@ -274,16 +279,24 @@ gpuidx_exec_cache_find(gpx_key key, uint32 len, uint32 n, uint32 first,
 	return cache_probe(key, len, hdr, false);
 }
 
-/* Pin entry e: a queued request sends it by key (lock held exclusively). */
-void
+/*
+ * Pin entry e: a queued request sends it by key (lock held exclusively).
+ * Counts as a use for CLOCK.  Returns the offset of its bytes in the
+ * cache's data, where they stay while pinned (only an unpinned entry is
+ * evicted, and nothing else moves data) until a new epoch.
+ */
+uint64
 gpuidx_exec_cache_pin(int e)
 {
 	Assert(e >= 0 && e < gpuidx_exec_shm->ctl->cache_cap &&
 		   gpuidx_exec_shm->cache[e].used);
-	gpuidx_exec_shm->cache[e].pins++;
+	pg_atomic_fetch_add_u32(&gpuidx_exec_shm->cache[e].pins, 1);
+	/* a racy store of 1 among sharers; eviction clears it exclusively */
+	gpuidx_exec_shm->cache[e].ref = 1;
+	return gpuidx_exec_shm->cache[e].off;
 }
 
-/* Release the cache pins a slot's request holds; lock held exclusively. */
+/* Release the cache pins a slot's request holds; lock held, either mode. */
 void
 gpuidx_exec_cache_unpin(int slot)
 {
@@ -303,8 +316,15 @@ gpuidx_exec_cache_unpin(int slot)
 			continue;
 		e = gpuidx_exec_cache_find(rl[j].key, rl[j].len, rl[j].n,
 								   rl[j].first, rl[j].last);
-		if (e >= 0 && gpuidx_exec_shm->cache[e].pins > 0)
-			gpuidx_exec_shm->cache[e].pins--;
+		if (e >= 0)
+		{
+			pg_atomic_uint32 *pins = &gpuidx_exec_shm->cache[e].pins;
+			uint32		cur = pg_atomic_read_u32(pins);
+
+			/* never below zero (a pin of an older epoch is not counted) */
+			while (cur > 0 && !pg_atomic_compare_exchange_u32(pins, &cur, cur - 1))
+				;
+		}
 		rl[j].flags &= ~GPX_REQ_PINNED;
 	}
 }
@@ -321,7 +341,8 @@ gpuidx_exec_cache_resolve_stored(GpxExecStored *const *s, int n)
 	uint32		epoch;
 	uint64		pos;
 
-	LWLockAcquire(ctl->lock, LW_EXCLUSIVE);
+	/* shared: probes only; the OID sample has its own spinlock */
+	LWLockAcquire(ctl->lock, LW_SHARED);
 	pos = gpuidx_exec_oid_position(&epoch);
 	for (int i = 0; i < n; i++)
 	{
@@ -364,7 +385,8 @@ cache_remove(uint32 i)
 	uint32		mask = (uint32) ctl->cache_cap - 1;
 	uint32		j = i;
 
-	Assert(c[i].used && c[i].pins == 0 && c[i].readers == 0 && !c[i].filling);
+	Assert(c[i].used && pg_atomic_read_u32(&c[i].pins) == 0 &&
+		   c[i].readers == 0 && !c[i].filling);
 	ctl->cache_bytes -= c[i].len;
 	ctl->cache_count--;
 	gpuidx_exec_extent_free(&ctl->cache_pool, gpuidx_exec_shm->cache_extents,
@@ -414,7 +436,8 @@ cache_make_room(uint64 len, uint64 *off)
 		if (steps++ > 3 * (uint32) ctl->cache_cap)
 			return false;		/* everything is pinned, read or filled */
 		ctl->cache_hand++;
-		if (!c[i].used || c[i].pins > 0 || c[i].readers > 0 || c[i].filling)
+		if (!c[i].used || pg_atomic_read_u32(&c[i].pins) > 0 || c[i].readers > 0 ||
+			c[i].filling)
 			continue;
 		if (c[i].ref)
 		{
@@ -478,6 +501,7 @@ cache_add(const GpxReqList *rl, const void *blob)
 	for (i = (uint32) rl->key.lo & mask; c[i].used; i = (i + 1) & mask)
 		;
 	memset(&c[i], 0, sizeof(GpxCacheEntry));
+	pg_atomic_init_u32(&c[i].pins, 0);
 	c[i].key = rl->key;
 	c[i].off = off;
 	c[i].len = rl->len;
@@ -519,7 +543,8 @@ gpuidx_exec_cache_clear(void)
 	/* removal shifts later entries into i: look at i again */
 	for (int i = 0; i < ctl->cache_cap;)
 	{
-		c[i].pins = 0;			/* pins of the old epoch are not released */
+		pg_atomic_write_u32(&c[i].pins, 0);	/* pins of the old epoch are not
+											 * released */
 		if (c[i].used && !c[i].gone && c[i].readers == 0 && !c[i].filling)
 		{
 			cache_remove((uint32) i);
@@ -540,19 +565,23 @@ gpuidx_exec_cache_clear(void)
 
 /* ---------------------------------------------------------- executor -- */
 
-/* The cached copy of a list sent by key with pins of epoch; lock held. */
+/*
+ * The cached copy of a list sent by key, at the offset its request's pin
+ * gave (rl->off, from gpuidx_exec_cache_pin), or NULL when the request's
+ * pins are of another epoch or the range is not in the cache's data.  No
+ * lock: the pin keeps the bytes in place, and only the executor starts a
+ * new epoch.  The caller checks the blob and its header fields.
+ */
 const uint8 *
-gpuidx_exec_cache_get(const GpxReqList *rl, uint64 epoch)
+gpuidx_exec_cache_pinned(const GpxReqList *rl, uint64 epoch)
 {
-	int			e;
+	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
 
-	if (epoch != gpuidx_exec_shm->ctl->cache_epoch)
+	if (ctl->cache_cap == 0 || epoch != ctl->cache_epoch ||
+		rl->len == 0 || rl->off > ctl->cache_pool.size ||
+		rl->len > ctl->cache_pool.size - rl->off)
 		return NULL;
-	e = gpuidx_exec_cache_find(rl->key, rl->len, rl->n, rl->first, rl->last);
-	if (e < 0)
-		return NULL;
-	gpuidx_exec_shm->cache[e].ref = 1;
-	return cache_bytes(e);
+	return (const uint8 *) gpuidx_exec_shm->cache_data + rl->off;
 }
 
 /*

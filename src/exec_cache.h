@@ -15,7 +15,7 @@
  *                           reading in place: _read_pin, _read_unpin,
  *                           _offer
  *   slot release (both)     gpuidx_exec_cache_unpin
- *   the executor            gpuidx_exec_cache_clear, _get, _keep,
+ *   the executor            gpuidx_exec_cache_clear, _pinned, _keep,
  *                           _reap_readers, gpuidx_exec_oid_position
  */
 #ifndef EXEC_CACHE_H
@@ -69,19 +69,23 @@ extern bool gpuidx_exec_cache_wants(uint32 len, gpx_key key);
 extern int	gpuidx_exec_cache_find(gpx_key key, uint32 len, uint32 n,
 								   uint32 first, uint32 last);
 
-/* Pin directory entry e for a request being built (lock held exclusively). */
-extern void gpuidx_exec_cache_pin(int e);
+/*
+ * Pin directory entry e for a request being built (lock held, either
+ * mode: the pin count is atomic); returns where its bytes lie in the
+ * cache's data.
+ */
+extern uint64 gpuidx_exec_cache_pin(int e);
 
-/* Release the pins a slot's request holds (lock held exclusively). */
+/* Release the pins a slot's request holds (lock held, either mode). */
 extern void gpuidx_exec_cache_unpin(int slot);
 
 /*
  * Key the stored lists of s[0..n) not yet known and take the header fields
- * of those the executor caches from the directory (takes the lock).
+ * of those the executor caches from the directory (takes the lock shared).
  */
 extern void gpuidx_exec_cache_resolve_stored(GpxExecStored *const *s, int n);
 
-/* The OID counter's position in the current key epoch (lock held). */
+/* The OID counter's position in the current key epoch (takes oidlock). */
 extern uint64 gpuidx_exec_oid_position(uint32 *epoch);
 
 /*
@@ -110,9 +114,10 @@ extern void gpuidx_exec_cache_clear(void);
 
 /*
  * Executor: the cached copy of a list a request sent by key (pins taken in
- * epoch), or NULL when it is no longer cached (lock held).
+ * epoch, rl->off where the pin found it), or NULL when the pins are of an
+ * earlier epoch or the range lies outside the cache (no lock).
  */
-extern const uint8 *gpuidx_exec_cache_get(const GpxReqList *rl, uint64 epoch);
+extern const uint8 *gpuidx_exec_cache_pinned(const GpxReqList *rl, uint64 epoch);
 
 /* Executor: keep copies of a finished request's cacheable inline lists. */
 extern void gpuidx_exec_cache_keep(int slot);

@@ -93,6 +93,7 @@ typedef struct ClientBlob
 	ClientList *cl;
 	bool		cacheable;		/* big enough for the executor's cache */
 	int			cache_e;		/* directory entry when cached, else -1 */
+	uint64		cache_off;		/* its bytes in the cache's data (pinned) */
 	uint64		off;			/* offset in the chunk when inline */
 } ClientBlob;
 
@@ -137,7 +138,7 @@ static bool cl_warned_no_executor = false;	/* likewise, without preloading */
 
 /* --------------------------------------------------------- cleanup -- */
 
-/* Give up one of our requests; lock held exclusively. */
+/* Give up one of our requests; lock held (either mode). */
 static void
 client_release_locked(int i, uint64 gen)
 {
@@ -145,20 +146,8 @@ client_release_locked(int i, uint64 gen)
 
 	if (sl->generation != gen || sl->owner_pid != MyProcPid)
 		return;					/* already reclaimed */
-	switch (sl->state)
-	{
-		case GPX_SLOT_FILLING:
-		case GPX_SLOT_QUEUED:
-		case GPX_SLOT_DONE:
-			gpuidx_exec_slot_free(i);
-			break;
-		case GPX_SLOT_RUNNING:
-			/* the executor is writing into it: it frees it when done */
-			gpuidx_exec_slot_set_state(i, GPX_SLOT_ABANDONED);
-			break;
-		default:
-			break;
-	}
+	/* freed, or left ABANDONED for the executor while in a batch */
+	(void) gpuidx_exec_slot_let_go(i);
 }
 
 /* Forget an in-flight entry (after its slot was freed or abandoned). */
@@ -608,7 +597,11 @@ client_req_reserve(ClientCall *c, ClientReq *rq)
 
 	for (;;)
 	{
-		LWLockAcquire(ctl->lock, LW_EXCLUSIVE);
+		/*
+		 * shared: lookups, atomic pins, and our own slot and chunk (under
+		 * alock), so that backends never queue behind each other here
+		 */
+		LWLockAcquire(ctl->lock, LW_SHARED);
 		if (!client_executor_up())
 		{
 			LWLockRelease(ctl->lock);
@@ -653,7 +646,7 @@ client_req_reserve(ClientCall *c, ClientReq *rq)
 	sl->cache_epoch = ctl->cache_epoch;
 	for (int b = 0; b < t->nblobs; b++)
 		if (t->blobs[b].cache_e >= 0)
-			gpuidx_exec_cache_pin(t->blobs[b].cache_e);
+			t->blobs[b].cache_off = gpuidx_exec_cache_pin(t->blobs[b].cache_e);
 	rq->gen = sl->generation;
 	client_remember(rq->slot, rq->gen);
 	LWLockRelease(ctl->lock);
@@ -703,7 +696,8 @@ client_req_fill(ClientCall *c, const ClientChunk *ch, ClientReq *rq)
 			rl[L].pad = 0;
 			if (cb->cache_e >= 0)
 			{
-				rl[L].off = 0;
+				/* where the pin holds it: the executor needs no lookup */
+				rl[L].off = cb->cache_off;
 				rl[L].flags |= GPX_REQ_BY_KEY;
 				/* one reference per pin, so freeing unpins once */
 				if (!pinned[rq->blob_of[L]])
@@ -752,22 +746,30 @@ client_req_queue(ClientReq *rq)
 	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
 	GpxExecSlot *sl = &gpuidx_exec_shm->slots[rq->slot];
 	int			exec_procno = -1;
+	TimestampTz now = GetCurrentTimestamp();
+	bool		queued;
 
-	LWLockAcquire(ctl->lock, LW_EXCLUSIVE);
-	if (sl->generation != rq->gen || sl->state != GPX_SLOT_FILLING ||
-		!client_executor_up())
+	/* the queue lock alone (the executor stops only under it too) */
+	gpuidx_exec_qlock();
+	queued = sl->generation == rq->gen && sl->state == GPX_SLOT_FILLING &&
+		client_executor_up();
+	if (queued)
 	{
+		sl->queued_at = now;
+		gpuidx_exec_queue_push(rq->slot);
+		if (ctl->nqueued == 1 ||
+			ctl->queued_work >= (uint64) gpuidx_exec_batch_threshold)
+			exec_procno = ctl->exec_procno;
+	}
+	gpuidx_exec_qunlock();
+	if (!queued)
+	{
+		LWLockAcquire(ctl->lock, LW_EXCLUSIVE);
 		client_release_locked(rq->slot, rq->gen);
 		client_forget(rq->slot);
 		LWLockRelease(ctl->lock);
 		return CF_DOWN;
 	}
-	sl->queued_at = GetCurrentTimestamp();
-	gpuidx_exec_queue_push(rq->slot);
-	if (ctl->nqueued == 1 ||
-		ctl->queued_work >= (uint64) gpuidx_exec_batch_threshold)
-		exec_procno = ctl->exec_procno;
-	LWLockRelease(ctl->lock);
 	gpuidx_exec_wake_proc(exec_procno);
 	return CF_NONE;
 }
@@ -907,24 +909,38 @@ client_wait(ClientCall *c)
 		instr_time	now;
 
 		/*
-		 * The common case needs no lock: a chunk whose slot is DONE with
+		 * The common cases need no lock: a chunk whose slot is DONE with
 		 * our generation and pid stays ours (only its owner frees a DONE
-		 * slot of a live backend), so it can be collected at once.
+		 * slot of a live backend), so it can be collected at once; and
+		 * while every chunk waits in time for a running executor there is
+		 * nothing to do but wait on.  The lock is taken only to give a
+		 * request up (a stale look costs a round of this loop).
 		 */
+		INSTR_TIME_SET_CURRENT(now);
+		locked = false;
 		for (int k = 0; k < c->nchunks && !any; k++)
 		{
 			const ClientChunk *ch = &c->chunks[k];
 			volatile GpxExecSlot *sl;
+			instr_time	waited;
+			int64		waited_ms;
 
 			if (ch->slot < 0 || ch->finished)
 				continue;
 			sl = &gpuidx_exec_shm->slots[ch->slot];
 			any = sl->state == GPX_SLOT_DONE && sl->generation == ch->gen &&
 				sl->owner_pid == MyProcPid;
+			waited = now;
+			INSTR_TIME_SUBTRACT(waited, ch->submitted);
+			waited_ms = (int64) INSTR_TIME_GET_MILLISEC(waited);
+			if (sl->generation != ch->gen || sl->owner_pid != MyProcPid ||
+				((volatile GpxExecShared *) ctl)->exec_state == GPX_EXEC_STOPPED ||
+				(gpuidx_exec_timeout_ms > 0 && waited_ms >= gpuidx_exec_timeout_ms))
+				locked = true;
+			else if (gpuidx_exec_timeout_ms > 0)
+				sleep_ms = Min(sleep_ms, Max(1, gpuidx_exec_timeout_ms - waited_ms));
 		}
-
-		INSTR_TIME_SET_CURRENT(now);
-		locked = !any;
+		locked &= !any;
 		if (locked)
 			LWLockAcquire(ctl->lock, LW_EXCLUSIVE);
 		for (int k = 0; locked && k < c->nchunks; k++)
@@ -970,7 +986,7 @@ client_wait(ClientCall *c)
 
 		if (any)
 		{
-			/* results were written before DONE was set under the lock */
+			/* results were written before DONE was set (queue lock) */
 			pg_read_barrier();
 			for (int k = 0; k < c->nchunks; k++)
 			{
@@ -981,7 +997,8 @@ client_wait(ClientCall *c)
 					continue;
 				if (!client_collect(c, ch, c->nchunks == 1))
 					ch->fail = CF_FAILED;
-				LWLockAcquire(ctl->lock, LW_EXCLUSIVE);
+				/* shared: our DONE slot, its pins, chunk and free list */
+				LWLockAcquire(ctl->lock, LW_SHARED);
 				client_release_locked(ch->slot, ch->gen);
 				LWLockRelease(ctl->lock);
 				client_forget(ch->slot);

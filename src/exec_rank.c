@@ -474,21 +474,29 @@ rank_queue(int slot, uint64 gen)
 	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
 	GpxExecSlot *sl = &gpuidx_exec_shm->slots[slot];
 	int			exec_procno = -1;
+	TimestampTz now = GetCurrentTimestamp();
+	bool		queued;
 
-	LWLockAcquire(ctl->lock, LW_EXCLUSIVE);
-	if (sl->generation != gen || sl->state != GPX_SLOT_FILLING ||
-		ctl->exec_state != GPX_EXEC_RUNNING)
+	/* the queue lock alone, as for the other requests (exec_client.c) */
+	gpuidx_exec_qlock();
+	queued = sl->generation == gen && sl->state == GPX_SLOT_FILLING &&
+		ctl->exec_state == GPX_EXEC_RUNNING;
+	if (queued)
 	{
+		sl->queued_at = now;
+		gpuidx_exec_queue_push(slot);
+		if (ctl->nqueued == 1 ||
+			ctl->queued_work >= (uint64) gpuidx_exec_batch_threshold)
+			exec_procno = ctl->exec_procno;
+	}
+	gpuidx_exec_qunlock();
+	if (!queued)
+	{
+		LWLockAcquire(ctl->lock, LW_EXCLUSIVE);
 		gpuidx_exec_client_release_locked(slot, gen);
 		LWLockRelease(ctl->lock);
 		return RF_DOWN;
 	}
-	sl->queued_at = GetCurrentTimestamp();
-	gpuidx_exec_queue_push(slot);
-	if (ctl->nqueued == 1 ||
-		ctl->queued_work >= (uint64) gpuidx_exec_batch_threshold)
-		exec_procno = ctl->exec_procno;
-	LWLockRelease(ctl->lock);
 	gpuidx_exec_wake_proc(exec_procno);
 	return RF_NONE;
 }
@@ -577,7 +585,7 @@ rank_wait(gpx_rank_batch *b, int slot, uint64 gen)
 		{
 			RankFail	f;
 
-			/* results were written before DONE was set under the lock */
+			/* results were written before DONE was set (queue lock) */
 			pg_read_barrier();
 			f = rank_collect(b, slot);
 			LWLockAcquire(ctl->lock, LW_EXCLUSIVE);

@@ -85,6 +85,9 @@ exec_shmem_init_region(GpxExecShared *ctl)
 	ctl->nslots = nslots;
 	ctl->exec_state = GPX_EXEC_STOPPED;
 	ctl->exec_procno = -1;
+	SpinLockInit(&ctl->qlock);
+	SpinLockInit(&ctl->alock);
+	SpinLockInit(&ctl->oidlock);
 	ctl->queue_head = ctl->queue_tail = -1;
 	strlcpy(ctl->device_desc, "none", sizeof(ctl->device_desc));
 	gpuidx_exec_cache_init_shared(ctl);
@@ -189,7 +192,10 @@ gpuidx_exec_shmem_init(void)
 
 /* ------------------------------------------------------------ arena -- */
 
-/* First-fit allocation of len bytes (rounded up) from pool p; lock held. */
+/*
+ * First-fit allocation of len bytes (rounded up) from pool p; the pool's
+ * lock held (the arena's: alock; the cache data's: the lock exclusively).
+ */
 bool
 gpuidx_exec_extent_alloc(GpxExtentPool *p, GpxArenaExtent *ext, uint64 len,
 						 uint64 *off)
@@ -217,7 +223,7 @@ gpuidx_exec_extent_alloc(GpxExtentPool *p, GpxArenaExtent *ext, uint64 len,
 	return false;
 }
 
-/* Give a range back to pool p, merging with its neighbours; lock held. */
+/* Give a range back to pool p, merging with its neighbours; its lock held. */
 void
 gpuidx_exec_extent_free(GpxExtentPool *p, GpxArenaExtent *ext, uint64 off,
 						uint64 len)
@@ -268,20 +274,27 @@ gpuidx_exec_extent_free(GpxExtentPool *p, GpxArenaExtent *ext, uint64 off,
 	p->used -= len;
 }
 
-/* First-fit allocation of len bytes of arena; lock held exclusively. */
+/* First-fit allocation of len bytes of arena; takes alock. */
 bool
 gpuidx_exec_arena_alloc(uint64 len, uint64 *off)
 {
-	return gpuidx_exec_extent_alloc(&gpuidx_exec_shm->ctl->arena,
-									gpuidx_exec_shm->extents, len, off);
+	bool		ok;
+
+	SpinLockAcquire(&gpuidx_exec_shm->ctl->alock);
+	ok = gpuidx_exec_extent_alloc(&gpuidx_exec_shm->ctl->arena,
+								  gpuidx_exec_shm->extents, len, off);
+	SpinLockRelease(&gpuidx_exec_shm->ctl->alock);
+	return ok;
 }
 
-/* Give an arena chunk back; lock held exclusively. */
+/* Give an arena chunk back; takes alock. */
 void
 gpuidx_exec_arena_free(uint64 off, uint64 len)
 {
+	SpinLockAcquire(&gpuidx_exec_shm->ctl->alock);
 	gpuidx_exec_extent_free(&gpuidx_exec_shm->ctl->arena,
 							gpuidx_exec_shm->extents, off, len);
+	SpinLockRelease(&gpuidx_exec_shm->ctl->alock);
 }
 
 /* ------------------------------------------------------------ slots -- */
@@ -308,39 +321,76 @@ exec_slot_may_go(GpxSlotState from, GpxSlotState to)
 	return false;
 }
 
+/* Queue-lock depth of this process (assert-enabled builds check it). */
+static int	exec_qlock_held = 0;
+
+/* Take the queue lock (ctl->qlock); never held while taking the lock. */
+void
+gpuidx_exec_qlock(void)
+{
+	SpinLockAcquire(&gpuidx_exec_shm->ctl->qlock);
+	exec_qlock_held++;
+}
+
+/* Release the queue lock. */
+void
+gpuidx_exec_qunlock(void)
+{
+	Assert(exec_qlock_held == 1);
+	exec_qlock_held--;
+	SpinLockRelease(&gpuidx_exec_shm->ctl->qlock);
+}
+
 /*
  * Move slot i to state to: every state change of a slot goes through
- * here, and assert-enabled builds check it against the state machine.
- * Lock held exclusively.
+ * here, and assert-enabled builds check it against the state machine and
+ * its locks (the queue lock for QUEUED and RUNNING, else the lock in
+ * either mode).
  */
 void
 gpuidx_exec_slot_set_state(int i, GpxSlotState to)
 {
 	GpxExecSlot *sl = &gpuidx_exec_shm->slots[i];
+	GpxSlotState from PG_USED_FOR_ASSERTS_ONLY = (GpxSlotState) sl->state;
 
 	Assert(i >= 0 && i < gpuidx_exec_shm->ctl->nslots);
-	Assert(LWLockHeldByMeInMode(gpuidx_exec_shm->ctl->lock, LW_EXCLUSIVE));
-	Assert(exec_slot_may_go((GpxSlotState) sl->state, to));
+	Assert((from == GPX_SLOT_QUEUED || from == GPX_SLOT_RUNNING ||
+			to == GPX_SLOT_QUEUED || to == GPX_SLOT_RUNNING) ?
+		   exec_qlock_held > 0 :
+		   (exec_qlock_held > 0 || LWLockHeldByMe(gpuidx_exec_shm->ctl->lock)));
+	Assert(exec_slot_may_go(from, to));
 	/* a slot in a batch names it; one leaving it is in no batch anymore */
-	Assert((sl->state != GPX_SLOT_RUNNING && sl->state != GPX_SLOT_ABANDONED) ||
+	Assert((from != GPX_SLOT_RUNNING && from != GPX_SLOT_ABANDONED) ||
 		   sl->batch_id != 0);
 	if (to != GPX_SLOT_RUNNING && to != GPX_SLOT_ABANDONED)
 		sl->batch_id = 0;
 	sl->state = to;
 }
 
-/* Pop a free slot and bump its generation; lock held exclusively. */
+/*
+ * Pop a free slot and bump its generation; lock held, either mode (the
+ * free list under alock; the slot is then FILLING and the caller's: the
+ * executor looks at every slot only under the lock exclusively).
+ */
 int
 gpuidx_exec_slot_take(void)
 {
 	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
 	GpxExecSlot *sl;
-	int			i = ctl->free_head;
+	int			i;
 
+	Assert(LWLockHeldByMe(ctl->lock));
+	SpinLockAcquire(&ctl->alock);
+	i = ctl->free_head;
 	if (i < 0)
+	{
+		SpinLockRelease(&ctl->alock);
 		return -1;
+	}
 	sl = &gpuidx_exec_shm->slots[i];
 	ctl->free_head = sl->next;
+	ctl->nused++;
+	SpinLockRelease(&ctl->alock);
 	sl->generation++;
 	gpuidx_exec_slot_set_state(i, GPX_SLOT_FILLING);
 	sl->requeues = 0;
@@ -361,37 +411,96 @@ gpuidx_exec_slot_take(void)
 	sl->wait_us = sl->run_us = 0;
 	sl->rank_dl = -1;
 	sl->rank_dl_id = 0;
-	ctl->nused++;
 	return i;
 }
 
-/* Free a slot (pins, chunk, free list); lock held exclusively. */
-void
-gpuidx_exec_slot_free(int i)
+/*
+ * The rest of freeing slot i, once it is FREE (and not yet on the free
+ * list, so still ours): pins, chunk, free list.  Lock held, either mode,
+ * unless the slot holds a ranked request's statistics reference (then
+ * exclusively).
+ */
+static void
+exec_slot_free_rest(int i)
 {
 	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
 	GpxExecSlot *sl = &gpuidx_exec_shm->slots[i];
 
-	if (sl->state == GPX_SLOT_QUEUED)
-		gpuidx_exec_queue_remove(i);
+	Assert(sl->rank_dl < 0 ? LWLockHeldByMe(ctl->lock) :
+		   LWLockHeldByMeInMode(ctl->lock, LW_EXCLUSIVE));
 	gpuidx_exec_cache_unpin(i);
 	gpuidx_exec_rank_dl_unref(i);
 	if (sl->chunk_len > 0)
 		gpuidx_exec_arena_free(sl->chunk_off, sl->chunk_len);
 	sl->chunk_off = sl->chunk_len = 0;
 	sl->nlists = sl->nqueries = 0;
-	gpuidx_exec_slot_set_state(i, GPX_SLOT_FREE);
 	sl->owner_procno = -1;
 	sl->owner_pid = 0;
 	sl->prev = -1;
+	SpinLockAcquire(&ctl->alock);
 	sl->next = ctl->free_head;
 	ctl->free_head = i;
 	ctl->nused--;
+	SpinLockRelease(&ctl->alock);
+}
+
+/*
+ * Free a slot that is not RUNNING (pins, chunk, free list); lock held as
+ * for exec_slot_free_rest, no spinlock.
+ */
+void
+gpuidx_exec_slot_free(int i)
+{
+	GpxExecSlot *sl = &gpuidx_exec_shm->slots[i];
+
+	Assert(LWLockHeldByMe(gpuidx_exec_shm->ctl->lock));
+	gpuidx_exec_qlock();
+	Assert(sl->state != GPX_SLOT_RUNNING && sl->state != GPX_SLOT_FREE);
+	if (sl->state == GPX_SLOT_QUEUED)
+		gpuidx_exec_queue_remove(i);
+	gpuidx_exec_slot_set_state(i, GPX_SLOT_FREE);
+	gpuidx_exec_qunlock();
+	exec_slot_free_rest(i);
+}
+
+/*
+ * The owner gives slot i up: free it, or mark it ABANDONED when it is in
+ * a batch (the executor frees it then); lock held as for
+ * exec_slot_free_rest, no spinlock.  Returns true when freed.
+ */
+bool
+gpuidx_exec_slot_let_go(int i)
+{
+	GpxExecSlot *sl = &gpuidx_exec_shm->slots[i];
+
+	Assert(LWLockHeldByMe(gpuidx_exec_shm->ctl->lock));
+	gpuidx_exec_qlock();
+	switch (sl->state)
+	{
+		case GPX_SLOT_RUNNING:
+			/* the executor is writing into it: it frees it when done */
+			gpuidx_exec_slot_set_state(i, GPX_SLOT_ABANDONED);
+			gpuidx_exec_qunlock();
+			return false;
+		case GPX_SLOT_QUEUED:
+			gpuidx_exec_queue_remove(i);
+			/* FALLTHROUGH */
+		case GPX_SLOT_FILLING:
+		case GPX_SLOT_DONE:
+			gpuidx_exec_slot_set_state(i, GPX_SLOT_FREE);
+			gpuidx_exec_qunlock();
+			exec_slot_free_rest(i);
+			return true;
+		default:
+			/* FREE (not ours) or ABANDONED already */
+			gpuidx_exec_qunlock();
+			return false;
+	}
 }
 
 /* ------------------------------------------------------------ queue -- */
 
-/* Append slot i to the queue; lock held exclusively. */
+/* Append slot i to the queue; queue lock held. */
 void
 gpuidx_exec_queue_push(int i)
 {
@@ -410,7 +519,7 @@ gpuidx_exec_queue_push(int i)
 	ctl->queued_work += sl->work;
 }
 
-/* Put slot i at the head of the queue (it goes first); lock held. */
+/* Put slot i at the head of the queue (it goes first); queue lock held. */
 void
 gpuidx_exec_queue_push_front(int i)
 {
@@ -429,14 +538,14 @@ gpuidx_exec_queue_push_front(int i)
 	ctl->queued_work += sl->work;
 }
 
-/* Unlink queued slot i (its state is the caller's business); lock held. */
+/* Unlink queued slot i (its state is the caller's business); queue lock held. */
 void
 gpuidx_exec_queue_remove(int i)
 {
 	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
 	GpxExecSlot *sl = &gpuidx_exec_shm->slots[i];
 
-	Assert(sl->state == GPX_SLOT_QUEUED);
+	Assert(exec_qlock_held > 0 && sl->state == GPX_SLOT_QUEUED);
 	Assert(ctl->nqueued > 0 && ctl->queued_work >= sl->work);
 	if (sl->prev >= 0)
 		gpuidx_exec_shm->slots[sl->prev].next = sl->next;
@@ -449,6 +558,20 @@ gpuidx_exec_queue_remove(int i)
 	sl->prev = sl->next = -1;
 	ctl->nqueued--;
 	ctl->queued_work -= sl->work;
+}
+
+/* Owners of the queued requests (at most max), for waking them. */
+int
+gpuidx_exec_queue_owners(int *procs, int max)
+{
+	int			n = 0;
+
+	gpuidx_exec_qlock();
+	for (int i = gpuidx_exec_shm->ctl->queue_head; i >= 0 && n < max;
+		 i = gpuidx_exec_shm->slots[i].next)
+		procs[n++] = gpuidx_exec_shm->slots[i].owner_procno;
+	gpuidx_exec_qunlock();
+	return n;
 }
 
 /* ------------------------------------------------------------ misc -- */

@@ -52,8 +52,16 @@
  * any order.  An exiting executor first stops every batch in flight
  * (nothing writes into the arena afterwards), then requeues them all.
  *
- * Every change goes through gpuidx_exec_slot_set_state, under the lock,
- * which assert-enabled builds check against this machine.  Only the owner
+ * Every change goes through gpuidx_exec_slot_set_state, which
+ * assert-enabled builds check against this machine.  Locks: the queue
+ * lock (qlock, a spinlock) orders every change into or out of QUEUED and
+ * RUNNING (so the executor takes a batch, and marks it DONE, under the
+ * queue lock alone); every other change holds the LWLock, taken before
+ * any spinlock.  An owner takes and frees its slot holding the LWLock
+ * shared (the free list and arena under the allocation lock, alock; the
+ * cache pins are atomic), so the requests of many backends never queue
+ * on the LWLock; the executor's scans of every slot (takeover, orphans)
+ * hold it exclusively, and see no slot half allocated.  Only the owner
  * frees a slot that is not RUNNING or ABANDONED (or the executor, once the
  * owner has died), and only the executor frees an ABANDONED one, so the
  * executor never writes into a chunk that was given to somebody else.  Every allocation bumps the
@@ -67,6 +75,7 @@
 
 #include "port/atomics.h"
 #include "storage/lwlock.h"
+#include "storage/spin.h"
 #include "utils/timestamp.h"
 
 #include "exec_prof.h"
@@ -154,7 +163,9 @@ typedef struct GpxReqList
 	gpx_key		key;			/* identity: keyed, role-scoped PRF of the
 								 * blob or of a stored list's identity (see
 								 * docs/RELIABILITY.md); none: never cached */
-	uint64		off;			/* blob offset in the chunk, if INLINE */
+	uint64		off;			/* blob offset in the chunk, if INLINE; in
+								 * the cache's data, if BY_KEY (where the
+								 * request's pin holds it) */
 	uint32		len;			/* blob length in bytes */
 	uint32		n;				/* header fields, checked with the key */
 	uint32		first;
@@ -229,7 +240,8 @@ typedef struct GpxArenaExtent
 
 /*
  * Free extents of a region handed out in GPX_EXEC_CHUNK_ALIGN multiples,
- * first fit, merged on free (the arena, the cache's data); under lock.
+ * first fit, merged on free (the arena, under alock; the cache's data,
+ * under the lock exclusively).
  */
 typedef struct GpxExtentPool
 {
@@ -249,7 +261,10 @@ typedef struct GpxCacheEntry
 	uint32		n;
 	uint32		first;
 	uint32		last;
-	int32		pins;			/* queued requests that send it by key */
+	pg_atomic_uint32 pins;		/* queued requests that send it by key
+								 * (taken and released under the lock in
+								 * either mode, read by eviction under it
+								 * exclusively) */
 	int32		readers;		/* backends reading it in place */
 	uint8		used;			/* entry holds a list */
 	uint8		ref;			/* CLOCK reference bit */
@@ -357,16 +372,30 @@ typedef struct GpxExecShared
 	TimestampTz gpu_oom_until;	/* fault gpu_oom armed until (0: off) */
 	bool		gpu_oom_next;	/* ... or for the next GPU batch only */
 
-	/* queue of QUEUED slots, oldest first (under lock) */
+	/*
+	 * Queue of QUEUED slots, oldest first, under the queue lock (see the
+	 * state machine above): the backends queue and the executor takes
+	 * batches holding it alone.
+	 */
+	slock_t		qlock;
 	int32		queue_head;
 	int32		queue_tail;
 	int			nqueued;
 	uint64		queued_work;
+
+	/*
+	 * Free slots and the arena's free extents, under the allocation lock
+	 * (a spinlock), taken with the lock held in either mode: a backend
+	 * takes and frees its request's slot and chunk under the lock shared,
+	 * so that requests of many backends never queue on the lock.
+	 */
+	slock_t		alock;
 	int32		free_head;		/* free slots, linked through next */
 	int			nused;
-
-	/* arena allocator (under lock) */
 	GpxExtentPool arena;
+
+	/* the OID counter's samples, under their own spinlock (below) */
+	slock_t		oidlock;
 
 	/* cache directory and data (under lock) */
 	uint64		cache_epoch;
@@ -390,7 +419,7 @@ typedef struct GpxExecShared
 	/*
 	 * The OID counter's position (counting wraparounds) in the current
 	 * epoch of stored-list keys, and when it was last sampled (monotonic
-	 * clock, us).  Under lock; see gpuidx_exec_oid_position.
+	 * clock, us).  Under oidlock; see gpuidx_exec_oid_position.
 	 */
 	uint32		oid_epoch;
 	uint64		oid_pos;
@@ -467,37 +496,65 @@ extern bool gpuidx_exec_attach(void);
 /* Zero the statistics counters (init: of a fresh region). */
 extern void gpuidx_exec_stats_reset(GpxExecStats *s, bool init);
 
-/* Allocate len bytes (rounded up) of arena; false when there is no room. */
+/* Allocate len bytes (rounded up) of arena; false when there is no room (takes alock). */
 extern bool gpuidx_exec_arena_alloc(uint64 len, uint64 *off);
 
-/* Return an arena chunk to the free extents. */
+/* Return an arena chunk to the free extents (takes alock). */
 extern void gpuidx_exec_arena_free(uint64 off, uint64 len);
 
-/* First-fit allocation of len bytes (rounded up) from a pool (lock held). */
+/* First-fit allocation of len bytes (rounded up) from a pool (its lock held). */
 extern bool gpuidx_exec_extent_alloc(GpxExtentPool *p, GpxArenaExtent *ext,
 									 uint64 len, uint64 *off);
 
-/* Give a range back to a pool, merging with its neighbours (lock held). */
+/* Give a range back to a pool, merging with its neighbours (its lock held). */
 extern void gpuidx_exec_extent_free(GpxExtentPool *p, GpxArenaExtent *ext,
 									uint64 off, uint64 len);
 
-/* Take a free slot (lock held); -1 if none.  Bumps its generation. */
+/* Take a free slot (lock held, either mode); -1 if none.  Bumps its generation. */
 extern int	gpuidx_exec_slot_take(void);
 
-/* Move slot i to a new state, checked against the state machine (lock held). */
+/*
+ * Move slot i to a new state, checked against the state machine: the
+ * queue lock held for a change into or out of QUEUED or RUNNING, the
+ * lock (either mode) for the others.
+ */
 extern void gpuidx_exec_slot_set_state(int i, GpxSlotState to);
 
-/* Free a slot: release its cache pins and chunk, put it on the free list. */
+/*
+ * Free a slot that is not RUNNING: release its cache pins and chunk, put
+ * it on the free list.  Lock held (shared will do unless it is a ranked
+ * request's, whose statistics references need it exclusively), no
+ * spinlock held.
+ */
 extern void gpuidx_exec_slot_free(int i);
 
-/* Append a slot to the queue tail (lock held). */
+/*
+ * The owner gives slot i up: freed as gpuidx_exec_slot_free does, or
+ * ABANDONED when the executor runs it (it frees it when its batch ends);
+ * the state is read and changed under the queue lock, so a request being
+ * taken into a batch is never freed.  Lock held as for
+ * gpuidx_exec_slot_free.  Returns true when freed.
+ */
+extern bool gpuidx_exec_slot_let_go(int i);
+
+/* Take and release the queue lock (never while waiting for the lock). */
+extern void gpuidx_exec_qlock(void);
+extern void gpuidx_exec_qunlock(void);
+
+/* Append a slot to the queue tail (queue lock held). */
 extern void gpuidx_exec_queue_push(int i);
 
-/* Put a slot back at the queue head (lock held). */
+/* Put a slot back at the queue head (queue lock held). */
 extern void gpuidx_exec_queue_push_front(int i);
 
-/* Unlink a queued slot (lock held). */
+/* Unlink a queued slot (queue lock held). */
 extern void gpuidx_exec_queue_remove(int i);
+
+/*
+ * The pgprocnos of the owners of the queued requests, at most max of
+ * them, into procs; returns how many (takes the queue lock).
+ */
+extern int	gpuidx_exec_queue_owners(int *procs, int max);
 
 /* Set a process's latch by pgprocno (tolerates a stale number). */
 extern void gpuidx_exec_wake_proc(int procno);

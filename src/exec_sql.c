@@ -350,7 +350,9 @@ gpuidx_inject_fault(PG_FUNCTION_ARGS)
 	if (f == GPX_FAULT_OID_GAP)
 	{
 		/* the next sample finds the clock behind it: a new key epoch */
+		SpinLockAcquire(&gpuidx_exec_shm->ctl->oidlock);
 		gpuidx_exec_shm->ctl->oid_sampled_us = PG_INT64_MAX;
+		SpinLockRelease(&gpuidx_exec_shm->ctl->oidlock);
 	}
 	else if (f == GPX_FAULT_GPU_OOM)
 	{

@@ -128,6 +128,9 @@ static struct
 								 * -1 none yet */
 	TimestampTz hold_until;		/* fault 'hold': take no batch before */
 	TimestampTz last_reap;
+	TimestampTz last_oid_sample;	/* gpuidx_exec_oid_position's last call */
+	int			fault;			/* fault error or stall for the next batch */
+	int			fault_ms;
 } ex;
 
 /* --------------------------------------------------------- device -- */
@@ -454,10 +457,16 @@ exec_recover_slots(uint64 older_than_or_mine, bool exiting)
 		if (exiting ? sl->exec_gen != older_than_or_mine
 			: sl->exec_gen >= older_than_or_mine)
 			continue;
+		/*
+		 * Stable under the lock: only this process takes, finishes or
+		 * frees slots of its batches, and an owner gives one up (RUNNING
+		 * to ABANDONED) only under the lock.
+		 */
 		if (sl->state == GPX_SLOT_ABANDONED)
 			gpuidx_exec_slot_free(i);
 		else if (sl->state == GPX_SLOT_RUNNING)
 		{
+			gpuidx_exec_qlock();
 			if (sl->requeues >= 1)
 			{
 				/* it failed the executor twice: give it back */
@@ -469,6 +478,7 @@ exec_recover_slots(uint64 older_than_or_mine, bool exiting)
 				sl->requeues++;
 				gpuidx_exec_queue_push_front(i);
 			}
+			gpuidx_exec_qunlock();
 			gpuidx_exec_wake_proc(sl->owner_procno);
 		}
 	}
@@ -488,6 +498,19 @@ exec_quiesce(void)
 	gpx_cuda_cancel(ex.cuda);
 }
 
+/* Wake the owners of every queued request. */
+static void
+exec_wake_queued(void)
+{
+	int			nslots = gpuidx_exec_shm->ctl->nslots;
+	int		   *procs = MemoryContextAlloc(TopMemoryContext, sizeof(int) * Max(nslots, 1));
+	int			n = gpuidx_exec_queue_owners(procs, nslots);
+
+	for (int k = 0; k < n; k++)
+		gpuidx_exec_wake_proc(procs[k]);
+	pfree(procs);
+}
+
 /*
  * before_shmem_exit callback: stop the batches in flight, hand every
  * request back (RUNNING ones requeued once), wake the waiters.
@@ -503,7 +526,10 @@ exec_on_exit(int code, Datum arg)
 	exec_recover_slots(ex.gen, true);
 	if (ctl->exec_pid == MyProcPid)
 	{
+		/* under the queue lock too: a backend queues only while RUNNING */
+		gpuidx_exec_qlock();
 		ctl->exec_state = GPX_EXEC_STOPPED;
+		gpuidx_exec_qunlock();
 		ctl->exec_pid = 0;
 		ctl->exec_procno = -1;
 		ctl->exec_gpu = false;
@@ -512,10 +538,9 @@ exec_on_exit(int code, Datum arg)
 	}
 	gpuidx_exec_cache_clear();
 	gpuidx_exec_rank_dl_clear();
-	/* queued requests are now the backends' to compute */
-	for (int i = ctl->queue_head; i >= 0; i = gpuidx_exec_shm->slots[i].next)
-		gpuidx_exec_wake_proc(gpuidx_exec_shm->slots[i].owner_procno);
 	LWLockRelease(ctl->lock);
+	/* queued requests are now the backends' to compute */
+	exec_wake_queued();
 	exec_close_device();
 }
 
@@ -628,6 +653,23 @@ exec_rank_due_now(void)
 }
 
 /*
+ * Keep the count of OID wraparounds (gpuidx_exec_oid_position): a sample
+ * every 100 ms at most, so that samples stay far less than
+ * GPX_EXEC_OID_MAX_GAP_US apart while the executor runs (it comes here at
+ * least once a second) without a spinlock round every batch.
+ */
+static void
+exec_sample_oids(TimestampTz now)
+{
+	uint32		epoch;
+
+	if (now >= ex.last_oid_sample && now - ex.last_oid_sample < 100 * 1000)
+		return;
+	(void) gpuidx_exec_oid_position(&epoch);
+	ex.last_oid_sample = now;
+}
+
+/*
  * Take a batch into fl if one is due: the queued shortest lists reach the
  * threshold, the oldest request has waited long enough, or nothing more
  * can come (every backend with a request in flight waits for it; those
@@ -650,16 +692,26 @@ exec_take_batch(ExecFlight *fl, int64 *sleep_us, int *fault, int *fault_ms)
 	bool		rank;
 
 	*sleep_us = -1;
-	LWLockAcquire(ctl->lock, LW_EXCLUSIVE);
+	exec_sample_oids(now);
+	if (((volatile GpxExecShared *) ctl)->fault == GPX_FAULT_ERROR ||
+		((volatile GpxExecShared *) ctl)->fault == GPX_FAULT_STALL)
 	{
-		uint32		epoch;
-
-		/* keep the count of OID wraparounds (gpuidx_exec_oid_position) */
-		(void) gpuidx_exec_oid_position(&epoch);
+		/* tests: the fault strikes at the next batch */
+		LWLockAcquire(ctl->lock, LW_EXCLUSIVE);
+		if (ctl->fault == GPX_FAULT_ERROR || ctl->fault == GPX_FAULT_STALL)
+		{
+			ex.fault = ctl->fault;
+			ex.fault_ms = ctl->fault_ms;
+			ctl->fault = GPX_FAULT_NONE;
+		}
+		LWLockRelease(ctl->lock);
 	}
+
+	/* the queue lock alone: the backends' LWLock traffic never holds us up */
+	gpuidx_exec_qlock();
 	if (ctl->queue_head < 0)
 	{
-		LWLockRelease(ctl->lock);
+		gpuidx_exec_qunlock();
 		return 0;
 	}
 	waited = now - gpuidx_exec_shm->slots[ctl->queue_head].queued_at;
@@ -667,7 +719,7 @@ exec_take_batch(ExecFlight *fl, int64 *sleep_us, int *fault, int *fault_ms)
 		!exec_nothing_more_comes() && !exec_rank_due_now())
 	{
 		*sleep_us = gpuidx_exec_batch_max_wait - waited;
-		LWLockRelease(ctl->lock);
+		gpuidx_exec_qunlock();
 		return 0;
 	}
 	fl->id = ++ctl->batches_total;
@@ -706,13 +758,13 @@ exec_take_batch(ExecFlight *fl, int64 *sleep_us, int *fault, int *fault_ms)
 		ntaken++;
 		work += sl->work;
 	}
-	if (ctl->fault == GPX_FAULT_ERROR || ctl->fault == GPX_FAULT_STALL)
+	gpuidx_exec_qunlock();
+	if (ex.fault != GPX_FAULT_NONE)
 	{
-		*fault = ctl->fault;
-		*fault_ms = ctl->fault_ms;
-		ctl->fault = GPX_FAULT_NONE;
+		*fault = ex.fault;
+		*fault_ms = ex.fault_ms;
+		ex.fault = GPX_FAULT_NONE;
 	}
-	LWLockRelease(ctl->lock);
 	fl->ntaken = ntaken;
 	return ntaken;
 }
@@ -742,7 +794,6 @@ exec_request_sane(const GpxExecSlot *sl)
 static void
 exec_build_batch(ExecFlight *fl)
 {
-	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
 	uint32		nq = 0,
 				nl = 0;
 	gpx_batch_query *bq;
@@ -774,8 +825,11 @@ exec_build_batch(ExecFlight *fl)
 	bl = palloc0(sizeof(gpx_batch_list) * Max(nl, 1));
 	bad = palloc0(sizeof(bool) * Max(nl, 1));
 
-	/* lists: the cache lookups need the directory to hold still */
-	LWLockAcquire(ctl->lock, LW_SHARED);
+	/*
+	 * lists, without the lock: a list sent by key lies where the
+	 * request's pin holds it (gpuidx_exec_cache_pinned), checked like an
+	 * inline one
+	 */
 	for (int i = fl->head; i >= 0; i = ex.tk[i].next)
 	{
 		GpxExecSlot *sl = &gpuidx_exec_shm->slots[i];
@@ -799,7 +853,7 @@ exec_build_batch(ExecFlight *fl)
 			else if (rl[j].flags & GPX_REQ_BY_KEY)
 			{
 				/* the request's pin keeps the copy until the slot is freed */
-				blob = gpuidx_exec_cache_get(&rl[j], sl->cache_epoch);
+				blob = gpuidx_exec_cache_pinned(&rl[j], sl->cache_epoch);
 				if (blob == NULL)
 					t->status = GPX_REQ_CACHE_MISS;
 			}
@@ -815,7 +869,6 @@ exec_build_batch(ExecFlight *fl)
 			bl[L].key = rl[j].key;
 		}
 	}
-	LWLockRelease(ctl->lock);
 
 	/* queries */
 	for (int i = fl->head; i >= 0; i = ex.tk[i].next)
@@ -910,23 +963,39 @@ exec_count_batch(const ExecFlight *fl, int64 run_us, int nowners)
  * request, count the batch (before any owner can see its answer, so that
  * a session reading gpuidx_stats after its statement finds it there),
  * mark the requests DONE and wake their owners; requests whose owner gave
- * up are freed here.
+ * up are freed here.  DONE is set under the queue lock alone (the lock
+ * only when some request was given up), so that a batch's end never
+ * waits behind the backends' LWLock traffic.
  */
 static void
 exec_finish_batch(ExecFlight *fl, int64 run_us)
 {
 	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
-	int			nowners = 0;
+	int			nowners = 0,
+				nabandoned = 0;
 	int		   *owners = palloc(sizeof(int) * Max(fl->ntaken, 1));
+	int		   *abandoned = palloc(sizeof(int) * Max(fl->ntaken, 1));
 
 	for (int i = fl->head; i >= 0; i = ex.tk[i].next)
 	{
 		GpxExecSlot *sl = &gpuidx_exec_shm->slots[i];
 		ExecTaken  *t = &ex.tk[i];
 		gpx_batch_query *rq = (gpx_batch_query *) gpuidx_exec_chunk(i);
+		bool		seen = false;
 
-		/* the slot is RUNNING or ABANDONED: only we may touch its chunk;
-		 * a ranked request's answers are written by exec_run_rank */
+		/* we own RUNNING slots: nobody reused this one meanwhile */
+		Assert(sl->generation == t->generation && sl->batch_id == fl->id);
+
+		/*
+		 * The distinct owners (an unlocked look: a request given up now
+		 * costs its owner a needless wake-up).  The slot is RUNNING or
+		 * ABANDONED: only we may touch its chunk; a ranked request's
+		 * answers are written by exec_run_rank.
+		 */
+		for (int o = 0; o < nowners; o++)
+			seen |= owners[o] == sl->owner_procno;
+		if (!seen && ((volatile GpxExecSlot *) sl)->state == GPX_SLOT_RUNNING)
+			owners[nowners++] = sl->owner_procno;
 		if (t->status != GPX_REQ_OK || sl->kind == GPX_REQ_KIND_RANK)
 			continue;
 		for (uint32 q = 0; q < sl->nqueries; q++)
@@ -937,35 +1006,20 @@ exec_finish_batch(ExecFlight *fl, int64 run_us)
 			rq[q].status = d->status;
 		}
 	}
-
-	LWLockAcquire(ctl->lock, LW_EXCLUSIVE);
-	/* the distinct owners of the requests still wanted */
-	for (int i = fl->head; i >= 0; i = ex.tk[i].next)
-	{
-		GpxExecSlot *sl = &gpuidx_exec_shm->slots[i];
-		bool		seen = false;
-
-		/* we own RUNNING slots: nobody reused this one meanwhile */
-		Assert(sl->generation == ex.tk[i].generation && sl->batch_id == fl->id);
-		Assert(sl->state == GPX_SLOT_RUNNING || sl->state == GPX_SLOT_ABANDONED);
-		if (sl->generation != ex.tk[i].generation || sl->state != GPX_SLOT_RUNNING)
-			continue;
-		for (int o = 0; o < nowners; o++)
-			seen |= owners[o] == sl->owner_procno;
-		if (!seen)
-			owners[nowners++] = sl->owner_procno;
-	}
 	exec_count_batch(fl, run_us, nowners);
+
+	gpuidx_exec_qlock();
 	for (int i = fl->head; i >= 0; i = ex.tk[i].next)
 	{
 		GpxExecSlot *sl = &gpuidx_exec_shm->slots[i];
 		ExecTaken  *t = &ex.tk[i];
 
+		Assert(sl->state == GPX_SLOT_RUNNING || sl->state == GPX_SLOT_ABANDONED);
 		if (sl->generation != t->generation)
 			continue;
 		if (sl->state == GPX_SLOT_ABANDONED)
 		{
-			gpuidx_exec_slot_free(i);
+			abandoned[nabandoned++] = i;
 			continue;
 		}
 		if (sl->state != GPX_SLOT_RUNNING)
@@ -975,11 +1029,22 @@ exec_finish_batch(ExecFlight *fl, int64 run_us)
 		sl->batch_backends = nowners;
 		gpuidx_exec_slot_set_state(i, GPX_SLOT_DONE);
 	}
-	LWLockRelease(ctl->lock);
-	/* wake the owners outside the lock: each may cost a signal */
+	gpuidx_exec_qunlock();
+
+	/* wake the owners outside the locks: each may cost a signal */
 	for (int o = 0; o < nowners; o++)
 		gpuidx_exec_wake_proc(owners[o]);
+
+	/* ABANDONED stays so until we free it: nobody else moves it on */
+	if (nabandoned > 0)
+	{
+		LWLockAcquire(ctl->lock, LW_EXCLUSIVE);
+		for (int a = 0; a < nabandoned; a++)
+			gpuidx_exec_slot_free(abandoned[a]);
+		LWLockRelease(ctl->lock);
+	}
 	pfree(owners);
+	pfree(abandoned);
 }
 
 /* Sleep ms milliseconds in small steps, leaving early on shutdown. */
@@ -1953,11 +2018,12 @@ gpuidx_exec_main(Datum main_arg)
 
 	gpuidx_exec_prof_start();
 	LWLockAcquire(ctl->lock, LW_EXCLUSIVE);
+	gpuidx_exec_qlock();
 	ctl->exec_state = GPX_EXEC_RUNNING;
-	/* requests requeued by a predecessor: their owners may want to know */
-	for (int i = ctl->queue_head; i >= 0; i = gpuidx_exec_shm->slots[i].next)
-		gpuidx_exec_wake_proc(gpuidx_exec_shm->slots[i].owner_procno);
+	gpuidx_exec_qunlock();
 	LWLockRelease(ctl->lock);
+	/* requests requeued by a predecessor: their owners may want to know */
+	exec_wake_queued();
 	ereport(LOG,
 			(errmsg("gpuidx executor started"),
 			 errdetail("Batches run on %s.", ctl->device_desc)));
@@ -2004,6 +2070,7 @@ gpuidx_exec_main(Datum main_arg)
 		{
 			exec_reap_orphans();
 			ex.last_reap = GetCurrentTimestamp();
+			exec_sample_oids(ex.last_reap);
 		}
 		if (ex.nflight > 0)
 		{

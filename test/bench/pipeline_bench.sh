@@ -23,6 +23,9 @@
 #   PIPE_TIME      seconds of timed rounds per path (4)
 #   PIPE_SCALE, PIPE_QUERIES, PIPE_MIN_SHORTEST   the collection (0.3, 10000, 10000)
 #   PIPE_CONF      extra postgresql.conf lines
+#   PIPE_WAITS     1: sample what every other process of the cluster waits
+#                  on (pg_stat_activity, every 5 ms for PIPE_TIME s, from
+#                  1 s into each executor path) into OUTDIR/waits.txt
 #   PIPE_PERF      a perf binary: record the executor paths of the last
 #                  setting system-wide (perf record -a -F 999) into
 #                  OUTDIR/perf-CODEC-NCLIENTS-K.data (K: the setting's number)
@@ -96,10 +99,33 @@ bq() {
 		--answers-sql "SELECT qid, n, hash FROM answers" --min-time "$SECS" --max-time $((SECS * 4)) \
 		--clients "$nc" --tsv "$TSV" --header 0 --cpu 1 "${args[@]}" 2>&1 | grep "^|" | grep -v -e "^| path " -e "^|---"
 }
+# waits_sample TAG: PIPE_WAITS's sampler (one session, 5 ms steps), its
+# counts appended to OUTDIR/waits.txt
+waits_sample() {
+	sleep 1
+	{
+		echo "== $1"
+		pgc_psql -d d -At -F ' | ' \
+			-c "CREATE TEMP TABLE w (backend text, wtype text, wevent text, n int)" \
+			-c "DO \$\$ BEGIN FOR i IN 1..($SECS * 200) LOOP
+				PERFORM pg_stat_clear_snapshot();
+				INSERT INTO w SELECT backend_type, coalesce(wait_event_type, 'CPU'), coalesce(wait_event, '-'), count(*)
+				  FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND state IS DISTINCT FROM 'idle'
+				   AND backend_type IN ('client backend', '$GPX_EXEC_TYPE') GROUP BY 1, 2, 3;
+				PERFORM pg_sleep(0.005); END LOOP; END \$\$" \
+			-c "SELECT backend, wtype, wevent, sum(n), round(100.0 * sum(n) / sum(sum(n)) OVER (PARTITION BY backend), 1) AS pct
+				FROM w GROUP BY 1, 2, 3 ORDER BY 1, 4 DESC"
+	} >>"$OUTD/waits.txt" 2>&1
+}
+GPX_EXEC_TYPE=$(sed -n 's/^#define GPX_EXEC_WORKER_TYPE "\(.*\)"/\1/p' src/*.h | head -1)
 # bq_perf TAG NCLIENTS PATH: bq, with PIPE_PERF recording the whole host meanwhile
 bq_perf() {
-	local tag=$1 pp=
+	local tag=$1 pp= ws=
 	shift
+	if [ "${PIPE_WAITS:-0}" = 1 ]; then
+		waits_sample "$tag" &
+		ws=$!
+	fi
 	if [ -n "${PIPE_PERF:-}" ] && [ "${tag##*-}" = "${#SETS[@]}" ]; then
 		"$PIPE_PERF" record -a -F 999 -o "$OUTD/perf-$tag.data" >"$BL_WORK/perf.log" 2>&1 &
 		pp=$!
@@ -110,6 +136,7 @@ bq_perf() {
 		kill -INT "$pp" 2>/dev/null
 		wait "$pp" || tail -3 "$BL_WORK/perf.log"
 	fi
+	[ -z "$ws" ] || wait "$ws"
 }
 # apply SET: a ';'-separated list of sighup settings, the others reset
 apply() {
