@@ -744,25 +744,8 @@ static ClientFail
 client_req_queue(ClientReq *rq)
 {
 	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
-	GpxExecSlot *sl = &gpuidx_exec_shm->slots[rq->slot];
-	int			exec_procno = -1;
-	TimestampTz now = GetCurrentTimestamp();
-	bool		queued;
 
-	/* the queue lock alone (the executor stops only under it too) */
-	gpuidx_exec_qlock();
-	queued = sl->generation == rq->gen && sl->state == GPX_SLOT_FILLING &&
-		client_executor_up();
-	if (queued)
-	{
-		sl->queued_at = now;
-		gpuidx_exec_queue_push(rq->slot);
-		if (ctl->nqueued == 1 ||
-			ctl->queued_work >= (uint64) gpuidx_exec_batch_threshold)
-			exec_procno = ctl->exec_procno;
-	}
-	gpuidx_exec_qunlock();
-	if (!queued)
+	if (!gpuidx_exec_queue_request(rq->slot, rq->gen))
 	{
 		LWLockAcquire(ctl->lock, LW_EXCLUSIVE);
 		client_release_locked(rq->slot, rq->gen);
@@ -770,7 +753,6 @@ client_req_queue(ClientReq *rq)
 		LWLockRelease(ctl->lock);
 		return CF_DOWN;
 	}
-	gpuidx_exec_wake_proc(exec_procno);
 	return CF_NONE;
 }
 

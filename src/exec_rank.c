@@ -472,32 +472,15 @@ static RankFail
 rank_queue(int slot, uint64 gen)
 {
 	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
-	GpxExecSlot *sl = &gpuidx_exec_shm->slots[slot];
-	int			exec_procno = -1;
-	TimestampTz now = GetCurrentTimestamp();
-	bool		queued;
 
-	/* the queue lock alone, as for the other requests (exec_client.c) */
-	gpuidx_exec_qlock();
-	queued = sl->generation == gen && sl->state == GPX_SLOT_FILLING &&
-		ctl->exec_state == GPX_EXEC_RUNNING;
-	if (queued)
-	{
-		sl->queued_at = now;
-		gpuidx_exec_queue_push(slot);
-		if (ctl->nqueued == 1 ||
-			ctl->queued_work >= (uint64) gpuidx_exec_batch_threshold)
-			exec_procno = ctl->exec_procno;
-	}
-	gpuidx_exec_qunlock();
-	if (!queued)
+	/* the queue lock alone, as for the other requests */
+	if (!gpuidx_exec_queue_request(slot, gen))
 	{
 		LWLockAcquire(ctl->lock, LW_EXCLUSIVE);
 		gpuidx_exec_client_release_locked(slot, gen);
 		LWLockRelease(ctl->lock);
 		return RF_DOWN;
 	}
-	gpuidx_exec_wake_proc(exec_procno);
 	return RF_NONE;
 }
 

@@ -560,6 +560,38 @@ gpuidx_exec_queue_remove(int i)
 	ctl->queued_work -= sl->work;
 }
 
+/*
+ * An owner queues its filled request (slot, generation gen): under the
+ * queue lock alone, while the slot is still FILLING and ours and the
+ * executor runs (it stops only under the queue lock too).  Returns false
+ * when not queued; else wakes the executor when it has a reason to look
+ * (the queue was empty, or holds a batch's worth).
+ */
+bool
+gpuidx_exec_queue_request(int slot, uint64 gen)
+{
+	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
+	GpxExecSlot *sl = &gpuidx_exec_shm->slots[slot];
+	TimestampTz now = GetCurrentTimestamp();
+	int			exec_procno = -1;
+	bool		queued;
+
+	gpuidx_exec_qlock();
+	queued = sl->generation == gen && sl->state == GPX_SLOT_FILLING &&
+		ctl->exec_state == GPX_EXEC_RUNNING;
+	if (queued)
+	{
+		sl->queued_at = now;
+		gpuidx_exec_queue_push(slot);
+		if (ctl->nqueued == 1 ||
+			ctl->queued_work >= (uint64) gpuidx_exec_batch_threshold)
+			exec_procno = ctl->exec_procno;
+	}
+	gpuidx_exec_qunlock();
+	gpuidx_exec_wake_proc(exec_procno);
+	return queued;
+}
+
 /* Owners of the queued requests (at most max), for waking them. */
 int
 gpuidx_exec_queue_owners(int *procs, int max)

@@ -551,6 +551,13 @@ extern void gpuidx_exec_queue_push_front(int i);
 extern void gpuidx_exec_queue_remove(int i);
 
 /*
+ * Queue an owner's filled request (slot, generation gen) and wake the
+ * executor when it should look; false when the slot is no longer FILLING
+ * with that generation or the executor does not run (takes the queue lock).
+ */
+extern bool gpuidx_exec_queue_request(int slot, uint64 gen);
+
+/*
  * The pgprocnos of the owners of the queued requests, at most max of
  * them, into procs; returns how many (takes the queue lock).
  */
