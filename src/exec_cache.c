@@ -280,8 +280,8 @@ gpuidx_exec_cache_find(gpx_key key, uint32 len, uint32 n, uint32 first,
 }
 
 /*
- * Pin entry e: a queued request sends it by key (lock held exclusively).
- * Counts as a use for CLOCK.  Returns the offset of its bytes in the
+ * Pin entry e: a queued request sends it by key (lock held, either mode:
+ * the count is atomic).  Counts as a use for CLOCK.  Returns the offset of its bytes in the
  * cache's data, where they stay while pinned (only an unpinned entry is
  * evicted, and nothing else moves data) until a new epoch.
  */

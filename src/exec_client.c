@@ -874,6 +874,14 @@ client_spin(ClientCall *c)
 	}
 }
 
+/* Milliseconds chunk ch has waited by now. */
+static int64
+client_waited_ms(const ClientChunk *ch, instr_time now)
+{
+	INSTR_TIME_SUBTRACT(now, ch->submitted);
+	return (int64) INSTR_TIME_GET_MILLISEC(now);
+}
+
 /*
  * Wait until at least one in-flight chunk finishes: results in, taken
  * back because the executor stopped, or given up at the timeout.
@@ -904,7 +912,6 @@ client_wait(ClientCall *c)
 		{
 			const ClientChunk *ch = &c->chunks[k];
 			volatile GpxExecSlot *sl;
-			instr_time	waited;
 			int64		waited_ms;
 
 			if (ch->slot < 0 || ch->finished)
@@ -912,9 +919,7 @@ client_wait(ClientCall *c)
 			sl = &gpuidx_exec_shm->slots[ch->slot];
 			any = sl->state == GPX_SLOT_DONE && sl->generation == ch->gen &&
 				sl->owner_pid == MyProcPid;
-			waited = now;
-			INSTR_TIME_SUBTRACT(waited, ch->submitted);
-			waited_ms = (int64) INSTR_TIME_GET_MILLISEC(waited);
+			waited_ms = client_waited_ms(ch, now);
 			if (sl->generation != ch->gen || sl->owner_pid != MyProcPid ||
 				((volatile GpxExecShared *) ctl)->exec_state == GPX_EXEC_STOPPED ||
 				(gpuidx_exec_timeout_ms > 0 && waited_ms >= gpuidx_exec_timeout_ms))
@@ -929,15 +934,12 @@ client_wait(ClientCall *c)
 		{
 			ClientChunk *ch = &c->chunks[k];
 			GpxExecSlot *sl;
-			instr_time	waited;
 			int64		waited_ms;
 
 			if (ch->slot < 0 || ch->finished)
 				continue;
 			sl = &gpuidx_exec_shm->slots[ch->slot];
-			waited = now;
-			INSTR_TIME_SUBTRACT(waited, ch->submitted);
-			waited_ms = (int64) INSTR_TIME_GET_MILLISEC(waited);
+			waited_ms = client_waited_ms(ch, now);
 			if (sl->generation != ch->gen || sl->owner_pid != MyProcPid)
 			{
 				/* reclaimed behind our back: should not happen */

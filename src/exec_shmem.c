@@ -445,31 +445,14 @@ exec_slot_free_rest(int i)
 }
 
 /*
- * Free a slot that is not RUNNING (pins, chunk, free list); lock held as
- * for exec_slot_free_rest, no spinlock.
+ * Free slot i, or leave it for the executor: under the queue lock, a
+ * queued slot leaves the queue and is freed; a RUNNING one (only an owner
+ * may drop it) becomes ABANDONED; an ABANDONED one is freed by the
+ * executor (!owner) and left alone by an owner, who gave it up already.
+ * Lock held as for exec_slot_free_rest, no spinlock.  True when freed.
  */
-void
-gpuidx_exec_slot_free(int i)
-{
-	GpxExecSlot *sl = &gpuidx_exec_shm->slots[i];
-
-	Assert(LWLockHeldByMe(gpuidx_exec_shm->ctl->lock));
-	gpuidx_exec_qlock();
-	Assert(sl->state != GPX_SLOT_RUNNING && sl->state != GPX_SLOT_FREE);
-	if (sl->state == GPX_SLOT_QUEUED)
-		gpuidx_exec_queue_remove(i);
-	gpuidx_exec_slot_set_state(i, GPX_SLOT_FREE);
-	gpuidx_exec_qunlock();
-	exec_slot_free_rest(i);
-}
-
-/*
- * The owner gives slot i up: free it, or mark it ABANDONED when it is in
- * a batch (the executor frees it then); lock held as for
- * exec_slot_free_rest, no spinlock.  Returns true when freed.
- */
-bool
-gpuidx_exec_slot_let_go(int i)
+static bool
+exec_slot_drop(int i, bool owner)
 {
 	GpxExecSlot *sl = &gpuidx_exec_shm->slots[i];
 
@@ -479,9 +462,17 @@ gpuidx_exec_slot_let_go(int i)
 	{
 		case GPX_SLOT_RUNNING:
 			/* the executor is writing into it: it frees it when done */
+			Assert(owner);
 			gpuidx_exec_slot_set_state(i, GPX_SLOT_ABANDONED);
 			gpuidx_exec_qunlock();
 			return false;
+		case GPX_SLOT_ABANDONED:
+			if (owner)
+				break;
+			gpuidx_exec_slot_set_state(i, GPX_SLOT_FREE);
+			gpuidx_exec_qunlock();
+			exec_slot_free_rest(i);
+			return true;
 		case GPX_SLOT_QUEUED:
 			gpuidx_exec_queue_remove(i);
 			/* FALLTHROUGH */
@@ -492,10 +483,35 @@ gpuidx_exec_slot_let_go(int i)
 			exec_slot_free_rest(i);
 			return true;
 		default:
-			/* FREE (not ours) or ABANDONED already */
-			gpuidx_exec_qunlock();
-			return false;
+			/* FREE: not ours */
+			Assert(owner);
+			break;
 	}
+	gpuidx_exec_qunlock();
+	return false;
+}
+
+/*
+ * Free a slot that is not RUNNING (pins, chunk, free list); lock held as
+ * for exec_slot_free_rest, no spinlock.
+ */
+void
+gpuidx_exec_slot_free(int i)
+{
+	bool		freed PG_USED_FOR_ASSERTS_ONLY = exec_slot_drop(i, false);
+
+	Assert(freed);
+}
+
+/*
+ * The owner gives slot i up: free it, or mark it ABANDONED when it is in
+ * a batch (the executor frees it then); lock held as for
+ * exec_slot_free_rest, no spinlock.  Returns true when freed.
+ */
+bool
+gpuidx_exec_slot_let_go(int i)
+{
+	return exec_slot_drop(i, true);
 }
 
 /* ------------------------------------------------------------ queue -- */
