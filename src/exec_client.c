@@ -827,10 +827,20 @@ client_collect(ClientCall *c, ClientChunk *ch, bool overhead_sample)
 	INSTR_TIME_SUBTRACT(now, ch->submitted);
 	wall_ns = (int64) (INSTR_TIME_GET_DOUBLE(now) * 1e9);
 	gpuidx_exec_count(&ctl->stats.roundtrip_us, wall_ns / 1000);
-	/* the model's overhead: what is neither batching wait nor compute */
+	/*
+	 * the model's overhead: what is neither batching wait nor compute nor
+	 * the wait, once DONE, for this backend to run again (noted apart: on
+	 * a host with no free core that is a wait for a core, not this path's)
+	 */
 	other_ns = wall_ns - (sl->wait_us + sl->run_us) * 1000;
 	if (overhead_sample)
-		gpuidx_exec_cost_note_overhead(other_ns);
+	{
+		int64		wake_ns = sl->done_ns > 0 ? gpuidx_exec_now_ns() - sl->done_ns : 0;
+
+		wake_ns = Max(Min(wake_ns, other_ns), 0);
+		gpuidx_exec_cost_note_wake(wake_ns);
+		gpuidx_exec_cost_note_overhead(other_ns - wake_ns);
+	}
 	return all;
 }
 
@@ -1276,6 +1286,7 @@ static int
 client_many(GpxExecQuery *qs, int nq, int kind)
 {
 	ClientCall	c;
+	int64		cpu0;
 
 	for (int q = 0; q < nq; q++)
 		qs[q].done = false;
@@ -1312,11 +1323,15 @@ client_many(GpxExecQuery *qs, int nq, int kind)
 	}
 
 	client_check_gpu(c.nr);
+	cpu0 = gpuidx_exec_device == GPX_DEVICE_AUTO ? gpuidx_exec_thread_cpu_ns() : 0;
 	client_call_keys(&c);
 	client_bt_init(&c.bt, c.nlists);
 	c.chunks = palloc(sizeof(ClientChunk) * c.nr);
 	(void) client_plan(&c);
 	client_run_guarded(&c);
+	/* this backend's CPU for the round trip, for auto's busy-host model */
+	if (kind == GPX_REQ_KIND_ISECT && gpuidx_exec_device == GPX_DEVICE_AUTO)
+		gpuidx_exec_cost_note_req_cpu(c.nr, gpuidx_exec_thread_cpu_ns() - cpu0);
 	return client_call_outcome(&c);
 }
 
@@ -1454,12 +1469,18 @@ gpuidx_exec_intersect_all(GpxExecQuery *qs, int nq)
 				t1;
 	uint64		work = 0,
 				in_place = 0;
+	int64		cpu0 = 0;
 	bool		shared = gpuidx_exec_shm != NULL && gpuidx_exec_use &&
 		gpuidx_exec_shm->ctl->cache_cap > 0;
+	/* CPU time only where auto's busy-host model reads it (a system call) */
+	bool		cpu = gpuidx_exec_shm != NULL && gpuidx_exec_device == GPX_DEVICE_AUTO &&
+		gpuidx_exec_shm->ctl->exec_gpu;
 
 	gpuidx_exec_intersect_many(qs, nq);
 
 	INSTR_TIME_SET_CURRENT(t0);
+	if (cpu)
+		cpu0 = gpuidx_exec_thread_cpu_ns();
 	for (int q = 0; q < nq; q++)
 	{
 		if (qs[q].done)
@@ -1480,8 +1501,10 @@ gpuidx_exec_intersect_all(GpxExecQuery *qs, int nq)
 
 	if (in_place > 0)
 		gpuidx_exec_count(&gpuidx_exec_shm->ctl->stats.lists_read_shared, in_place);
-	/* the backend side of the cost model */
+	/* the backend side of the cost model: wall time and CPU time */
 	gpuidx_exec_cost_note_backend(work, INSTR_TIME_GET_DOUBLE(t1));
+	if (cpu && work >= 100000)
+		gpuidx_exec_cost_note_backend_cpu(work, gpuidx_exec_thread_cpu_ns() - cpu0);
 }
 
 /* ------------------------------------------- other request kinds -- */

@@ -8,7 +8,7 @@
  *   backend  T_b = W * c_b
  *   executor T_e = o + d + F + (W + Q) * c_e / p + B * c_copy
  *
- * c_b: measured cost of one probe in the backend (moving average over
+ * c_b: measured cost of one probe in the backend (running median over
  * in-backend intersections; wall-clock time, so it grows when the
  * backends contend for the CPUs).  The executor's batch time is fitted,
  * per batch, as run = F + c_e * W_batch / p_batch (an exponentially
@@ -22,13 +22,16 @@
  * which joins the same batch.  d: the wait to be taken into a batch, 0
  * when the set starts one at once (the queue plus the set reach
  * gpuidx.batch_threshold, or no other backend has a request in flight),
- * else the measured mean wait of recent requests (under load it includes
+ * else the median wait of recent requests (under load it includes
  * waiting for a free place among the batches in flight, so it is what
  * tells a busy executor from an idle one).  o: the measured round trip
  * besides waiting and computing (copying, wake-ups).  B: bytes to copy
  * into the arena (each distinct list once), c_copy = 0.15 ns per byte.
- * The set goes to the executor when T_e < T_b.  gpuidx_info() shows the
- * current coefficients.
+ * The set goes to the executor when T_e < T_b, except that with a GPU
+ * one close decision in 16 on a set of at most 4 queries explores (below).  Every estimate is a running median,
+ * and a batch counts in the fit at most 2x the line plus 20 us, so that
+ * a process that waited for a core under load does not move the model.
+ * gpuidx_info() shows the current coefficients.
  *
  * So, under load: a query whose work costs less in the backend than the
  * executor's round trip plus its wait and a batch's fixed cost stays in
@@ -44,26 +47,27 @@
  *   backend  T_b = sum over m of C[m] * r_b[m]
  *   executor T_e = o + d + F_r[m*] + C * r_e[m*] + B * c_copy
  *
- * r_b[m]: measured ranking time per candidate in the backend (moving
- * average of in-backend ranked batches of >= 10^4 candidates, charged to
+ * r_b[m]: measured ranking time per candidate in the backend (running
+ * median of in-backend ranked batches of >= 10^4 candidates, charged to
  * the mode holding most of them, m*); F_r, r_e: the line fitted, per mode,
  * to the executor's GPU runs of ranked batches (run time against
  * candidates), as F and c_e above; o and d are the intersections'.  An
  * executor without a GPU keeps ranked batches in the backend (its threads
- * would run the backend's code after a round trip).  A model fed only by
- * the path it chooses cannot see the other get faster, so when the two
- * estimates are within 2x of each other one such close decision in 16
- * takes the other path; a path estimated 2x slower or worse is never
- * taken to explore.
+ * would run the backend's code after a round trip).  Both models explore:
+ * a model fed only by the path it chooses cannot see the other get
+ * faster, so when the two estimates are within 2x of each other one such
+ * close decision in 16 takes the other path; a path estimated 2x slower
+ * or worse is never taken to explore.
  *
- * The coefficients live in shared memory (atomics: exponential moving
- * averages, the fit's sums as doubles in 64-bit words), so every backend
+ * The coefficients live in shared memory (atomics: running medians, the
+ * fit's sums as doubles in 64-bit words), so every backend
  * and the executor feed and read one model; only the executor writes the
  * fits and d.
  */
 #include "postgres.h"
 
 #include <math.h>
+#include <time.h>
 
 #include "exec_cost.h"
 #include "gpuidx.h"
@@ -73,15 +77,32 @@
 
 /*
  * First guesses until batches measure: 10 ns per probe on one core; on a
- * GPU 1 ns per probe and 40 us per batch (an H200 ran one-query batches in
- * 40-46 us of executor time, docs/BENCHMARKS.md); a CPU batch costs next
- * to nothing besides its probes.  The GPU's are calibrated on a GPU
- * machine (docs/EXECUTOR.md, "Calibrating on a GPU").
+ * GPU 0.3 ns per probe and 40 us per batch (one client on an H200, the
+ * fits of 2026-12-04: 0.18-0.19 ns and 36-38 us on the acceptance
+ * queries, 0.20-0.42 ns and 44-48 us on routing_bench's mixed log,
+ * docs/gpu-runs/h200-auto/); a CPU batch costs next to nothing besides
+ * its probes.  The GPU's are calibrated on a GPU machine
+ * (docs/EXECUTOR.md, "Calibrating on a GPU").
  */
 #define COST_FIRST_PROBE_PS 10000
-#define COST_GPU_FIRST_PROBE_PS 1000
+#define COST_GPU_FIRST_PROBE_PS 300
 #define COST_GPU_FIRST_BATCH_NS 40000
 #define COST_CPU_FIRST_BATCH_NS 2000
+
+/*
+ * A host with no free core.  A woken backend that waits longer than this
+ * for a core, as the median, says the cores are all busy (a wake-up onto
+ * an idle core takes 5-20 us); the round trip is charged at most the
+ * second figure for waking up.  First guesses of the CPU regime: a query
+ * sent costs its backend 20 us and the executor 40 us of CPU (an H200
+ * host with 16 clients, 2026-12-04: 30-33 us above the floor, 35 us).
+ */
+#define COST_BUSY_WAKE_NS 50000
+#define COST_WAKE_MAX_NS 20000
+#define COST_FIRST_REQ_CPU_NS 20000
+#define COST_FIRST_EXEC_CPU_NS 40000
+/* The executor's CPU counts over intervals of this many queries and more. */
+#define COST_EXEC_CPU_MIN_QUERIES 100
 
 /*
  * Ranked batches' first guesses, per candidate (AND, OR) and per batch:
@@ -95,14 +116,18 @@
 #define COST_RANK_GPU_FIRST_BATCH_NS 150000
 /* In-backend ranked batches of fewer candidates say little: not sampled. */
 #define COST_RANK_MIN_SAMPLE 10000
-/* Exploring: close (within this factor) decisions, one in COST_RANK_EXPLORE. */
-#define COST_RANK_CLOSE 2.0
-#define COST_RANK_EXPLORE 16
+/* Exploring: close (within this factor) decisions, one in COST_EXPLORE. */
+#define COST_CLOSE 2.0
+#define COST_EXPLORE 16
+/* Sets of intersections of more queries never explore. */
+#define COST_EXPLORE_MAX_QUERIES 4
 
-/* Weight of a new sample in the moving averages and the fit: 1/8, 1/16. */
-#define COST_EMA_KEEP 7
-#define COST_EMA_DIV 8
+/* Step of the running medians (1/16 of the estimate a sample) and the fit's weight. */
+#define COST_MED_STEP_DIV 16
 #define COST_FIT_WEIGHT (1.0 / 16)
+/* A batch's time folded into the fit at most this times the line's, plus 20 us. */
+#define COST_FIT_CAP 2.0
+#define COST_FIT_CAP_NS 20000.0
 
 /* A double in an atomic word (bit pattern). */
 static inline double
@@ -125,13 +150,40 @@ cost_setd(pg_atomic_uint64 *w, double d)
 	pg_atomic_write_u64(w, u);
 }
 
-/* Fold a sample into a moving average (weight 1/8). */
+/*
+ * Fold a sample into a running median: the estimate steps 1/16 of itself
+ * towards the sample (at least 1 up).  A mean moved by 1/8 of each sample
+ * took a backend's scheduling delays into the estimates: with 16 clients
+ * on a saturated host one round trip in a few hundred waited milliseconds
+ * for its backend to run again, the mean overhead went from 15 us to
+ * 770 us, auto sent nothing more to the GPU and so never measured it
+ * again (docs/BENCHMARKS.md, 2026-12-04).  The median ignores such
+ * outliers and still follows a lasting change in tens of samples.
+ */
 static void
-cost_update(pg_atomic_uint64 *avg, uint64 sample)
+cost_update(pg_atomic_uint64 *est, uint64 sample)
 {
-	uint64		cur = pg_atomic_read_u64(avg);
+	uint64		cur = pg_atomic_read_u64(est);
 
-	pg_atomic_write_u64(avg, (cur * COST_EMA_KEEP + sample) / COST_EMA_DIV);
+	if (sample > cur)
+		pg_atomic_write_u64(est, cur + cur / COST_MED_STEP_DIV + 1);
+	else if (sample < cur)
+		pg_atomic_write_u64(est, cur - cur / COST_MED_STEP_DIV);
+}
+
+/*
+ * Whether to take the other path than the model's choice go, to measure
+ * it: one close decision (estimates t_b, t_e within 2x) in 16.  A model
+ * fed only by the path it chooses cannot see the other get faster; a path
+ * estimated 2x slower or worse is never taken to explore.
+ */
+static bool
+cost_explore(double t_b, double t_e)
+{
+	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
+
+	return Max(t_b, t_e) < COST_CLOSE * Min(t_b, t_e) &&
+		pg_atomic_fetch_add_u32(&ctl->cost_close, 1) % COST_EXPLORE == COST_EXPLORE - 1;
 }
 
 /*
@@ -154,6 +206,8 @@ cost_line_reset(pg_atomic_uint64 *s, pg_atomic_uint64 *ps, pg_atomic_uint64 *ns,
 /*
  * Fold a batch of x units run in y ns into the fit (sums s[4], slope ps,
  * intercept ns): a weighted least-squares line, weight COST_FIT_WEIGHT.
+ * y counts at most COST_FIT_CAP times the line's time plus 20 us: a
+ * batch whose thread waited for a core says little about the device.
  */
 static void
 cost_line_add(pg_atomic_uint64 *s4, pg_atomic_uint64 *ps, pg_atomic_uint64 *ns,
@@ -165,6 +219,8 @@ cost_line_add(pg_atomic_uint64 *s4, pg_atomic_uint64 *ps, pg_atomic_uint64 *ns,
 				slope,
 				icpt;
 
+	y = Min(y, COST_FIT_CAP * (pg_atomic_read_u64(ns) + x * pg_atomic_read_u64(ps) / 1000.0) +
+			COST_FIT_CAP_NS);
 	s[0] = cost_getd(&s4[0]) * (1 - w) + w * x;
 	s[1] = cost_getd(&s4[1]) * (1 - w) + w * y;
 	s[2] = cost_getd(&s4[2]) * (1 - w) + w * x * x;
@@ -224,6 +280,10 @@ gpuidx_exec_cost_init(GpxExecShared *ctl)
 	pg_atomic_init_u64(&ctl->cost_overhead_ns, 50000);
 	pg_atomic_init_u64(&ctl->cost_batch_ns, COST_CPU_FIRST_BATCH_NS);
 	pg_atomic_init_u64(&ctl->cost_wait_ns, 0);
+	pg_atomic_init_u64(&ctl->cost_wake_ns, 0);
+	pg_atomic_init_u64(&ctl->cost_backend_cpu_ps, COST_FIRST_PROBE_PS);
+	pg_atomic_init_u64(&ctl->cost_req_cpu_ns, COST_FIRST_REQ_CPU_NS);
+	pg_atomic_init_u64(&ctl->cost_exec_cpu_ns, COST_FIRST_EXEC_CPU_NS);
 	for (int i = 0; i < 4; i++)
 		pg_atomic_init_u64(&ctl->cost_fit[i], 0);
 	cost_fit_reset(ctl, COST_CPU_FIRST_BATCH_NS, COST_FIRST_PROBE_PS / 1000.0);
@@ -236,7 +296,7 @@ gpuidx_exec_cost_init(GpxExecShared *ctl)
 		for (int i = 0; i < 4; i++)
 			pg_atomic_init_u64(&ctl->rank_fit[m][i], 0);
 	}
-	pg_atomic_init_u32(&ctl->rank_close, 0);
+	pg_atomic_init_u32(&ctl->cost_close, 0);
 	cost_rank_fit_reset(ctl);
 }
 
@@ -255,6 +315,22 @@ gpuidx_exec_cost_route(int nq, uint64 work, uint64 bytes, uint64 postings)
 
 	if (gpuidx_exec_device != GPX_DEVICE_AUTO)
 		return true;
+	if (ctl->exec_gpu && pg_atomic_read_u64(&ctl->cost_wake_ns) > COST_BUSY_WAKE_NS)
+	{
+		/*
+		 * No free core: every path waits for one, and what a query costs
+		 * the others is its CPU time.  The GPU path's is its backend's
+		 * share of the round trip and the executor's; the backend's, the
+		 * intersection itself.
+		 */
+		t_b = work * (pg_atomic_read_u64(&ctl->cost_backend_cpu_ps) / 1000.0);
+		t_e = nq * (double) (pg_atomic_read_u64(&ctl->cost_req_cpu_ns) +
+							 pg_atomic_read_u64(&ctl->cost_exec_cpu_ns)) +
+			bytes * (COST_COPY_PS_PER_BYTE / 1000.0);
+		if (nq <= COST_EXPLORE_MAX_QUERIES && cost_explore(t_b, t_e))
+			return t_e >= t_b;
+		return t_e < t_b;
+	}
 	c_b = pg_atomic_read_u64(&ctl->cost_backend_ps) / 1000.0;
 	c_e = ctl->exec_gpu ? pg_atomic_read_u64(&ctl->cost_exec_ps) / 1000.0 : c_b;
 	par = ctl->exec_gpu ? 1 : Max(1, Min(ctl->exec_threads, nq + ctl->nqueued));
@@ -263,8 +339,16 @@ gpuidx_exec_cost_route(int nq, uint64 work, uint64 bytes, uint64 postings)
 		(double) pg_atomic_read_u64(&ctl->cost_wait_ns);
 	t_b = work * c_b;
 	t_e = pg_atomic_read_u64(&ctl->cost_overhead_ns) + wait +
+		Min(pg_atomic_read_u64(&ctl->cost_wake_ns), COST_WAKE_MAX_NS) +
 		pg_atomic_read_u64(&ctl->cost_batch_ns) +
 		(work + queued) * c_e / par + bytes * (COST_COPY_PS_PER_BYTE / 1000.0);
+	/*
+	 * a close decision now and then takes the other path, to measure it:
+	 * only with a GPU (without one c_e is c_b, nothing to learn) and only
+	 * for a few queries (a set of many would cost too much)
+	 */
+	if (ctl->exec_gpu && nq <= COST_EXPLORE_MAX_QUERIES && cost_explore(t_b, t_e))
+		return t_e >= t_b;
 	return t_e < t_b;
 }
 
@@ -278,12 +362,85 @@ gpuidx_exec_cost_note_backend(uint64 work, double seconds)
 				(uint64) (seconds * 1e12 / work));
 }
 
-/* The model's overhead: what of a round trip is neither wait nor compute. */
+/*
+ * The model's overhead: what of a round trip is neither wait nor compute
+ * nor the wake-up after it (noted apart: gpuidx_exec_cost_note_wake).
+ */
 void
 gpuidx_exec_cost_note_overhead(int64 ns)
 {
 	if (ns > 0)
 		cost_update(&gpuidx_exec_shm->ctl->cost_overhead_ns, (uint64) ns);
+}
+
+/* A request was DONE ns before its backend ran again to collect it. */
+void
+gpuidx_exec_cost_note_wake(int64 ns)
+{
+	cost_update(&gpuidx_exec_shm->ctl->cost_wake_ns, (uint64) Max(ns, 0));
+}
+
+/* A backend spent cpu_ns of CPU sending nq queries and collecting them. */
+void
+gpuidx_exec_cost_note_req_cpu(int nq, int64 cpu_ns)
+{
+	if (nq > 0 && cpu_ns > 0)
+		cost_update(&gpuidx_exec_shm->ctl->cost_req_cpu_ns, (uint64) (cpu_ns / nq));
+}
+
+/* The in-backend intersections of work units took cpu_ns of CPU (sizeable only). */
+void
+gpuidx_exec_cost_note_backend_cpu(uint64 work, int64 cpu_ns)
+{
+	if (gpuidx_exec_shm == NULL || work < 100000 || cpu_ns <= 0)
+		return;
+	cost_update(&gpuidx_exec_shm->ctl->cost_backend_cpu_ps,
+				(uint64) ((double) cpu_ns * 1000.0 / work));
+}
+
+/*
+ * The executor's threads spent cpu_ns over an interval in which it ran nq
+ * queries; an interval of few queries (an idle executor polls) is not
+ * counted.
+ */
+void
+gpuidx_exec_cost_note_exec_cpu(uint64 nq, int64 cpu_ns)
+{
+	if (nq < COST_EXEC_CPU_MIN_QUERIES || cpu_ns <= 0)
+		return;
+	cost_update(&gpuidx_exec_shm->ctl->cost_exec_cpu_ns, (uint64) cpu_ns / nq);
+}
+
+/* A clock's reading in ns. */
+static int64
+cost_clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	if (clock_gettime(id, &ts) != 0)
+		return 0;
+	return (int64) ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* This thread's CPU time in ns. */
+int64
+gpuidx_exec_thread_cpu_ns(void)
+{
+	return cost_clock_ns(CLOCK_THREAD_CPUTIME_ID);
+}
+
+/* This process's CPU time (all its threads) in ns. */
+int64
+gpuidx_exec_process_cpu_ns(void)
+{
+	return cost_clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+}
+
+/* A monotonic clock in ns, the same for every process of the host. */
+int64
+gpuidx_exec_now_ns(void)
+{
+	return cost_clock_ns(CLOCK_MONOTONIC);
 }
 
 /*
@@ -334,10 +491,7 @@ gpuidx_exec_cost_route_rank(const uint64 cand[2], uint64 bytes)
 		bytes * (COST_COPY_PS_PER_BYTE / 1000.0);
 	go = t_e < t_b;
 	/* a close decision now and then takes the other path, to measure it */
-	if (Max(t_b, t_e) < COST_RANK_CLOSE * Min(t_b, t_e) &&
-		pg_atomic_fetch_add_u32(&ctl->rank_close, 1) % COST_RANK_EXPLORE == COST_RANK_EXPLORE - 1)
-		go = !go;
-	return go;
+	return cost_explore(t_b, t_e) ? !go : go;
 }
 
 /* The backend ranked a batch of cand candidates in seconds (sizeable only). */

@@ -25,6 +25,21 @@ extern void gpuidx_exec_cost_note_backend(uint64 work, double seconds);
 /* A round trip took ns besides its batching wait and compute time. */
 extern void gpuidx_exec_cost_note_overhead(int64 ns);
 
+/* A round trip's share of the model: its wake-up delay and the backend's CPU. */
+extern void gpuidx_exec_cost_note_wake(int64 ns);
+extern void gpuidx_exec_cost_note_req_cpu(int nq, int64 cpu_ns);
+
+/* The in-backend intersections' CPU time, beside their wall time. */
+extern void gpuidx_exec_cost_note_backend_cpu(uint64 work, int64 cpu_ns);
+
+/* The executor's CPU time over an interval in which it ran nq queries. */
+extern void gpuidx_exec_cost_note_exec_cpu(uint64 nq, int64 cpu_ns);
+
+/* This thread's CPU time, and a monotonic clock shared by all processes, in ns. */
+extern int64 gpuidx_exec_thread_cpu_ns(void);
+extern int64 gpuidx_exec_process_cpu_ns(void);
+extern int64 gpuidx_exec_now_ns(void);
+
 /*
  * The executor ran a batch of work units on par threads (1: a GPU) in
  * run_us, its requests having waited wait_us on average to be taken.

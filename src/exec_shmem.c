@@ -409,6 +409,7 @@ gpuidx_exec_slot_take(void)
 	sl->batch_backends = 0;
 	sl->queued_at = 0;
 	sl->wait_us = sl->run_us = 0;
+	sl->done_ns = 0;
 	sl->rank_dl = -1;
 	sl->rank_dl_id = 0;
 	return i;

@@ -203,6 +203,7 @@ typedef struct GpxExecSlot
 	TimestampTz queued_at;
 	int64		wait_us;		/* queued -> taken into a batch */
 	int64		run_us;			/* run time of that batch */
+	int64		done_ns;		/* when it was marked DONE (gpuidx_exec_now_ns) */
 	int32		rank_dl;		/* RANK: the held statistics it names
 								 * (ctl->rank_dl index), or -1 */
 	uint64		rank_dl_id;		/* ... and their id then */
@@ -428,7 +429,7 @@ typedef struct GpxExecShared
 	/*
 	 * Cost model of gpuidx.device = auto, in picoseconds per unit of work
 	 * (a candidate of the shortest list checked against one other list),
-	 * updated as exponential moving averages; see exec_cost.c.
+	 * updated as running medians; see exec_cost.c.
 	 */
 	pg_atomic_uint64 cost_backend_ps;	/* in-backend SvS, one thread */
 	pg_atomic_uint64 cost_exec_ps;	/* executor, per thread (GPU: whole) */
@@ -438,6 +439,11 @@ typedef struct GpxExecShared
 	pg_atomic_uint64 cost_fit[4];	/* the fit's weighted sums (doubles):
 									 * x, y, x^2, x*y of batches' (work per
 									 * thread, run ns) */
+	/* ... and, for a host with no free core, CPU time (ns, ps per probe) */
+	pg_atomic_uint64 cost_wake_ns;	/* DONE -> its backend runs again */
+	pg_atomic_uint64 cost_backend_cpu_ps;	/* in-backend SvS, CPU a probe */
+	pg_atomic_uint64 cost_req_cpu_ns;	/* a backend's CPU a query sent */
+	pg_atomic_uint64 cost_exec_cpu_ns;	/* the executor's CPU a query run */
 
 	/*
 	 * Ranked batches under auto (exec_cost.c), per mode ([0] AND, [1] OR),
@@ -448,7 +454,7 @@ typedef struct GpxExecShared
 	pg_atomic_uint64 rank_exec_ps[2];
 	pg_atomic_uint64 rank_batch_ns[2];
 	pg_atomic_uint64 rank_fit[2][4];	/* as cost_fit: (candidates, run ns) */
-	pg_atomic_uint32 rank_close;	/* close decisions, counted (exploring) */
+	pg_atomic_uint32 cost_close;	/* close decisions, counted (exploring, both models) */
 
 	/*
 	 * Backends with requests in flight, and how many of them are blocked

@@ -129,6 +129,9 @@ static struct
 	TimestampTz hold_until;		/* fault 'hold': take no batch before */
 	TimestampTz last_reap;
 	TimestampTz last_oid_sample;	/* gpuidx_exec_oid_position's last call */
+	TimestampTz cpu_sampled;	/* exec_sample_cpu's last interval's start */
+	int64		cpu_ns;			/* this process's CPU time then */
+	uint64		cpu_queries;	/* queries finished since */
 	int			fault;			/* fault error or stall for the next batch */
 	int			fault_ms;
 } ex;
@@ -670,6 +673,25 @@ exec_sample_oids(TimestampTz now)
 }
 
 /*
+ * At most every 100 ms: the executor's CPU time over the last interval,
+ * per query finished in it, for auto's model of a host with no free core.
+ */
+static void
+exec_sample_cpu(TimestampTz now)
+{
+	int64		cpu;
+
+	if (now >= ex.cpu_sampled && now - ex.cpu_sampled < 100 * 1000)
+		return;
+	cpu = gpuidx_exec_process_cpu_ns();
+	if (ex.cpu_sampled != 0)
+		gpuidx_exec_cost_note_exec_cpu(ex.cpu_queries, cpu - ex.cpu_ns);
+	ex.cpu_sampled = now;
+	ex.cpu_ns = cpu;
+	ex.cpu_queries = 0;
+}
+
+/*
  * Take a batch into fl if one is due: the queued shortest lists reach the
  * threshold, the oldest request has waited long enough, or nothing more
  * can come (every backend with a request in flight waits for it; those
@@ -693,6 +715,7 @@ exec_take_batch(ExecFlight *fl, int64 *sleep_us, int *fault, int *fault_ms)
 
 	*sleep_us = -1;
 	exec_sample_oids(now);
+	exec_sample_cpu(now);
 	if (((volatile GpxExecShared *) ctl)->fault == GPX_FAULT_ERROR ||
 		((volatile GpxExecShared *) ctl)->fault == GPX_FAULT_STALL)
 	{
@@ -975,6 +998,7 @@ exec_finish_batch(ExecFlight *fl, int64 run_us)
 				nabandoned = 0;
 	int		   *owners = palloc(sizeof(int) * Max(fl->ntaken, 1));
 	int		   *abandoned = palloc(sizeof(int) * Max(fl->ntaken, 1));
+	int64		done_ns = gpuidx_exec_now_ns();
 
 	for (int i = fl->head; i >= 0; i = ex.tk[i].next)
 	{
@@ -1027,6 +1051,7 @@ exec_finish_batch(ExecFlight *fl, int64 run_us)
 		sl->status = t->status;
 		sl->run_us = run_us;
 		sl->batch_backends = nowners;
+		sl->done_ns = done_ns;
 		gpuidx_exec_slot_set_state(i, GPX_SLOT_DONE);
 	}
 	gpuidx_exec_qunlock();
@@ -1327,6 +1352,7 @@ exec_flight_done(ExecFlight *fl)
 
 	exec_cache_batch_lists(fl);
 	exec_finish_batch(fl, run_us);
+	ex.cpu_queries += fl->nqueries;
 	/* per-thread cost: the pool spreads queries over its threads (a rerun
 	 * after a GPU failure says nothing about either device; rankings and
 	 * unions are not probes) */

@@ -23,6 +23,9 @@
 #   PIPE_TIME      seconds of timed rounds per path (4)
 #   PIPE_SCALE, PIPE_QUERIES, PIPE_MIN_SHORTEST   the collection (0.3, 10000, 10000)
 #   PIPE_CONF      extra postgresql.conf lines
+#   PIPE_AUTO      1: also each codec with gpuidx.device = auto (the cost
+#                  model routes each query to the executor or keeps it in
+#                  the backend), once per setting, its split in stats.txt
 #   PIPE_WAITS     1: sample what every other process of the cluster waits
 #                  on (pg_stat_activity, every 5 ms for PIPE_TIME s, from
 #                  1 s into each executor path) into OUTDIR/waits.txt
@@ -171,6 +174,14 @@ for nc in $CLIENTS; do
 				pgc_psql -d d -x -c "SELECT * FROM gpuidx_stats" \
 					-c "SELECT device_active, cost_backend_ns, cost_executor_ns, overhead_us, cost_batch_us, wait_us, pipeline_depth, cache_entries FROM gpuidx_info()" \
 					-c "SELECT phase, calls, round(time_ms::numeric, 1) AS time_ms, round(100 * share::numeric, 1) AS pct, round((1000 * time_ms / NULLIF((SELECT batches FROM gpuidx_stats), 0))::numeric, 2) AS us_per_batch FROM gpuidx_executor_profile()"
+			} >>"$STATS" 2>&1
+			[ "${PIPE_AUTO:-0}" = 1 ] || continue
+			pgc_psql -d d -c "SELECT gpuidx_stats_reset()" >/dev/null
+			bq_perf "$t-$nc-$k-auto" "$nc" "$t executor auto ${set:-defaults}|SET gpuidx.use_executor = on; SET gpuidx.device = 'auto'|SELECT posting_intersect(docs_$t) FROM postings WHERE term_id = ANY (\$1::int[])"
+			{
+				echo "== $t executor auto ${set:-defaults}, $nc client(s)"
+				pgc_psql -d d -x -c "SELECT backend_queries, queries, batches, gpu_batches, fallbacks, round(mean_roundtrip_ms::numeric, 3) AS mean_roundtrip_ms FROM gpuidx_stats" \
+					-c "SELECT device_active, cost_backend_ns, cost_executor_ns, overhead_us, cost_batch_us, wait_us FROM gpuidx_info()"
 			} >>"$STATS" 2>&1
 		done
 	done
