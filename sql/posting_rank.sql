@@ -310,3 +310,69 @@ SELECT * FROM pg_temp.err($$SELECT * FROM posting_rank_or(ARRAY(SELECT '{1}'::po
 SELECT * FROM pg_temp.err($$SELECT * FROM posting_rank_or(ARRAY[['{1}'::posting_lrc]], '{1:5}')$$);
 SELECT * FROM pg_temp.err($$SELECT * FROM posting_rank_or_batch('{1,2}', ARRAY['{1}'::posting_qs], '{1:5}')$$);
 SELECT * FROM pg_temp.err($$SELECT * FROM posting_rank_or_batch('{1,NULL}', ARRAY['{1}'::posting_qs, '{1}'], '{1:5}')$$);
+
+-- ---------------------------------------------------------------------------
+-- the aggregates over list rows (posting_rank_and_agg, posting_rank_or_agg):
+-- every type, all queries in one GROUP BY, against the naive answer
+-- ---------------------------------------------------------------------------
+CREATE FUNCTION pg_temp.hits(h posting_hit[]) RETURNS rk_hit[] LANGUAGE sql IMMUTABLE AS $$
+    SELECT ARRAY(SELECT (x.docid, x.score)::rk_hit FROM unnest(h) WITH ORDINALITY x(docid, score, o) ORDER BY x.o) $$;
+WITH got AS (
+    SELECT w.qid, w.k, w.is_and, w.partial, t.typ,
+           CASE WHEN w.is_and THEN
+               CASE t.typ WHEN 'pfor' THEN posting_rank_and_agg(l.pfor, s.stats, w.k ORDER BY u.pos)
+                          WHEN 'lrc' THEN posting_rank_and_agg(l.lrc, s.stats, w.k ORDER BY u.pos)
+                          ELSE posting_rank_and_agg(l.qs, s.stats, w.k ORDER BY u.pos) END
+           ELSE
+               CASE t.typ WHEN 'pfor' THEN posting_rank_or_agg(l.pfor, s.stats, w.k ORDER BY u.pos)
+                          WHEN 'lrc' THEN posting_rank_or_agg(l.lrc, s.stats, w.k ORDER BY u.pos)
+                          ELSE posting_rank_or_agg(l.qs, s.stats, w.k ORDER BY u.pos) END
+           END AS h
+    FROM rk_want w JOIN rk_queries q USING (qid) CROSS JOIN rk_stats st
+    CROSS JOIN (VALUES ('pfor'), ('lrc'), ('qs')) t(typ)
+    CROSS JOIN LATERAL (
+        SELECT CASE WHEN w.partial THEN st.partial_stats ELSE st.full_stats END AS stats) s
+    CROSS JOIN LATERAL unnest(q.terms) WITH ORDINALITY u(term, pos)
+    LEFT JOIN rk_lists l ON l.term = u.term
+    GROUP BY w.qid, w.k, w.is_and, w.partial, t.typ)
+SELECT g.typ, g.is_and, count(*) AS checks,
+       count(*) FILTER (WHERE pg_temp.hits(g.h) IS DISTINCT FROM w.want) AS mismatches
+FROM got g JOIN rk_want w USING (qid, k, is_and, partial)
+GROUP BY 1, 2 ORDER BY 1, 2;
+
+-- other k1 and b
+SELECT count(*) AS checks, count(*) FILTER (WHERE
+       pg_temp.hits((SELECT posting_rank_or_agg(l.qs, st.full_stats, 20, p.k1, p.b ORDER BY u.pos)
+                     FROM unnest(q.terms) WITH ORDINALITY u(term, pos) LEFT JOIN rk_lists l USING (term)))
+       IS DISTINCT FROM
+       ARRAY(SELECT (n.docid, n.score)::rk_hit FROM pg_temp.naive(q.terms, false, 20, false, p.k1, p.b) n)
+       OR
+       pg_temp.hits((SELECT posting_rank_and_agg(l.lrc, st.full_stats, 20, p.k1, p.b ORDER BY u.pos)
+                     FROM unnest(q.terms) WITH ORDINALITY u(term, pos) LEFT JOIN rk_lists l USING (term)))
+       IS DISTINCT FROM
+       ARRAY(SELECT (n.docid, n.score)::rk_hit FROM pg_temp.naive(q.terms, true, 20, false, p.k1, p.b) n))
+       AS mismatches
+FROM rk_queries q, rk_stats st, (VALUES (0.0, 0.0), (1.2, 0.75), (2.0, 1.0), (0.5, 0.0)) p(k1, b);
+
+-- as rows: unnest gives (docid, score)
+SELECT h.* FROM unnest((SELECT posting_rank_or_agg(l.pfor, st.full_stats, 3 ORDER BY u.pos)
+                        FROM unnest('{3,17}'::int[]) WITH ORDINALITY u(term, pos)
+                        JOIN rk_lists l USING (term), rk_stats st)) h
+WHERE h.score > 0 ORDER BY h.score DESC, h.docid;
+
+-- small cases: a NULL list, an empty list, no rows
+SELECT posting_rank_or_agg(x, '{1:5,3:12,5:7}', 10) FROM (VALUES ('{1,3}'::posting_pfor), (NULL), ('{}')) v(x);
+SELECT posting_rank_and_agg(x, '{1:5,3:12,5:7}', 10) FROM (VALUES ('{1,3}'::posting_pfor), (NULL)) v(x);
+SELECT posting_rank_and_agg(x, '{1:5,3:12,5:7}', 10) FROM (VALUES ('{1,3}'::posting_qs), ('{}')) v(x);
+SELECT posting_rank_and_agg(x, '{1:5,3:12,5:7}', 10) FROM (VALUES ('{1,3}'::posting_lrc)) v(x) WHERE false;
+
+-- errors
+SELECT * FROM pg_temp.err($$SELECT posting_rank_or_agg(x, '{1:5}', 0) FROM (VALUES ('{1}'::posting_pfor)) v(x)$$);
+SELECT * FROM pg_temp.err($$SELECT posting_rank_or_agg(x, '{1:5}', 10, 0.9, 1.5) FROM (VALUES ('{1}'::posting_pfor)) v(x)$$);
+SELECT * FROM pg_temp.err($$SELECT posting_rank_or_agg(x, NULL, 10) FROM (VALUES ('{1}'::posting_pfor)) v(x)$$);
+SELECT * FROM pg_temp.err($$SELECT posting_rank_or_agg(x, '{1:5}', NULL) FROM (VALUES ('{1}'::posting_pfor)) v(x)$$);
+SELECT * FROM pg_temp.err($$SELECT posting_rank_or_agg(x, '{1:5}', k) FROM (VALUES ('{1}'::posting_qs, 5), ('{1}', 6)) v(x, k)$$);
+SELECT * FROM pg_temp.err($$SELECT posting_rank_and_agg(x, s::posting_doclen, 5) FROM (VALUES ('{1}'::posting_lrc, '{1:5}'), ('{1}', '{1:6}')) v(x, s)$$);
+SELECT * FROM pg_temp.err($$SELECT posting_rank_or_agg(x, '{}', 10) FROM (VALUES ('{1}'::posting_pfor)) v(x)$$);
+SELECT * FROM pg_temp.err($$SELECT posting_rank_or_agg(x, '{1:5,2:5}', 10) FROM (VALUES ('{1,2,3}'::posting_pfor)) v(x)$$);
+SELECT * FROM pg_temp.err($$SELECT posting_rank_or_agg('{1}'::posting_qs, '{1:5}', 10) FROM generate_series(1, 1025)$$);

@@ -1378,16 +1378,86 @@ gpuidx_exec_intersect(const gpx_list *const *lists, int k, uint32 *out,
 }
 
 /*
+ * Pin in the shared cache the stored lists of s[0..n) it holds (known from
+ * the directory, not read) and open them there: use[j] is then &opened[j],
+ * checked against the directory's header fields, else lists[j].  A list
+ * evicted since it was resolved, or one whose copy does not open as the
+ * directory says, is read from its table (the pins are let go first:
+ * reading may raise an error), and the pins taken again.  Returns the
+ * pins held: until gpuidx_exec_cache_read_unpin the caller runs nothing
+ * that can raise an error.  s[j] NULL: lists[j] is in memory.
+ */
+int
+gpuidx_exec_pin_in_place(GpxExecStored *const *s, const gpx_list *const *lists,
+						 int n, const gpx_list **use, gpx_list *opened)
+{
+	const uint8 **blobs = palloc(sizeof(uint8 *) * n);
+	bool	   *must_read = palloc(sizeof(bool) * n);
+	int			pinned;
+
+	for (;;)
+	{
+		bool		reads = false;
+
+		pinned = gpuidx_exec_cache_read_pin(s, n, blobs);
+		for (int j = 0; j < n; j++)
+		{
+			GpxExecStored *st = s[j];
+
+			use[j] = lists[j];
+			must_read[j] = false;
+			if (st == NULL || st->l.base != NULL)
+				continue;
+			if (blobs[j] != NULL &&
+				gpx_open(&opened[j], blobs[j], st->len) == GPX_OK &&
+				opened[j].n == st->l.n && opened[j].first == st->l.first &&
+				opened[j].last == st->l.last)
+			{
+				use[j] = &opened[j];
+				continue;
+			}
+			must_read[j] = reads = true;
+		}
+		if (!reads)
+			break;
+		if (pinned > 0)
+			gpuidx_exec_cache_read_unpin();
+		for (int j = 0; j < n; j++)
+			if (must_read[j])
+				gpuidx_exec_read_stored(s[j]);
+	}
+	pfree(blobs);
+	pfree(must_read);
+	return pinned;
+}
+
+/* Count n stored lists a backend read in place (lists_read_shared). */
+void
+gpuidx_exec_note_read_shared(int n)
+{
+	if (n > 0 && gpuidx_exec_shm != NULL)
+		gpuidx_exec_count(&gpuidx_exec_shm->ctl->stats.lists_read_shared, (uint64) n);
+}
+
+/*
+ * Offer to the shared cache the stored lists of s[0..n) that had to be
+ * read, so that later queries read them in place.
+ */
+void
+gpuidx_exec_offer_read(GpxExecStored *const *s, int n)
+{
+	for (int j = 0; j < n; j++)
+		if (s[j] != NULL && s[j]->l.base != NULL)
+			gpuidx_exec_cache_offer(s[j]);
+}
+
+/*
  * Compute query q in the backend.  With in_place, its stored lists that
- * the shared cache holds (known from the directory, not read) are read
- * there: pinned, opened and checked against the directory's header
- * fields, intersected, unpinned, with nothing in between that can raise
- * an error.  A list evicted since it was resolved, or one whose copy does
- * not open as the directory says, is read from its table (the pins are
- * let go first: reading may raise an error), and so is every stored list
- * without in_place.  Lists it had to read are then offered to the cache,
- * so that later queries read them in place.  Returns the lists read in
- * place.
+ * the shared cache holds are read there (gpuidx_exec_pin_in_place),
+ * intersected, unpinned, with nothing in between that can raise an
+ * error; every stored list is read from its table without in_place.
+ * Lists it had to read are then offered to the cache.  Returns the lists
+ * read in place.
  */
 static int
 client_backend_query(GpxExecQuery *q, bool in_place)
@@ -1399,43 +1469,10 @@ client_backend_query(GpxExecQuery *q, bool in_place)
 
 	if (q->stored != NULL && in_place)
 	{
-		const uint8 **blobs = palloc(sizeof(uint8 *) * q->k);
 		gpx_list   *opened = palloc(sizeof(gpx_list) * q->k);
 		const gpx_list **use = palloc(sizeof(gpx_list *) * q->k);
-		bool	   *must_read = palloc(sizeof(bool) * q->k);
 
-		for (;;)
-		{
-			bool		reads = false;
-
-			pinned = gpuidx_exec_cache_read_pin(q->stored, q->k, blobs);
-			for (int j = 0; j < q->k; j++)
-			{
-				GpxExecStored *s = q->stored[j];
-
-				use[j] = q->lists[j];
-				must_read[j] = false;
-				if (s == NULL || s->l.base != NULL)
-					continue;
-				if (blobs[j] != NULL &&
-					gpx_open(&opened[j], blobs[j], s->len) == GPX_OK &&
-					opened[j].n == s->l.n && opened[j].first == s->l.first &&
-					opened[j].last == s->l.last)
-				{
-					use[j] = &opened[j];
-					continue;
-				}
-				must_read[j] = reads = true;
-			}
-			if (!reads)
-				break;
-			if (pinned > 0)
-				gpuidx_exec_cache_read_unpin();
-			pinned = 0;
-			for (int j = 0; j < q->k; j++)
-				if (must_read[j])
-					gpuidx_exec_read_stored(q->stored[j]);
-		}
+		pinned = gpuidx_exec_pin_in_place(q->stored, q->lists, q->k, use, opened);
 		lists = use;
 	}
 	else
@@ -1455,9 +1492,8 @@ client_backend_query(GpxExecQuery *q, bool in_place)
 				 errdetail("The intersection failed: %s.", gpx_status_str(st))));
 	q->outn = outn;
 	q->done = true;
-	for (int j = 0; in_place && q->stored != NULL && j < q->k; j++)
-		if (q->stored[j] != NULL && q->stored[j]->l.base != NULL)
-			gpuidx_exec_cache_offer(q->stored[j]);
+	if (in_place && q->stored != NULL)
+		gpuidx_exec_offer_read(q->stored, q->k);
 	return pinned;
 }
 
@@ -1499,8 +1535,7 @@ gpuidx_exec_intersect_all(GpxExecQuery *qs, int nq)
 	INSTR_TIME_SET_CURRENT(t1);
 	INSTR_TIME_SUBTRACT(t1, t0);
 
-	if (in_place > 0)
-		gpuidx_exec_count(&gpuidx_exec_shm->ctl->stats.lists_read_shared, in_place);
+	gpuidx_exec_note_read_shared((int) in_place);
 	/* the backend side of the cost model: wall time and CPU time */
 	gpuidx_exec_cost_note_backend(work, INSTR_TIME_GET_DOUBLE(t1));
 	if (cpu && work >= 100000)

@@ -100,6 +100,22 @@ extern void gpuidx_exec_resolve(GpxExecStored *const *s, int n);
 /* Read a stored list now if it has not been read (for the backend). */
 extern void gpuidx_exec_read_stored(GpxExecStored *s);
 
+/*
+ * Read the stored lists the shared cache holds in place: pinned and
+ * opened (use[j] = &opened[j]), the others read (use[j] = lists[j]).
+ * Returns the pins held; nothing that can raise an error may run before
+ * gpuidx_exec_cache_read_unpin().
+ */
+extern int	gpuidx_exec_pin_in_place(GpxExecStored *const *s,
+									 const gpx_list *const *lists, int n,
+									 const gpx_list **use, gpx_list *opened);
+
+/* Count n stored lists read in place (gpuidx_stats.lists_read_shared). */
+extern void gpuidx_exec_note_read_shared(int n);
+
+/* Offer the stored lists that had to be read to the shared cache. */
+extern void gpuidx_exec_offer_read(GpxExecStored *const *s, int n);
+
 /* Answer every query: executor where routed, backend for the rest. */
 extern void gpuidx_exec_intersect_all(GpxExecQuery *qs, int nq);
 

@@ -633,13 +633,17 @@ rank_send_guarded(gpx_rank_batch *b, uint64 candidates, bool inline_dl)
 	return f;
 }
 
-/* Run a prepared batch on the executor; false: the caller computes it. */
+/*
+ * Whether a prepared batch goes to the executor (the routing half of
+ * gpuidx_exec_rank): gpuidx.use_executor, a running executor, something
+ * to rank, and gpuidx.device (auto: the cost model, consulted once).  A
+ * batch kept here counts in backend_queries.  Reads the lists' header
+ * fields only.
+ */
 bool
-gpuidx_exec_rank(gpx_rank_batch *b)
+gpuidx_exec_rank_routed(const gpx_rank_batch *b)
 {
-	uint64		candidates,
-				cand[2];
-	RankFail	f;
+	uint64		cand[2];
 
 	if (!gpuidx_exec_use || b->nqueries == 0)
 		return false;
@@ -648,14 +652,28 @@ gpuidx_exec_rank(gpx_rank_batch *b)
 		gpuidx_exec_client_check_preloaded();
 		return false;
 	}
-	candidates = rank_candidates_by_mode(b, cand);
-	if (candidates == 0)
+	if (rank_candidates_by_mode(b, cand) == 0)
 		return false;			/* every answer is empty: nothing to send */
 	if (!rank_route(b, cand))
 	{
 		gpuidx_exec_count(&gpuidx_exec_shm->ctl->stats.backend_queries, b->nqueries);
 		return false;
 	}
+	return true;
+}
+
+/*
+ * Send a batch gpuidx_exec_rank_routed routed (its lists read); false:
+ * the executor could not, the caller computes it (an ERROR instead with
+ * gpuidx.executor_fallback off).
+ */
+bool
+gpuidx_exec_rank_send(gpx_rank_batch *b)
+{
+	uint64		cand[2],
+				candidates = rank_candidates_by_mode(b, cand);
+	RankFail	f;
+
 	gpuidx_exec_client_check_gpu((int) b->nqueries);
 	f = rank_send_guarded(b, candidates, false);
 	if (f == RF_MISS)
@@ -673,6 +691,13 @@ gpuidx_exec_rank(gpx_rank_batch *b)
 				 errdetail("%s", rank_fail_text(f)),
 				 errhint("Set gpuidx.executor_fallback = on to compute it in the backend instead.")));
 	return false;
+}
+
+/* Run a prepared batch on the executor; false: the caller computes it. */
+bool
+gpuidx_exec_rank(gpx_rank_batch *b)
+{
+	return gpuidx_exec_rank_routed(b) && gpuidx_exec_rank_send(b);
 }
 
 /* --------------------------------------------------------- executor -- */

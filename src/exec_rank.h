@@ -34,6 +34,14 @@
  */
 extern bool gpuidx_exec_rank(gpx_rank_batch *b);
 
+/*
+ * The two halves of gpuidx_exec_rank, for a caller that reads its lists
+ * only once it knows where they go (posting_rankagg.c): whether b goes to
+ * the executor (header fields of the lists suffice), then the sending.
+ */
+extern bool gpuidx_exec_rank_routed(const gpx_rank_batch *b);
+extern bool gpuidx_exec_rank_send(gpx_rank_batch *b);
+
 /* The backend ranked b itself in seconds: a sample for gpuidx.device = auto. */
 extern void gpuidx_exec_rank_note_backend(const gpx_rank_batch *b, double seconds);
 

@@ -71,6 +71,7 @@
 #include "utils/lsyscache.h"
 
 #include "exec_client.h"
+#include "posting_stored.h"
 #include "gpx_intersect.h"
 
 /* Most result bytes one final call computes for its pending siblings. */
@@ -115,23 +116,11 @@ typedef struct IsectToastKey
 	Oid			valueid;
 } IsectToastKey;
 
-/*
- * A stored input kept unread, shared by the groups of a statement: the
- * executor's view first, then what reading it needs.
- */
-typedef struct IsectStored
-{
-	GpxExecStored s;
-	struct varlena *ptr;		/* copy of the TOAST pointer datum */
-	MemoryContext cxt;			/* where the value goes once read */
-	PostingList pl;
-} IsectStored;
-
 typedef struct IsectToastEntry
 {
 	IsectToastKey key;
 	struct varlena *val;		/* detoasted copy, or */
-	IsectStored *stored;		/* kept unread */
+	PostingStored *stored;		/* kept unread */
 } IsectToastEntry;
 
 /* Registries of the live aggregate contexts of this backend. */
@@ -192,7 +181,7 @@ isect_state_new(MemoryContext cxt, bool batchable, int cap)
 
 /* Append an input to a state: a (copied) value, or a stored one unread. */
 static void
-isect_state_add(IsectState *st, struct varlena *v, IsectStored *stored)
+isect_state_add(IsectState *st, struct varlena *v, PostingStored *stored)
 {
 	if (st->n == st->cap)
 	{
@@ -211,35 +200,6 @@ isect_state_add(IsectState *st, struct varlena *v, IsectStored *stored)
 	}
 }
 
-/* GpxExecStored.read of an IsectStored: detoast it into its context. */
-static void
-isect_stored_read(GpxExecStored *s)
-{
-	IsectStored *is = (IsectStored *) s;
-	MemoryContext old = MemoryContextSwitchTo(is->cxt);
-
-	posting_open(PointerGetDatum(is->ptr), &is->pl);
-	MemoryContextSwitchTo(old);
-	s->l = is->pl.l;
-}
-
-/* A stored input of reg, kept unread: its TOAST pointer, copied. */
-static IsectStored *
-isect_stored_new(IsectRegistry *reg, struct varlena *raw,
-				 const struct varatt_external *ptr)
-{
-	IsectStored *is = MemoryContextAllocZero(reg->cxt, sizeof(IsectStored));
-
-	is->ptr = MemoryContextAlloc(reg->cxt, VARSIZE_ANY(raw));
-	memcpy(is->ptr, raw, VARSIZE_ANY(raw));
-	is->cxt = reg->cxt;
-	is->s.toastrelid = ptr->va_toastrelid;
-	is->s.valueid = ptr->va_valueid;
-	is->s.len = (uint32) (ptr->va_rawsize - VARHDRSZ);
-	is->s.read = isect_stored_read;
-	return is;
-}
-
 /*
  * Add an input to st: detoasted, shared with other groups if stored out
  * of line, or (large, and the executor caching lists) kept unread.
@@ -249,7 +209,7 @@ isect_input_add(IsectState *st, Datum d)
 {
 	struct varlena *raw = (struct varlena *) DatumGetPointer(d);
 	MemoryContext old;
-	struct varlena *v;
+	struct varlena *v = NULL;
 
 	if (st->reg != NULL && VARATT_IS_EXTERNAL_ONDISK(raw))
 	{
@@ -277,11 +237,10 @@ isect_input_add(IsectState *st, Datum d)
 		e = hash_search(reg->toasted, &key, HASH_FIND, NULL);
 		if (e == NULL)
 		{
-			IsectStored *is = NULL;
+			PostingStored *is = NULL;
 
-			if (ptr.va_rawsize > VARHDRSZ &&
-				gpuidx_exec_keeps_stored((uint32) (ptr.va_rawsize - VARHDRSZ)))
-				is = isect_stored_new(reg, raw, &ptr);
+			if (posting_stored_worth(raw))
+				is = posting_stored_new(reg->cxt, raw);
 			else
 			{
 				old = MemoryContextSwitchTo(reg->cxt);
@@ -307,8 +266,7 @@ isect_input_value(IsectState *st, int i)
 {
 	if (st->stored[i] == NULL)
 		return st->vals[i];
-	gpuidx_exec_read_stored(st->stored[i]);
-	return ((IsectStored *) st->stored[i])->pl.vl;
+	return posting_stored_value((PostingStored *) st->stored[i]);
 }
 
 /* The aggregate context and kind, or an error outside an aggregate. */
@@ -431,7 +389,7 @@ posting_intersect_combine(PG_FUNCTION_ARGS)
 	/* copies (a stored input unread goes by its TOAST pointer) */
 	for (int i = 0; i < s2->n; i++)
 		isect_input_add(s1, PointerGetDatum(s2->stored[i] != NULL ?
-											((IsectStored *) s2->stored[i])->ptr :
+											((PostingStored *) s2->stored[i])->ptr :
 											s2->vals[i]));
 	PG_RETURN_POINTER(s1);
 }

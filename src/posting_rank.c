@@ -19,6 +19,7 @@
  */
 #include "posting.h"
 #include "posting_doclen.h"
+#include "posting_rank.h"
 
 #include "catalog/pg_type.h"
 #include "funcapi.h"
@@ -39,6 +40,41 @@ typedef struct RankArgs
 	double		b;
 } RankArgs;
 
+/* Check k, k1 and b of a ranked query. */
+void
+posting_rank_check_params(int32 k, double k1, double b)
+{
+	if (k < 1 || k > GPX_RANK_MAX_K)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("k must be between 1 and %d", GPX_RANK_MAX_K),
+				 errdetail("k is %d.", k)));
+	if (!(k1 >= 0.0 && k1 <= 1e300))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("BM25 parameter k1 must be a finite number >= 0"),
+				 errdetail("k1 is %g.", k1)));
+	if (!(b >= 0.0 && b <= 1.0))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("BM25 parameter b must be between 0 and 1"),
+				 errdetail("b is %g.", b)));
+}
+
+/* Open the collection statistics d, which must be able to rank. */
+void
+posting_rank_stats(Datum d, gpx_doclen *dl)
+{
+	posting_doclen_fetch(d, dl);
+	if (dl->ndocs == 0 || dl->total == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("collection statistics cannot rank"),
+				 errdetail(dl->ndocs == 0 ?
+						   "The statistics hold no documents." :
+						   "Every document has length 0, so the average length is 0.")));
+}
+
 /* Read and check stats, k, k1, b at argument positions a0 .. a0 + 3. */
 static void
 rank_args(FunctionCallInfo fcinfo, int a0, RankArgs *ra)
@@ -53,29 +89,8 @@ rank_args(FunctionCallInfo fcinfo, int a0, RankArgs *ra)
 	ra->k = PG_GETARG_INT32(a0 + 1);
 	ra->k1 = PG_GETARG_FLOAT8(a0 + 2);
 	ra->b = PG_GETARG_FLOAT8(a0 + 3);
-	if (ra->k < 1 || ra->k > GPX_RANK_MAX_K)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("k must be between 1 and %d", GPX_RANK_MAX_K),
-				 errdetail("k is %d.", ra->k)));
-	if (!(ra->k1 >= 0.0 && ra->k1 <= 1e300))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("BM25 parameter k1 must be a finite number >= 0"),
-				 errdetail("k1 is %g.", ra->k1)));
-	if (!(ra->b >= 0.0 && ra->b <= 1.0))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("BM25 parameter b must be between 0 and 1"),
-				 errdetail("b is %g.", ra->b)));
-	posting_doclen_fetch(PG_GETARG_DATUM(a0), &ra->dl);
-	if (ra->dl.ndocs == 0 || ra->dl.total == 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("collection statistics cannot rank"),
-				 errdetail(ra->dl.ndocs == 0 ?
-						   "The statistics hold no documents." :
-						   "Every document has length 0, so the average length is 0.")));
+	posting_rank_check_params(ra->k, ra->k1, ra->b);
+	posting_rank_stats(PG_GETARG_DATUM(a0), &ra->dl);
 }
 
 /* The elements of a T[] argument (NULL: a term with no list). */
@@ -95,18 +110,78 @@ rank_lists(ArrayType *la, Datum **lists, bool **lnull, int *n)
 					  lists, lnull, n);
 }
 
+/* A list of a ranked query must not be longer than the collection. */
+void
+posting_rank_check_list(const gpx_list *l, const gpx_doclen *dl)
+{
+	if (l->n > dl->ndocs)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("posting list is longer than the collection"),
+				 errdetail("A list of %u docIDs was given with statistics of " UINT64_FORMAT " documents.",
+						   l->n, dl->ndocs),
+				 errhint("Rebuild the statistics from the same documents as the lists.")));
+}
+
 /* Open list datum d as batch list l, checking it against the statistics. */
 static void
 rank_open_list(Datum d, PostingList *pl, const gpx_doclen *dl)
 {
 	posting_open(d, pl);
-	if (pl->l.n > dl->ndocs)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("posting list is longer than the collection"),
-				 errdetail("A list of %u docIDs was given with statistics of " UINT64_FORMAT " documents.",
-						   pl->l.n, dl->ndocs),
-				 errhint("Rebuild the statistics from the same documents as the lists.")));
+	posting_rank_check_list(&pl->l, dl);
+}
+
+/* Accept a batch built here (gpx_rank_batch_prepare). */
+void
+posting_rank_prepare(gpx_rank_batch *b)
+{
+	gpx_status	st = gpx_rank_batch_prepare(b);
+
+	if (st != GPX_OK)
+		elog(ERROR, "gpuidx: ranked batch rejected: %s", gpx_status_str(st));
+}
+
+/* Workspace for running a prepared batch in the backend; *ws its size. */
+void *
+posting_rank_work(const gpx_rank_batch *b, size_t *ws)
+{
+	*ws = gpx_rank_batch_work_size(b, 0, b->nqueries);
+	return MemoryContextAllocHuge(CurrentMemoryContext, *ws);
+}
+
+/*
+ * Rank a prepared batch in the backend, raising no error (its lists may
+ * be pinned in the shared cache meanwhile); posting_rank_finish checks
+ * what it returns.  The time goes to gpuidx.device = auto's model.
+ */
+gpx_status
+posting_rank_compute(gpx_rank_batch *b, void *work, size_t ws)
+{
+	instr_time	t0,
+				t1;
+	gpx_status	st;
+
+	INSTR_TIME_SET_CURRENT(t0);
+	st = gpx_rank_batch_run(b, 0, b->nqueries, work, ws, NULL);
+	INSTR_TIME_SET_CURRENT(t1);
+	INSTR_TIME_SUBTRACT(t1, t0);
+	if (st == GPX_OK)
+		gpuidx_exec_rank_note_backend(b, INSTR_TIME_GET_DOUBLE(t1));
+	return st;
+}
+
+/* Raise the errors of a batch posting_rank_compute ran (st: its status). */
+void
+posting_rank_finish(const gpx_rank_batch *b, gpx_status st)
+{
+	if (st != GPX_OK)
+		elog(ERROR, "gpuidx: ranked batch failed: %s", gpx_status_str(st));
+	for (uint32 q = 0; q < b->nqueries; q++)
+		if (b->queries[q].status != GPX_OK)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("ranked query failed: %s",
+							gpx_status_str((gpx_status) b->queries[q].status))));
 }
 
 /*
@@ -118,29 +193,12 @@ rank_run(gpx_rank_batch *b)
 {
 	size_t		ws;
 	void	   *work;
-	instr_time	t0,
-				t1;
-	gpx_status	st = gpx_rank_batch_prepare(b);
 
-	if (st != GPX_OK)
-		elog(ERROR, "gpuidx: ranked batch rejected: %s", gpx_status_str(st));
+	posting_rank_prepare(b);
 	if (gpuidx_exec_rank(b))
 		return;
-	ws = gpx_rank_batch_work_size(b, 0, b->nqueries);
-	work = MemoryContextAllocHuge(CurrentMemoryContext, ws);
-	INSTR_TIME_SET_CURRENT(t0);
-	st = gpx_rank_batch_run(b, 0, b->nqueries, work, ws, NULL);
-	if (st != GPX_OK)
-		elog(ERROR, "gpuidx: ranked batch failed: %s", gpx_status_str(st));
-	INSTR_TIME_SET_CURRENT(t1);
-	INSTR_TIME_SUBTRACT(t1, t0);
-	gpuidx_exec_rank_note_backend(b, INSTR_TIME_GET_DOUBLE(t1));
-	for (uint32 q = 0; q < b->nqueries; q++)
-		if (b->queries[q].status != GPX_OK)
-			ereport(ERROR,
-					(errcode(ERRCODE_DATA_CORRUPTED),
-					 errmsg("ranked query failed: %s",
-							gpx_status_str((gpx_status) b->queries[q].status))));
+	work = posting_rank_work(b, &ws);
+	posting_rank_finish(b, posting_rank_compute(b, work, ws));
 	pfree(work);
 }
 
@@ -148,8 +206,8 @@ rank_run(gpx_rank_batch *b)
  * The result slots a query needs: k, or fewer when fewer documents can
  * match (AND: the shortest list; OR: all postings), at least 1.
  */
-static uint32
-rank_result_bound(const gpx_rank_bquery *bq, const gpx_rank_bterm *terms,
+uint32
+posting_rank_result_bound(const gpx_rank_bquery *bq, const gpx_rank_bterm *terms,
 				  const gpx_list *gl, uint32 k)
 {
 	uint64		sum = 0;
@@ -169,8 +227,8 @@ rank_result_bound(const gpx_rank_bquery *bq, const gpx_rank_bterm *terms,
 }
 
 /* Result arrays of b->out_slots slots. */
-static void
-rank_alloc_out(gpx_rank_batch *b)
+void
+posting_rank_alloc_out(gpx_rank_batch *b)
 {
 	uint64		slots = b->out_slots;
 
@@ -224,7 +282,7 @@ posting_rank_one(FunctionCallInfo fcinfo, uint32 mode)
 	bq.first_term = 0;
 	bq.nterms = (uint32) n;
 	bq.mode = mode;
-	bq.k = rank_result_bound(&bq, terms, gl, (uint32) ra.k);
+	bq.k = posting_rank_result_bound(&bq, terms, gl, (uint32) ra.k);
 	memset(&b, 0, sizeof(b));
 	b.nqueries = 1;
 	b.nterms = (uint32) n;
@@ -237,7 +295,7 @@ posting_rank_one(FunctionCallInfo fcinfo, uint32 mode)
 	b.b = ra.b;
 	b.or_algo = GPX_RANK_AUTO;
 	b.out_slots = bq.k;
-	rank_alloc_out(&b);
+	posting_rank_alloc_out(&b);
 	rank_run(&b);
 	for (uint32 i = 0; i < bq.out_count; i++)
 	{
@@ -377,7 +435,7 @@ posting_rank_batch_common(FunctionCallInfo fcinfo, uint32 mode)
 	b.out_slots = 0;
 	for (int g = 0; g < ngroups; g++)
 	{
-		bqs[g].k = rank_result_bound(&bqs[g], terms, gl, (uint32) ra.k);
+		bqs[g].k = posting_rank_result_bound(&bqs[g], terms, gl, (uint32) ra.k);
 		bqs[g].out_offset = b.out_slots;
 		b.out_slots += bqs[g].k;
 	}
@@ -391,7 +449,7 @@ posting_rank_batch_common(FunctionCallInfo fcinfo, uint32 mode)
 	b.k1 = ra.k1;
 	b.b = ra.b;
 	b.or_algo = GPX_RANK_AUTO;
-	rank_alloc_out(&b);
+	posting_rank_alloc_out(&b);
 	rank_run(&b);
 	for (int g = 0; g < ngroups; g++)
 		for (uint32 i = 0; i < bqs[g].out_count; i++)

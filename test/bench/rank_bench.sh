@@ -37,6 +37,9 @@
 #   RANK_TYPES: those ranked through the executor) RANK_EXEC (yes|no)
 #   RANK_EXEC_AUTO (yes: with a GPU, also gpuidx.device = auto, where the
 #   cost model sends each query to the GPU or keeps it in the backend)
+#   RANK_AGG (yes: also posting_rank_and_agg / _or_agg over the list rows,
+#   gpuidx.device = auto; with RANK_EXEC=yes the library is preloaded and
+#   large lists are read in place from the shared cache)
 #   RANK_CLIENTS ("1 16") RANK_MODES ("AND OR") RANK_EXEC_DIAG (0; 1: after
 #   each group, a note of the executor's batches, round trip and main-thread
 #   profile in that group, the counters then reset, so the dataset's
@@ -78,6 +81,7 @@ KS=${RANK_KS:-10 1000}
 TYPES=${RANK_TYPES:-pfor}
 EXEC_TYPES=${RANK_EXEC_TYPES:-${TYPES%% *}}
 EXEC=${RANK_EXEC:-yes}
+AGG=${RANK_AGG:-yes}
 EXEC_AUTO=${RANK_EXEC_AUTO:-yes}
 CLIENTS=${RANK_CLIENTS:-1 16}
 MODES=${RANK_MODES:-AND OR}
@@ -289,7 +293,7 @@ make -s test/gen/bin/gpx_gen test/bench/bin/bench_query test/bench/bin/gpx_corpu
 	echo "label: $label"
 	echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
 	echo "command: $CMDLINE"
-	echo "knobs: RANK_SCALE=$SCALE RANK_QUERIES=$QUERIES RANK_SEED=$SEED RANK_ORDER=$ORDER RANK_MIN_SHORTEST=$MIN_SHORTEST RANK_KS='$KS' RANK_TYPES='$TYPES' RANK_EXEC_TYPES='$EXEC_TYPES' RANK_EXEC=$EXEC RANK_EXEC_AUTO=$EXEC_AUTO RANK_CLIENTS='$CLIENTS' RANK_MODES='$MODES' RANK_EXEC_DIAG=$EXEC_DIAG RANK_CORPUS='${CORPORA:-none}' RANK_LINUX_MAX_DOCS=$LINUX_MAX RANK_CORPUS_QUERIES=$CQ RANK_MIN_TIME=$MIN_TIME RANK_MAX_TIME=$MAX_TIME RANK_MIN_COUNT=$MIN_COUNT RANK_ARENA=$ARENA"
+	echo "knobs: RANK_SCALE=$SCALE RANK_QUERIES=$QUERIES RANK_SEED=$SEED RANK_ORDER=$ORDER RANK_MIN_SHORTEST=$MIN_SHORTEST RANK_KS='$KS' RANK_TYPES='$TYPES' RANK_EXEC_TYPES='$EXEC_TYPES' RANK_EXEC=$EXEC RANK_AGG=$AGG RANK_EXEC_AUTO=$EXEC_AUTO RANK_CLIENTS='$CLIENTS' RANK_MODES='$MODES' RANK_EXEC_DIAG=$EXEC_DIAG RANK_CORPUS='${CORPORA:-none}' RANK_LINUX_MAX_DOCS=$LINUX_MAX RANK_CORPUS_QUERIES=$CQ RANK_MIN_TIME=$MIN_TIME RANK_MAX_TIME=$MAX_TIME RANK_MIN_COUNT=$MIN_COUNT RANK_ARENA=$ARENA"
 	echo "cpu: $(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -n 1), $(nproc) cores online"
 	echo "memory: $(awk '/MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo)"
 	if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
@@ -365,6 +369,14 @@ rank_paths() {
 	for t in $TYPES; do
 		echo "gpuidx $t backend|SET gpuidx.use_executor = off|SELECT ARRAY[count(*)::int] FROM $fn(ARRAY(${listsql//TYPECOL/docs_$t}), (SELECT stats FROM collection), $k)"
 	done
+	# the aggregate form over the list rows: with the library preloaded,
+	# large stored lists kept unread and (where auto keeps the query in the
+	# backend) read in place from the shared cache; the hits made rows
+	if [ "$AGG" = yes ]; then
+		for t in $TYPES; do
+			echo "gpuidx $t aggregate, auto|SET gpuidx.use_executor = on; SET gpuidx.device = 'auto'|SELECT ARRAY[count(*)::int] FROM unnest((SELECT ${fn}_agg(l.docs_$t, c.stats, $k ORDER BY u.pos) FROM unnest(\$1::int[]) WITH ORDINALITY u(t, pos) LEFT JOIN rank_lists l ON l.term_id = u.t CROSS JOIN collection c))"
+		done
+	fi
 	if [ "$EXEC" = yes ]; then
 		for t in $EXEC_TYPES; do
 			q="SELECT ARRAY[count(*)::int] FROM $fn(ARRAY(${listsql//TYPECOL/docs_$t}), (SELECT stats FROM collection), $k)"

@@ -119,6 +119,42 @@ for my $type (qw(pfor lrc qs))
 }
 is(gpx_info($node)->{cache_read_pins}, '0', 'no read pin left');
 
+# the ranked aggregates over the same rows: warm, every list read in
+# place in the backend (auto, no GPU), the hits equal the array form's
+# computed in the backend; with device = cpu the executor ranks them (the
+# lists read first), equal too
+$node->safe_psql('postgres', q{
+	CREATE TABLE st AS SELECT posting_doclen_agg(g, 50 + g % 97) AS stats
+	  FROM generate_series(0, 999999) g;
+});
+for my $type (qw(pfor lrc qs))
+{
+	for my $mode (qw(and or))
+	{
+		my $lists = "FROM unnest(q.terms) WITH ORDINALITY u(t, pos) JOIN s_$type p ON p.term = u.t";
+		$node->safe_psql('postgres',
+			"SET gpuidx.use_executor = off; CREATE TABLE rref AS SELECT q.qid, "
+			  . "(SELECT coalesce(array_agg(ROW(r.docid, r.score)::posting_hit ORDER BY r.o), '{}') "
+			  . "FROM posting_rank_$mode(ARRAY(SELECT p.docs $lists ORDER BY u.pos), "
+			  . "(SELECT stats FROM st), 50) WITH ORDINALITY r(docid, score, o)) AS res FROM qt q");
+		my $agg = "SELECT count(*) FROM (SELECT q.qid, (SELECT posting_rank_${mode}_agg("
+		  . "p.docs, s.stats, 50 ORDER BY u.pos) $lists CROSS JOIN st s) AS res FROM qt q) e "
+		  . "JOIN rref r USING (qid) WHERE e.res IS DISTINCT FROM r.res";
+		$node->safe_psql('postgres', 'SELECT gpuidx_stats_reset()');
+		is($node->safe_psql('postgres', "$auto; $agg"), '0',
+			"$type ranked $mode aggregate, in place = backend");
+		my $rs = gpx_stats($node);
+		is($rs->{lists_read_shared}, '80', "$type ranked $mode: all 80 lists read in place");
+		is($rs->{requests}, '0', "$type ranked $mode: nothing sent to the executor");
+		$node->safe_psql('postgres', 'SELECT gpuidx_stats_reset()');
+		is($node->safe_psql('postgres', "SET gpuidx.device = cpu; $agg"), '0',
+			"$type ranked $mode aggregate, executor = backend");
+		ok(gpx_stats($node)->{requests} > 0, "$type ranked $mode: the executor ranked them");
+		$node->safe_psql('postgres', 'DROP TABLE rref');
+	}
+}
+is(gpx_info($node)->{cache_read_pins}, '0', 'no read pin left after the ranked aggregates');
+
 # the executor path still finds what backends cached: sent by key, unread
 is(gpx_check_queries($node,
 		'SELECT qid, posting_intersect(docs) AS res FROM qt q JOIN s_lrc s '
