@@ -309,7 +309,8 @@ client_check_preloaded(void)
 {
 	const char *dev = gpuidx_exec_device == GPX_DEVICE_GPU ? "gpu" : "cpu";
 
-	if (gpuidx_exec_device == GPX_DEVICE_AUTO || !gpuidx_exec_use)
+	if (gpuidx_exec_device == GPX_DEVICE_AUTO ||
+		gpuidx_exec_device == GPX_DEVICE_BACKEND || !gpuidx_exec_use)
 		return;
 	if (!gpuidx_exec_fallback)
 		ereport(ERROR,
@@ -846,30 +847,26 @@ client_collect(ClientCall *c, ClientChunk *ch, bool overhead_sample)
 
 /*
  * Poll for up to gpuidx.spin_wait microseconds, without the lock, for a
- * sign that client_wait has something to do: a request DONE, the executor
- * gone, or an interrupt.  Returns true when one came (or may have).
+ * sign that a waiting backend has something to do: one of the n requests
+ * in slots DONE, the executor gone, or an interrupt.  Returns true when
+ * one came (or may have).
  */
-static bool
-client_spin(ClientCall *c)
+bool
+gpuidx_exec_client_spin(const int *slots, int n)
 {
 	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
 	instr_time	start,
 				now;
 
-	if (gpuidx_exec_spin_us <= 0)
+	if (gpuidx_exec_spin_us <= 0 || n == 0)
 		return false;
 	INSTR_TIME_SET_CURRENT(start);
 	for (uint32 iter = 0;; iter++)
 	{
-		for (int k = 0; k < c->nchunks; k++)
-		{
-			const ClientChunk *ch = &c->chunks[k];
-
-			if (ch->slot >= 0 && !ch->finished &&
-				((volatile GpxExecSlot *) &gpuidx_exec_shm->slots[ch->slot])->state ==
+		for (int k = 0; k < n; k++)
+			if (((volatile GpxExecSlot *) &gpuidx_exec_shm->slots[slots[k]])->state ==
 				GPX_SLOT_DONE)
 				return true;
-		}
 		if (InterruptPending ||
 			((volatile GpxExecShared *) ctl)->exec_state == GPX_EXEC_STOPPED)
 			return true;
@@ -884,12 +881,74 @@ client_spin(ClientCall *c)
 	}
 }
 
-/* Milliseconds chunk ch has waited by now. */
-static int64
-client_waited_ms(const ClientChunk *ch, instr_time now)
+/* gpuidx_exec_client_block over the chunks of c still in flight. */
+static void
+client_block(ClientCall *c, long sleep_ms)
 {
-	INSTR_TIME_SUBTRACT(now, ch->submitted);
+	int		   *slots = palloc(sizeof(int) * Max(c->nchunks, 1));
+	int			n = 0;
+
+	for (int k = 0; k < c->nchunks; k++)
+		if (c->chunks[k].slot >= 0 && !c->chunks[k].finished)
+			slots[n++] = c->chunks[k].slot;
+	gpuidx_exec_client_block(slots, n, sleep_ms);
+	pfree(slots);
+}
+
+/* Milliseconds a request sent at submitted has waited by now. */
+static int64
+client_waited_ms(instr_time submitted, instr_time now)
+{
+	INSTR_TIME_SUBTRACT(now, submitted);
 	return (int64) INSTR_TIME_GET_MILLISEC(now);
+}
+
+/*
+ * Look, without the lock, at our request (slot, gen) sent at submitted:
+ * GPX_LOOK_DONE when it can be collected at once (a DONE slot of a live
+ * owner stays its own: only the owner frees it), GPX_LOOK_LOCK when only
+ * the lock can tell (reclaimed, the executor stopped, timed out), else
+ * GPX_LOOK_WAIT, with *sleep_ms lowered to the time left before the
+ * timeout.  A stale look costs a round of the caller's loop.
+ */
+GpxExecLook
+gpuidx_exec_client_look(int slot, uint64 gen, instr_time submitted,
+						instr_time now, long *sleep_ms)
+{
+	volatile GpxExecSlot *sl = &gpuidx_exec_shm->slots[slot];
+	int64		waited_ms = client_waited_ms(submitted, now);
+	bool		ours = sl->generation == gen && sl->owner_pid == MyProcPid;
+
+	if (ours && sl->state == GPX_SLOT_DONE)
+		return GPX_LOOK_DONE;
+	if (!ours ||
+		((volatile GpxExecShared *) gpuidx_exec_shm->ctl)->exec_state == GPX_EXEC_STOPPED ||
+		(gpuidx_exec_timeout_ms > 0 && waited_ms >= gpuidx_exec_timeout_ms))
+		return GPX_LOOK_LOCK;
+	if (gpuidx_exec_timeout_ms > 0)
+		*sleep_ms = Min(*sleep_ms, Max(1, gpuidx_exec_timeout_ms - waited_ms));
+	return GPX_LOOK_WAIT;
+}
+
+/*
+ * The last client to block tells the executor that nothing more comes,
+ * then it sleeps (after a spin over slots[0..n)) until its latch is set,
+ * sleep_ms pass or an interrupt comes.
+ */
+void
+gpuidx_exec_client_block(const int *slots, int n, long sleep_ms)
+{
+	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
+
+	if (pg_atomic_add_fetch_u32(&ctl->clients_waiting, 1) >=
+		pg_atomic_read_u32(&ctl->clients_inflight))
+		gpuidx_exec_wake_proc(ctl->exec_procno);
+	if (!gpuidx_exec_client_spin(slots, n))
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 sleep_ms, GPX_EXEC_WAIT_EVENT);
+	pg_atomic_fetch_sub_u32(&ctl->clients_waiting, 1);
+	ResetLatch(MyLatch);
+	CHECK_FOR_INTERRUPTS();
 }
 
 /*
@@ -921,21 +980,14 @@ client_wait(ClientCall *c)
 		for (int k = 0; k < c->nchunks && !any; k++)
 		{
 			const ClientChunk *ch = &c->chunks[k];
-			volatile GpxExecSlot *sl;
-			int64		waited_ms;
+			GpxExecLook look;
 
 			if (ch->slot < 0 || ch->finished)
 				continue;
-			sl = &gpuidx_exec_shm->slots[ch->slot];
-			any = sl->state == GPX_SLOT_DONE && sl->generation == ch->gen &&
-				sl->owner_pid == MyProcPid;
-			waited_ms = client_waited_ms(ch, now);
-			if (sl->generation != ch->gen || sl->owner_pid != MyProcPid ||
-				((volatile GpxExecShared *) ctl)->exec_state == GPX_EXEC_STOPPED ||
-				(gpuidx_exec_timeout_ms > 0 && waited_ms >= gpuidx_exec_timeout_ms))
-				locked = true;
-			else if (gpuidx_exec_timeout_ms > 0)
-				sleep_ms = Min(sleep_ms, Max(1, gpuidx_exec_timeout_ms - waited_ms));
+			look = gpuidx_exec_client_look(ch->slot, ch->gen, ch->submitted,
+										   now, &sleep_ms);
+			any = look == GPX_LOOK_DONE;
+			locked |= look == GPX_LOOK_LOCK;
 		}
 		locked &= !any;
 		if (locked)
@@ -949,7 +1001,7 @@ client_wait(ClientCall *c)
 			if (ch->slot < 0 || ch->finished)
 				continue;
 			sl = &gpuidx_exec_shm->slots[ch->slot];
-			waited_ms = client_waited_ms(ch, now);
+			waited_ms = client_waited_ms(ch->submitted, now);
 			if (sl->generation != ch->gen || sl->owner_pid != MyProcPid)
 			{
 				/* reclaimed behind our back: should not happen */
@@ -1002,16 +1054,7 @@ client_wait(ClientCall *c)
 			return;
 		}
 
-		/* the last client to block tells the executor: nothing more comes */
-		if (pg_atomic_add_fetch_u32(&ctl->clients_waiting, 1) >=
-			pg_atomic_read_u32(&ctl->clients_inflight))
-			gpuidx_exec_wake_proc(ctl->exec_procno);
-		if (!client_spin(c))
-			(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-							 sleep_ms, GPX_EXEC_WAIT_EVENT);
-		pg_atomic_fetch_sub_u32(&ctl->clients_waiting, 1);
-		ResetLatch(MyLatch);
-		CHECK_FOR_INTERRUPTS();
+		client_block(c, sleep_ms);
 	}
 }
 

@@ -34,6 +34,8 @@
 
 #include "postgres.h"
 
+#include "portability/instr_time.h"
+
 #include "gpx_batch.h"
 
 /*
@@ -130,5 +132,22 @@ extern void gpuidx_exec_client_release_locked(int slot, uint64 gen);
 extern void gpuidx_exec_client_release_all(void);
 extern void gpuidx_exec_client_check_preloaded(void);
 extern void gpuidx_exec_client_check_gpu(int nq);
+
+/*
+ * Waiting for a request, for every kind: a look without the lock, and the
+ * sleep (exec_client.c says when each applies).
+ */
+typedef enum GpxExecLook
+{
+	GPX_LOOK_WAIT,				/* in time: sleep on */
+	GPX_LOOK_DONE,				/* collect it now */
+	GPX_LOOK_LOCK				/* only the lock can tell */
+} GpxExecLook;
+
+extern GpxExecLook gpuidx_exec_client_look(int slot, uint64 gen,
+										   instr_time submitted, instr_time now,
+										   long *sleep_ms);
+extern bool gpuidx_exec_client_spin(const int *slots, int n);
+extern void gpuidx_exec_client_block(const int *slots, int n, long sleep_ms);
 
 #endif							/* EXEC_CLIENT_H */

@@ -314,7 +314,7 @@ gpuidx_exec_cost_route(int nq, uint64 work, uint64 bytes, uint64 postings)
 	uint64		queued = ctl->queued_work;
 
 	if (gpuidx_exec_device != GPX_DEVICE_AUTO)
-		return true;
+		return gpuidx_exec_device != GPX_DEVICE_BACKEND;
 	if (ctl->exec_gpu && pg_atomic_read_u64(&ctl->cost_wake_ns) > COST_BUSY_WAKE_NS)
 	{
 		/*

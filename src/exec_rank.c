@@ -9,10 +9,13 @@
  *   gpx_rank_bquery[nqueries]      out_offset relative to the out area;
  *                                  out_count, status written back
  *   gpx_rank_bterm[nterms]         list index or -1, df, idf (host)
- *   GpxReqList[nlists]             at slot.lists_off, every one inline
- *   blobs, then the doclen blob    8-byte aligned copies; no doclen blob
- *                                  when the request names statistics the
- *                                  executor holds (RANK_REQ_DL_HELD)
+ *   GpxReqList[nlists]             at slot.lists_off: inline, or by key
+ *                                  where the executor's list cache holds
+ *                                  the list (pinned by the request)
+ *   blobs, then the doclen blob    8-byte aligned copies of the inline
+ *                                  lists; no doclen blob when the request
+ *                                  names statistics the executor holds
+ *                                  (RANK_REQ_DL_HELD)
  *   uint32 docs[out_slots]         at slot.out_off: the results,
  *   float8 scores[out_slots]       written by the executor
  *
@@ -34,12 +37,22 @@
  * restarted), it answers GPX_REQ_CACHE_MISS and the backend sends the
  * request again with the statistics inline.
  *
+ * Lists travel as the intersections' do (exec_client.c): one the shared
+ * list cache holds goes by key, pinned until the slot is freed, so that a
+ * stored list a ranked aggregate kept unread (posting_rankagg.c) is never
+ * read by the backend, and a list of an array is not copied; the others
+ * are copied inline, and those with a key are marked cacheable so that
+ * the executor keeps them for the next request.  Should a pinned copy be
+ * gone by the time the executor reads the request (a new cache epoch), it
+ * answers GPX_REQ_CACHE_MISS too, and the backend sends everything inline.
+ *
  * Requests of several backends queued together run as one batch: those
  * with the same statistics and (k1, b) are merged into one gpx_rank_batch
  * (one GPU run, or the queries spread over the executor's CPU threads),
  * then each request's answers are copied back into its chunk.
  *
- * Routing (gpuidx.device): cpu and gpu send every batch; auto sends it
+ * Routing (gpuidx.device): cpu and gpu send every batch, backend none;
+ * auto sends it
  * only to an executor with a GPU, and then when the cost model of ranked
  * batches (exec_cost.c) finds the executor faster for the batch's
  * candidates (AND: each query's shortest list; OR: the sum of its lists),
@@ -102,6 +115,16 @@ typedef struct RankGeom
 	uint64		total;
 } RankGeom;
 
+/* How one list of a request travels (the backend's plan). */
+typedef struct RankPlace
+{
+	gpx_key		key;			/* none: never cached */
+	int			e;				/* cache directory entry sent by key, or -1 */
+	uint64		off;			/* by key: where its pin holds it in the
+								 * cache's data; inline: in the chunk */
+	bool		cacheable;		/* inline: the executor may keep it */
+} RankPlace;
+
 /* Why the executor did not answer. */
 typedef enum RankFail
 {
@@ -111,7 +134,8 @@ typedef enum RankFail
 	RF_TOO_LARGE,
 	RF_TIMEOUT,
 	RF_FAILED,
-	RF_MISS						/* named statistics no longer held */
+	RF_MISS						/* named statistics or a list sent by key
+								 * no longer held */
 } RankFail;
 
 /* ------------------------------------------------------------ both -- */
@@ -207,7 +231,10 @@ rank_dl_find(uint64 scope, uint64 len, const uint8 *head)
 	return -1;
 }
 
-/* Release slot's reference to held statistics (lock held). */
+/*
+ * Release slot's reference to held statistics (lock held, either mode:
+ * the entry cannot be replaced while its count is above zero).
+ */
 void
 gpuidx_exec_rank_dl_unref(int slot)
 {
@@ -215,9 +242,14 @@ gpuidx_exec_rank_dl_unref(int slot)
 	GpxExecSlot *sl = &gpuidx_exec_shm->slots[slot];
 	int			e = sl->rank_dl;
 
-	if (e >= 0 && e < GPX_EXEC_RANK_DLS && ctl->rank_dl[e].id == sl->rank_dl_id &&
-		ctl->rank_dl[e].refs > 0)
-		ctl->rank_dl[e].refs--;
+	if (e >= 0 && e < GPX_EXEC_RANK_DLS && ctl->rank_dl[e].id == sl->rank_dl_id)
+	{
+		pg_atomic_uint32 *refs = &ctl->rank_dl[e].refs;
+		uint32		cur = pg_atomic_read_u32(refs);
+
+		while (cur > 0 && !pg_atomic_compare_exchange_u32(refs, &cur, cur - 1))
+			;
+	}
 	sl->rank_dl = -1;
 	sl->rank_dl_id = 0;
 }
@@ -226,12 +258,35 @@ gpuidx_exec_rank_dl_unref(int slot)
 void
 gpuidx_exec_rank_dl_clear(void)
 {
-	memset(gpuidx_exec_shm->ctl->rank_dl, 0, sizeof(gpuidx_exec_shm->ctl->rank_dl));
+	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
+
+	memset(ctl->rank_dl, 0, sizeof(ctl->rank_dl));
+	for (int e = 0; e < GPX_EXEC_RANK_DLS; e++)
+	{
+		pg_atomic_init_u32(&ctl->rank_dl[e].refs, 0);
+		pg_atomic_init_u64(&ctl->rank_dl[e].used, 0);
+	}
 }
 
-/* The chunk's layout for b, with the statistics inline unless held. */
+/*
+ * List l of a batch: the stored list behind it where there is one (read
+ * or not), else the list in memory.
+ */
+static inline const gpx_list *
+rank_list(const gpx_rank_batch *b, GpxExecStored *const *stored, uint32 l)
+{
+	return stored != NULL && stored[l] != NULL ? &stored[l]->l : &b->lists[l];
+}
+
+/*
+ * The chunk's layout for b, with the statistics inline unless held.  The
+ * lists copied inline: those pl sends inline (their offsets set here);
+ * without pl, those whose bytes are in memory (an unread stored list is
+ * held by the executor's cache: the routing's estimate).
+ */
 static void
-rank_geometry(const gpx_rank_batch *b, bool held, RankGeom *g)
+rank_geometry(const gpx_rank_batch *b, GpxExecStored *const *stored,
+			  RankPlace *pl, bool held, RankGeom *g)
 {
 	uint64		o;
 
@@ -241,7 +296,15 @@ rank_geometry(const gpx_rank_batch *b, bool held, RankGeom *g)
 	g->blobs_off = g->lists_off + (uint64) b->nlists * sizeof(GpxReqList);
 	o = g->blobs_off;
 	for (uint32 l = 0; l < b->nlists; l++)
-		o += TYPEALIGN(8, b->lists[l].len);
+	{
+		const gpx_list *gl = rank_list(b, stored, l);
+
+		if (pl != NULL ? pl[l].e >= 0 : gl->base == NULL)
+			continue;
+		if (pl != NULL)
+			pl[l].off = o;
+		o += TYPEALIGN(8, gl->len);
+	}
 	g->doclen_off = o;
 	g->docs_off = TYPEALIGN(8, o + (held ? 0 : b->doclen->len));
 	g->scores_off = TYPEALIGN(8, g->docs_off + b->out_slots * sizeof(uint32));
@@ -314,20 +377,48 @@ rank_route(const gpx_rank_batch *b, const uint64 cand[2])
 	RankGeom	g;
 
 	if (gpuidx_exec_device != GPX_DEVICE_AUTO)
-		return true;
+		return gpuidx_exec_device != GPX_DEVICE_BACKEND;
 	if (!gpuidx_exec_shm->ctl->exec_gpu)
 		return false;
-	rank_geometry(b, true, &g);
+	rank_geometry(b, NULL, NULL, true, &g);
 	return gpuidx_exec_cost_route_rank(cand, g.total);
 }
 
 /*
- * Take a slot and a chunk for the request (lock taken here): the slot is
- * FILLING and ours, tracked for cleanup.  The statistics are named when
- * the executor holds them (unless inline_dl), and the layout *g follows.
+ * Place the lists under the lock (either mode): by key where the cache
+ * holds them (not pinned yet), else inline.  False when an unread stored
+ * list is not held (evicted since it was resolved): it must be read first.
+ */
+static bool
+rank_place(const gpx_rank_batch *b, GpxExecStored *const *stored,
+		   bool inline_all, RankPlace *pl)
+{
+	bool		need_read = false;
+
+	for (uint32 l = 0; l < b->nlists; l++)
+	{
+		const gpx_list *gl = rank_list(b, stored, l);
+
+		pl[l].e = inline_all || gpx_key_is_none(pl[l].key) ? -1 :
+			gpuidx_exec_cache_find(pl[l].key, (uint32) gl->len, gl->n,
+								   gl->first, gl->last);
+		need_read |= pl[l].e < 0 && gl->base == NULL;
+	}
+	return !need_read;
+}
+
+/*
+ * Take a slot and a chunk for the request, under the lock held shared (as
+ * for intersections: lookups, atomic pins and references, our own slot and
+ * chunk under alock): the lists placed (rank_place; stored ones that must
+ * be read are read, the lock let go meanwhile), the statistics named when
+ * the executor holds them (unless inline_all, which also sends every list
+ * inline), the layout *g, the cached lists pinned.  The slot is then
+ * FILLING and ours, tracked for cleanup.
  */
 static RankFail
-rank_reserve(const gpx_rank_batch *b, uint64 candidates, bool inline_dl,
+rank_reserve(const gpx_rank_batch *b, GpxExecStored *const *stored,
+			 uint64 candidates, bool inline_all, RankPlace *pl,
 			 RankGeom *g, bool *held, int *slot, uint64 *gen)
 {
 	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
@@ -335,16 +426,25 @@ rank_reserve(const gpx_rank_batch *b, uint64 candidates, bool inline_dl,
 	int			i,
 				e = -1;
 
-	LWLockAcquire(ctl->lock, LW_EXCLUSIVE);
-	if (ctl->exec_state != GPX_EXEC_RUNNING)
+	for (;;)
 	{
+		LWLockAcquire(ctl->lock, LW_SHARED);
+		if (ctl->exec_state != GPX_EXEC_RUNNING)
+		{
+			LWLockRelease(ctl->lock);
+			return RF_DOWN;
+		}
+		if (rank_place(b, stored, inline_all, pl))
+			break;
 		LWLockRelease(ctl->lock);
-		return RF_DOWN;
+		for (uint32 l = 0; l < b->nlists; l++)
+			if (pl[l].e < 0 && stored != NULL && stored[l] != NULL)
+				gpuidx_exec_read_stored(stored[l]);
 	}
-	if (!inline_dl && b->doclen->len >= GPX_DOCLEN_HEADER)
+	if (!inline_all && b->doclen->len >= GPX_DOCLEN_HEADER)
 		e = rank_dl_find(rank_scope(), b->doclen->len, b->doclen->base);
 	*held = e >= 0;
-	rank_geometry(b, *held, g);
+	rank_geometry(b, stored, pl, *held, g);
 	if (g->total > ctl->arena_size)
 	{
 		LWLockRelease(ctl->lock);
@@ -374,11 +474,15 @@ rank_reserve(const gpx_rank_batch *b, uint64 candidates, bool inline_dl,
 	sl->nlists = b->nlists;
 	sl->work = candidates;
 	sl->cache_epoch = ctl->cache_epoch;
+	/* one pin per reference: freeing the slot unpins each once */
+	for (uint32 l = 0; l < b->nlists; l++)
+		if (pl[l].e >= 0)
+			pl[l].off = gpuidx_exec_cache_pin(pl[l].e);
 	if (e >= 0)
 	{
-		/* the entry stays until this slot is freed */
-		ctl->rank_dl[e].refs++;
-		ctl->rank_dl[e].used = GetCurrentTimestamp();
+		/* the entry stays until this slot is freed (an atomic count) */
+		pg_atomic_fetch_add_u32(&ctl->rank_dl[e].refs, 1);
+		pg_atomic_write_u64(&ctl->rank_dl[e].used, (uint64) GetCurrentTimestamp());
 		sl->rank_dl = e;
 		sl->rank_dl_id = ctl->rank_dl[e].id;
 	}
@@ -409,15 +513,44 @@ rank_key(const gpx_list *l)
 	return gpuidx_exec_cache_key(l);
 }
 
-/* Write the request into its chunk (FILLING: ours alone, no lock). */
+/*
+ * The keys of b's lists, before the lock: a stored list's identity key
+ * (read or not), else rank_key's; and whether an inline copy is worth the
+ * executor's keeping.
+ */
 static void
-rank_fill(const gpx_rank_batch *b, const RankGeom *g, bool held, int slot)
+rank_keys(const gpx_rank_batch *b, GpxExecStored *const *stored, RankPlace *pl)
+{
+	for (uint32 l = 0; l < b->nlists; l++)
+	{
+		const gpx_list *gl = rank_list(b, stored, l);
+		GpxExecStored *s = stored != NULL ? stored[l] : NULL;
+
+		pl[l].key = s != NULL && s->keyed ? s->key :
+			gl->base != NULL ? rank_key(gl) : (gpx_key) {0, 0};
+		pl[l].cacheable = gpuidx_exec_cache_wants((uint32) gl->len, pl[l].key);
+		pl[l].e = -1;
+		pl[l].off = 0;
+	}
+}
+
+/*
+ * Write the request into its chunk (FILLING: ours alone, no lock): lists
+ * by key where pl placed them so, the others copied.
+ */
+static void
+rank_fill(const gpx_rank_batch *b, GpxExecStored *const *stored,
+		  const RankPlace *pl, const RankGeom *g, bool held, int slot)
 {
 	char	   *chunk = gpuidx_exec_chunk(slot);
 	GpxRankReqHead *h = (GpxRankReqHead *) chunk;
 	gpx_rank_bquery *bq = (gpx_rank_bquery *) (chunk + g->queries_off);
 	GpxReqList *rl = (GpxReqList *) (chunk + g->lists_off);
-	uint64		o = g->blobs_off;
+	GpxExecStats *st = &gpuidx_exec_shm->ctl->stats;
+	uint64		copied = 0,
+				hits = 0,
+				not_read = 0,
+				misses = 0;
 
 	memset(h, 0, sizeof(*h));
 	h->nqueries = b->nqueries;
@@ -445,26 +578,39 @@ rank_fill(const gpx_rank_batch *b, const RankGeom *g, bool held, int slot)
 	memcpy(chunk + g->terms_off, b->terms, sizeof(gpx_rank_bterm) * b->nterms);
 	for (uint32 l = 0; l < b->nlists; l++)
 	{
-		const gpx_list *gl = &b->lists[l];
+		const gpx_list *gl = rank_list(b, stored, l);
 
 		memset(&rl[l], 0, sizeof(GpxReqList));
-		/* a long list is keyed, so that the GPU may keep it (rank_key) */
-		rl[l].key = rank_key(gl);
-		rl[l].off = o;
+		/* keyed: the GPU may keep it on the device, the executor in its cache */
+		rl[l].key = pl[l].key;
+		rl[l].off = pl[l].off;
 		rl[l].len = (uint32) gl->len;
 		rl[l].n = gl->n;
 		rl[l].first = gl->first;
 		rl[l].last = gl->last;
-		rl[l].flags = GPX_REQ_INLINE;
-		memcpy(chunk + o, gl->base, gl->len);
-		o += TYPEALIGN(8, gl->len);
+		if (pl[l].e >= 0)
+		{
+			rl[l].flags = GPX_REQ_BY_KEY | GPX_REQ_PINNED;
+			hits++;
+			not_read += gl->base == NULL;
+			continue;
+		}
+		rl[l].flags = GPX_REQ_INLINE | (pl[l].cacheable ? GPX_REQ_CACHEABLE : 0);
+		memcpy(chunk + pl[l].off, gl->base, gl->len);
+		copied += gl->len;
+		misses += pl[l].cacheable;
 	}
 	if (!held)
 		memcpy(chunk + g->doclen_off, b->doclen->base, b->doclen->len);
 	/* only what the executor writes for this request may be read back */
 	memset(chunk + g->docs_off, 0, g->total - g->docs_off);
-	gpuidx_exec_count(&gpuidx_exec_shm->ctl->stats.bytes_copied,
-					  g->doclen_off + (held ? 0 : b->doclen->len) - g->blobs_off);
+	gpuidx_exec_count(&st->bytes_copied, copied + (held ? 0 : b->doclen->len));
+	if (hits > 0)
+		gpuidx_exec_count(&st->cache_hits, hits);
+	if (not_read > 0)
+		gpuidx_exec_count(&st->lists_not_read, not_read);
+	if (misses > 0)
+		gpuidx_exec_count(&st->cache_misses, misses);
 }
 
 /* Queue the filled request and wake the executor when it should look. */
@@ -521,7 +667,10 @@ rank_collect(gpx_rank_batch *b, int slot)
 
 /*
  * Wait for our request: answers in (collected into b), or given up when
- * the executor stops or gpuidx.executor_timeout passes.
+ * the executor stops or gpuidx.executor_timeout passes.  As for
+ * intersections (exec_client.c), it looks without the lock, spins for up
+ * to gpuidx.spin_wait before sleeping, and frees a DONE slot under the
+ * lock shared.
  */
 static RankFail
 rank_wait(gpx_rank_batch *b, int slot, uint64 gen)
@@ -535,43 +684,42 @@ rank_wait(gpx_rank_batch *b, int slot, uint64 gen)
 	for (;;)
 	{
 		long		sleep_ms = 1000;
-		int64		waited_ms;
-		bool		done = false;
+		GpxExecLook look;
 
 		INSTR_TIME_SET_CURRENT(now);
-		INSTR_TIME_SUBTRACT(now, start);
-		waited_ms = (int64) INSTR_TIME_GET_MILLISEC(now);
-		LWLockAcquire(ctl->lock, LW_EXCLUSIVE);
-		if (sl->generation != gen || sl->owner_pid != MyProcPid)
+		look = gpuidx_exec_client_look(slot, gen, start, now, &sleep_ms);
+		if (look == GPX_LOOK_LOCK)
 		{
-			/* reclaimed behind our back: should not happen */
-			gpuidx_exec_client_release_locked(slot, gen);
-			LWLockRelease(ctl->lock);
-			return RF_FAILED;
-		}
-		if (sl->state == GPX_SLOT_DONE)
-			done = true;
-		else if (ctl->exec_state == GPX_EXEC_STOPPED ||
-				 (gpuidx_exec_timeout_ms > 0 && waited_ms >= gpuidx_exec_timeout_ms))
-		{
-			RankFail	f = ctl->exec_state == GPX_EXEC_STOPPED ? RF_DOWN : RF_TIMEOUT;
+			LWLockAcquire(ctl->lock, LW_EXCLUSIVE);
+			if (sl->generation != gen || sl->owner_pid != MyProcPid)
+			{
+				/* reclaimed behind our back: should not happen */
+				gpuidx_exec_client_release_locked(slot, gen);
+				LWLockRelease(ctl->lock);
+				return RF_FAILED;
+			}
+			if (sl->state == GPX_SLOT_DONE)
+				look = GPX_LOOK_DONE;
+			else
+			{
+				RankFail	f = ctl->exec_state == GPX_EXEC_STOPPED ? RF_DOWN : RF_TIMEOUT;
 
-			gpuidx_exec_client_release_locked(slot, gen);
+				gpuidx_exec_client_release_locked(slot, gen);
+				LWLockRelease(ctl->lock);
+				return f;
+			}
 			LWLockRelease(ctl->lock);
-			return f;
 		}
-		else if (gpuidx_exec_timeout_ms > 0)
-			sleep_ms = Min(sleep_ms, Max(1, gpuidx_exec_timeout_ms - waited_ms));
-		LWLockRelease(ctl->lock);
 
-		if (done)
+		if (look == GPX_LOOK_DONE)
 		{
 			RankFail	f;
 
 			/* results were written before DONE was set (queue lock) */
 			pg_read_barrier();
 			f = rank_collect(b, slot);
-			LWLockAcquire(ctl->lock, LW_EXCLUSIVE);
+			/* shared: our DONE slot, its pins, chunk and references */
+			LWLockAcquire(ctl->lock, LW_SHARED);
 			gpuidx_exec_client_release_locked(slot, gen);
 			LWLockRelease(ctl->lock);
 			INSTR_TIME_SET_CURRENT(now);
@@ -579,33 +727,31 @@ rank_wait(gpx_rank_batch *b, int slot, uint64 gen)
 			gpuidx_exec_count(&ctl->stats.roundtrip_us, INSTR_TIME_GET_MICROSEC(now));
 			return f;
 		}
-
-		/* the last client to block tells the executor: nothing more comes */
-		if (pg_atomic_add_fetch_u32(&ctl->clients_waiting, 1) >=
-			pg_atomic_read_u32(&ctl->clients_inflight))
-			gpuidx_exec_wake_proc(ctl->exec_procno);
-		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-						 sleep_ms, GPX_EXEC_WAIT_EVENT);
-		pg_atomic_fetch_sub_u32(&ctl->clients_waiting, 1);
-		ResetLatch(MyLatch);
-		CHECK_FOR_INTERRUPTS();
+		gpuidx_exec_client_block(&slot, 1, sleep_ms);
 	}
 }
 
-/* Send b as one request and wait for it (no cleanup on error: caller's). */
+/*
+ * Send b as one request and wait for it (no cleanup on error: caller's).
+ * stored (or NULL): per list, the stored list behind it, maybe unread.
+ */
 static RankFail
-rank_send(gpx_rank_batch *b, uint64 candidates, bool inline_dl)
+rank_send(gpx_rank_batch *b, GpxExecStored *const *stored, uint64 candidates,
+		  bool inline_all)
 {
 	RankGeom	g;
+	RankPlace  *pl = palloc(sizeof(RankPlace) * Max(b->nlists, 1));
 	bool		held;
 	int			slot;
 	uint64		gen;
 	RankFail	f;
 
-	f = rank_reserve(b, candidates, inline_dl, &g, &held, &slot, &gen);
+	rank_keys(b, stored, pl);
+	f = rank_reserve(b, stored, candidates, inline_all, pl, &g, &held, &slot, &gen);
 	if (f != RF_NONE)
 		return f;
-	rank_fill(b, &g, held, slot);
+	rank_fill(b, stored, pl, &g, held, slot);
+	pfree(pl);
 	f = rank_queue(slot, gen);
 	if (f != RF_NONE)
 		return f;
@@ -614,14 +760,15 @@ rank_send(gpx_rank_batch *b, uint64 candidates, bool inline_dl)
 
 /* rank_send, giving the request up on error or cancel. */
 static RankFail
-rank_send_guarded(gpx_rank_batch *b, uint64 candidates, bool inline_dl)
+rank_send_guarded(gpx_rank_batch *b, GpxExecStored *const *stored,
+				  uint64 candidates, bool inline_all)
 {
 	RankFail	f = RF_NONE;
 
 	gpuidx_exec_client_begin();
 	PG_TRY();
 	{
-		f = rank_send(b, candidates, inline_dl);
+		f = rank_send(b, stored, candidates, inline_all);
 	}
 	PG_CATCH();
 	{
@@ -663,23 +810,29 @@ gpuidx_exec_rank_routed(const gpx_rank_batch *b)
 }
 
 /*
- * Send a batch gpuidx_exec_rank_routed routed (its lists read); false:
- * the executor could not, the caller computes it (an ERROR instead with
- * gpuidx.executor_fallback off).
+ * Send a batch gpuidx_exec_rank_routed routed; false: the executor could
+ * not, the caller computes it (an ERROR instead with
+ * gpuidx.executor_fallback off).  stored (or NULL): per list, the stored
+ * list behind b->lists[l], resolved (gpuidx_exec_resolve) but maybe
+ * unread; it goes by key where the executor's cache holds it, and is read
+ * here only if it does not (what is read stays in stored[l]->l).
  */
 bool
-gpuidx_exec_rank_send(gpx_rank_batch *b)
+gpuidx_exec_rank_send(gpx_rank_batch *b, GpxExecStored *const *stored)
 {
 	uint64		cand[2],
 				candidates = rank_candidates_by_mode(b, cand);
 	RankFail	f;
 
 	gpuidx_exec_client_check_gpu((int) b->nqueries);
-	f = rank_send_guarded(b, candidates, false);
+	f = rank_send_guarded(b, stored, candidates, false);
 	if (f == RF_MISS)
 	{
-		/* the executor no longer holds the statistics named: send them */
-		f = rank_send_guarded(b, candidates, true);
+		/*
+		 * the executor no longer holds the statistics named, or a list sent
+		 * by key: send everything
+		 */
+		f = rank_send_guarded(b, stored, candidates, true);
 	}
 	if (f == RF_NONE)
 		return true;
@@ -697,7 +850,7 @@ gpuidx_exec_rank_send(gpx_rank_batch *b)
 bool
 gpuidx_exec_rank(gpx_rank_batch *b)
 {
-	return gpuidx_exec_rank_routed(b) && gpuidx_exec_rank_send(b);
+	return gpuidx_exec_rank_routed(b) && gpuidx_exec_rank_send(b, NULL);
 }
 
 /* --------------------------------------------------------- executor -- */
@@ -777,14 +930,28 @@ gpuidx_exec_rank_build(int slot, GpxRankRun *rr)
 	rl = (const GpxReqList *) (chunk + sl->lists_off);
 	for (uint32 l = 0; l < h.nlists; l++)
 	{
-		GpxReqList  r = rl[l];
+		GpxReqList	r = rl[l];
+		const uint8 *blob;
 
-		if (r.flags != GPX_REQ_INLINE ||
-			!rank_within(r.off, r.len, lists_end, h.doclen_off) ||
-			gpx_open(&gl[l], (const uint8 *) chunk + r.off, r.len) != GPX_OK ||
+		if ((r.flags & GPX_REQ_INLINE) && !(r.flags & GPX_REQ_BY_KEY))
+		{
+			if (!rank_within(r.off, r.len, lists_end, h.doclen_off))
+				return GPX_REQ_BAD;
+			blob = (const uint8 *) chunk + r.off;
+		}
+		else if ((r.flags & GPX_REQ_BY_KEY) && !(r.flags & GPX_REQ_INLINE))
+		{
+			/* the request's pin keeps the copy until the slot is freed */
+			blob = gpuidx_exec_cache_pinned(&r, sl->cache_epoch);
+			if (blob == NULL)
+				return GPX_REQ_CACHE_MISS;
+		}
+		else
+			return GPX_REQ_BAD;
+		if (gpx_open(&gl[l], blob, r.len) != GPX_OK ||
 			gl[l].n != r.n || gl[l].first != r.first || gl[l].last != r.last)
 			return GPX_REQ_BAD;
-		keys[l] = r.key;		/* none, or the content's (rank_key) */
+		keys[l] = r.key;		/* none, a stored list's or the content's */
 	}
 	b->lists = gl;
 	b->list_keys = keys;
@@ -1038,14 +1205,15 @@ gpuidx_exec_rank_keep(const GpxRankRun *rr)
 	{
 		GpxExecRankDl *r = &ctl->rank_dl[e];
 
-		if (r->refs > 0)
+		if (pg_atomic_read_u32(&r->refs) > 0)
 			continue;
 		if (r->id == 0)
 		{
 			v = e;
 			break;
 		}
-		if (v < 0 || r->used < ctl->rank_dl[v].used)
+		if (v < 0 || pg_atomic_read_u64(&r->used) <
+			pg_atomic_read_u64(&ctl->rank_dl[v].used))
 			v = e;
 	}
 	if (v >= 0)
@@ -1077,8 +1245,8 @@ gpuidx_exec_rank_keep(const GpxRankRun *rr)
 	ctl->rank_dl[v].scope = rr->scope;
 	ctl->rank_dl[v].len = rr->dl_len;
 	memcpy(ctl->rank_dl[v].head, rr->dl_head, GPX_DOCLEN_HEADER);
-	ctl->rank_dl[v].refs = 0;
-	ctl->rank_dl[v].used = GetCurrentTimestamp();
+	pg_atomic_write_u32(&ctl->rank_dl[v].refs, 0);
+	pg_atomic_write_u64(&ctl->rank_dl[v].used, (uint64) GetCurrentTimestamp());
 	rank_held[v].id = ctl->rank_dl[v].id;
 	LWLockRelease(ctl->lock);
 }

@@ -22,6 +22,7 @@
 
 #include "postgres.h"
 
+#include "exec_client.h"
 #include "gpx_batch.h"
 #include "gpx_rank_batch.h"
 
@@ -35,12 +36,14 @@
 extern bool gpuidx_exec_rank(gpx_rank_batch *b);
 
 /*
- * The two halves of gpuidx_exec_rank, for a caller that reads its lists
- * only once it knows where they go (posting_rankagg.c): whether b goes to
- * the executor (header fields of the lists suffice), then the sending.
+ * The two halves of gpuidx_exec_rank, for a caller with stored lists it
+ * has not read (posting_rankagg.c): whether b goes to the executor
+ * (header fields of the lists suffice), then the sending, stored[l] (or
+ * NULL) the stored list behind b->lists[l]: sent by key where the
+ * executor's cache holds it, else read and copied.
  */
 extern bool gpuidx_exec_rank_routed(const gpx_rank_batch *b);
-extern bool gpuidx_exec_rank_send(gpx_rank_batch *b);
+extern bool gpuidx_exec_rank_send(gpx_rank_batch *b, GpxExecStored *const *stored);
 
 /* The backend ranked b itself in seconds: a sample for gpuidx.device = auto. */
 extern void gpuidx_exec_rank_note_backend(const gpx_rank_batch *b, double seconds);

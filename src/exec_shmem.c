@@ -117,6 +117,11 @@ exec_shmem_init_region(GpxExecShared *ctl)
 	gpuidx_exec_cost_init(ctl);
 	pg_atomic_init_u32(&ctl->clients_inflight, 0);
 	pg_atomic_init_u32(&ctl->clients_waiting, 0);
+	for (int e = 0; e < GPX_EXEC_RANK_DLS; e++)
+	{
+		pg_atomic_init_u32(&ctl->rank_dl[e].refs, 0);
+		pg_atomic_init_u64(&ctl->rank_dl[e].used, 0);
+	}
 	gpuidx_exec_stats_reset(&ctl->stats, true);
 }
 
@@ -417,9 +422,8 @@ gpuidx_exec_slot_take(void)
 
 /*
  * The rest of freeing slot i, once it is FREE (and not yet on the free
- * list, so still ours): pins, chunk, free list.  Lock held, either mode,
- * unless the slot holds a ranked request's statistics reference (then
- * exclusively).
+ * list, so still ours): pins (of cached lists and of held statistics,
+ * atomic counts), chunk, free list.  Lock held, either mode.
  */
 static void
 exec_slot_free_rest(int i)
@@ -427,8 +431,7 @@ exec_slot_free_rest(int i)
 	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
 	GpxExecSlot *sl = &gpuidx_exec_shm->slots[i];
 
-	Assert(sl->rank_dl < 0 ? LWLockHeldByMe(ctl->lock) :
-		   LWLockHeldByMeInMode(ctl->lock, LW_EXCLUSIVE));
+	Assert(LWLockHeldByMe(ctl->lock));
 	gpuidx_exec_cache_unpin(i);
 	gpuidx_exec_rank_dl_unref(i);
 	if (sl->chunk_len > 0)

@@ -228,8 +228,12 @@ typedef struct GpxExecRankDl
 	uint64		scope;
 	uint64		len;
 	uint8		head[40];		/* GPX_DOCLEN_HEADER */
-	int32		refs;			/* requests naming it, not yet freed */
-	TimestampTz used;			/* last named or kept */
+	pg_atomic_uint32 refs;		/* requests naming it, not yet freed: taken
+								 * and dropped under the lock in either
+								 * mode, read under it exclusively (an entry
+								 * is replaced only when no request names
+								 * it) */
+	pg_atomic_uint64 used;		/* TimestampTz: last named or kept */
 } GpxExecRankDl;
 
 /* A free range of the arena. */
@@ -528,9 +532,8 @@ extern void gpuidx_exec_slot_set_state(int i, GpxSlotState to);
 
 /*
  * Free a slot that is not RUNNING: release its cache pins and chunk, put
- * it on the free list.  Lock held (shared will do unless it is a ranked
- * request's, whose statistics references need it exclusively), no
- * spinlock held.
+ * it on the free list.  Lock held, either mode (the pins and statistics
+ * references are atomic counts), no spinlock held.
  */
 extern void gpuidx_exec_slot_free(int i);
 

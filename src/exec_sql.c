@@ -248,7 +248,7 @@ PG_FUNCTION_INFO_V1(gpuidx_info);
 Datum
 gpuidx_info(PG_FUNCTION_ARGS)
 {
-	static const char *const dev_names[] = {"auto", "gpu", "cpu"};
+	static const char *const dev_names[] = {"auto", "gpu", "cpu", "backend"};
 	SqlCol		c[40];
 	int			n = 0;
 	GpxExecShared *ctl = gpuidx_exec_shm != NULL ? gpuidx_exec_shm->ctl : NULL;

@@ -43,6 +43,7 @@ static const struct config_enum_entry device_options[] = {
 	{"auto", GPX_DEVICE_AUTO, false},
 	{"gpu", GPX_DEVICE_GPU, false},
 	{"cpu", GPX_DEVICE_CPU, false},
+	{"backend", GPX_DEVICE_BACKEND, false},
 	{NULL, 0, false}
 };
 
@@ -169,8 +170,8 @@ gpuidx_define_gucs(void)
 							 "On: the ranked batches posted behind the one the GPU runs (up to six) run merged the moment it is free, and a ranked request is due at once; off: one GPU run per batch, at most one batch waiting.",
 							 &gpuidx_exec_rank_merge_on, false, PGC_SIGHUP, 0, NULL, NULL, NULL);
 	DefineCustomEnumVariable("gpuidx.device",
-							 "Where intersections run: auto, gpu or cpu.",
-							 "auto keeps cheap queries in the backend and sends the others to the executor; gpu and cpu send every query to the executor, which runs it on a GPU or on CPU threads. gpu while the executor has no usable GPU is an error, or with gpuidx.executor_fallback on a warning (once per session) and the executor's CPU threads.",
+							 "Where queries run: auto, gpu, cpu or backend.",
+							 "auto keeps cheap queries in the backend and sends the others to the executor; gpu and cpu send every query to the executor, which runs it on a GPU or on CPU threads; backend keeps every query in the backend, which reads the lists the executor's shared cache holds in place. gpu while the executor has no usable GPU is an error, or with gpuidx.executor_fallback on a warning (once per session) and the executor's CPU threads. For the executor itself, backend is auto.",
 							 &gpuidx_exec_device, GPX_DEVICE_AUTO, device_options,
 							 PGC_SUSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("gpuidx.executor_threads",

@@ -13,7 +13,11 @@ typedef enum GpxDevice
 {
 	GPX_DEVICE_AUTO = 0,		/* route by cost; executor uses a GPU if any */
 	GPX_DEVICE_GPU,				/* everything to the executor, on a GPU */
-	GPX_DEVICE_CPU				/* everything to the executor, CPU threads */
+	GPX_DEVICE_CPU,				/* everything to the executor, CPU threads */
+	GPX_DEVICE_BACKEND			/* nothing to the executor: the backend
+								 * computes, reading in place the lists the
+								 * shared cache holds; for the executor
+								 * itself the same as auto */
 } GpxDevice;
 
 extern int	gpuidx_exec_arena_kb;		/* gpuidx.arena_size (kB) */

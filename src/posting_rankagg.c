@@ -16,7 +16,8 @@
  * aggregate sees a stored list as its TOAST pointer.  With the executor
  * running and a list cache, large stored lists are kept unread
  * (posting_stored.h); at the end the query goes to the executor where
- * gpuidx.device routes it (the lists read then), or is ranked in the
+ * gpuidx.device routes it, the lists its cache holds sent by key and
+ * never read here (gpuidx_stats.lists_not_read), or is ranked in the
  * backend reading the lists the shared cache holds in place: no
  * detoasting, no copy (gpuidx_stats.lists_read_shared counts them).
  */
@@ -240,8 +241,9 @@ rankagg_hits(FunctionCallInfo fcinfo, const gpx_rank_batch *b)
 /*
  * Final: the group's query ranked.  Lists in memory are opened; stored
  * ones resolved (header fields from the executor's cache directory, else
- * read).  A batch the executor takes has every list read first; one kept
- * in the backend reads what it can in place.
+ * read).  A batch the executor takes sends the stored lists its cache
+ * holds by key, never read here; one kept in the backend reads what it
+ * can in place.
  */
 static Datum
 rankagg_final(FunctionCallInfo fcinfo, uint32 mode)
@@ -318,19 +320,13 @@ rankagg_final(FunctionCallInfo fcinfo, uint32 mode)
 	posting_rank_alloc_out(&b);
 	posting_rank_prepare(&b);
 
-	if (gpuidx_exec_rank_routed(&b))
-	{
-		/* the executor reads the lists' bytes: every list read now */
-		for (uint32 i = 0; i < nl; i++)
-			if (sv[i] != NULL)
-			{
-				gpuidx_exec_read_stored(sv[i]);
-				gl[i] = sv[i]->l;
-			}
-		any_stored = false;
-		if (gpuidx_exec_rank_send(&b))
-			return rankagg_hits(fcinfo, &b);
-	}
+	/*
+	 * the executor takes the stored lists its cache holds by key, unread;
+	 * the others are read as they are sent
+	 */
+	if (gpuidx_exec_rank_routed(&b) &&
+		gpuidx_exec_rank_send(&b, any_stored ? sv : NULL))
+		return rankagg_hits(fcinfo, &b);
 	rankagg_backend(&b, sv, lp, any_stored);
 	return rankagg_hits(fcinfo, &b);
 }

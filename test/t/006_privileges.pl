@@ -129,6 +129,12 @@ for my $f (@fns)
 		# posting_intersect(T, nterms): the two non-NULL rows are the terms
 		$sql = "SELECT $name(x, 2) AS x FROM (VALUES $rows) v(x)"
 		  if @at == 2 && $at[1] eq 'integer' && defined $rows;
+		# the ranked aggregates (list, stats, k [, k1, b]): the rows are the terms
+		if (@at >= 3 && $at[1] eq 'posting_doclen' && defined $rows)
+		{
+			my @a = map { sample_arg($at[$_], $_, $ret) } 1 .. $#at;
+			$sql = "SELECT $name(x, " . join(', ', @a) . ") AS x FROM (VALUES $rows) v(x)";
+		}
 	}
 	else
 	{

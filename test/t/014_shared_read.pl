@@ -10,7 +10,12 @@
 # lists, three sessions that read in place while they take each other's
 # room, then rounds in one session that must evict; the executor
 # terminated under that load; cancelled queries; sessions that exit; the
-# cache off.  No read pin is left behind (gpuidx_info().cache_read_pins).
+# cache off; gpuidx.device = backend (nothing sent, lists read in place).
+# The ranked aggregates over the same rows: in place in the backend, and
+# through the executor with every list sent by key, unread, also when the
+# executor restarts with such requests queued (they come back as cache
+# misses and go again inline).  No read pin is left behind
+# (gpuidx_info().cache_read_pins).
 use strict;
 use warnings;
 use FindBin;
@@ -146,14 +151,74 @@ for my $type (qw(pfor lrc qs))
 		my $rs = gpx_stats($node);
 		is($rs->{lists_read_shared}, '80', "$type ranked $mode: all 80 lists read in place");
 		is($rs->{requests}, '0', "$type ranked $mode: nothing sent to the executor");
+		# gpuidx.device = backend: the same without the cost model
+		$node->safe_psql('postgres', 'SELECT gpuidx_stats_reset()');
+		is($node->safe_psql('postgres', "SET gpuidx.device = backend; $agg"), '0',
+			"$type ranked $mode aggregate, device = backend");
+		$rs = gpx_stats($node);
+		is($rs->{lists_read_shared} . ' ' . $rs->{requests}, '80 0',
+			"$type ranked $mode, device = backend: 80 lists read in place, nothing sent");
 		$node->safe_psql('postgres', 'SELECT gpuidx_stats_reset()');
 		is($node->safe_psql('postgres', "SET gpuidx.device = cpu; $agg"), '0',
 			"$type ranked $mode aggregate, executor = backend");
-		ok(gpx_stats($node)->{requests} > 0, "$type ranked $mode: the executor ranked them");
+		$rs = gpx_stats($node);
+		ok($rs->{requests} > 0, "$type ranked $mode: the executor ranked them");
+		is($rs->{lists_not_read}, '80', "$type ranked $mode: all 80 lists sent by key, unread");
+		is($rs->{cache_hits}, '80', "$type ranked $mode: each one a cache hit");
+		is($rs->{fallbacks}, '0', "$type ranked $mode: no fallback");
+		$node->safe_psql('postgres', "CREATE TABLE rref_$type$mode AS TABLE rref")
+		  if $type eq 'lrc';
 		$node->safe_psql('postgres', 'DROP TABLE rref');
 	}
 }
 is(gpx_info($node)->{cache_read_pins}, '0', 'no read pin left after the ranked aggregates');
+ok(gpx_wait_slots_free($node), 'no request slot left after the ranked aggregates');
+
+# ranked aggregates whose lists went by key, queued at an executor that
+# goes away: the next one holds none of them (a new cache epoch), so it
+# answers "cache miss" and the backend sends everything inline
+for my $mode (qw(and or))
+{
+	my $agg = "SELECT count(*) FROM (SELECT q.qid, (SELECT posting_rank_${mode}_agg("
+	  . "p.docs, s.stats, 50 ORDER BY u.pos) FROM unnest(q.terms) WITH ORDINALITY u(t, pos) "
+	  . "JOIN s_lrc p ON p.term = u.t CROSS JOIN st s) AS res FROM qt q) e "
+	  . "JOIN rref_lrc$mode r USING (qid) WHERE e.res IS DISTINCT FROM r.res";
+	$node->safe_psql('postgres', 'SELECT gpuidx_stats_reset()');
+	$node->safe_psql('postgres', "SELECT gpuidx_inject_fault('hold', 60000)");
+	my $bg = gpx_bg($node, "SET gpuidx.device = cpu; $agg;");
+	ok( $node->poll_query_until('postgres', 'SELECT queued > 0 FROM gpuidx_info()'),
+		"ranked $mode: a request sent by key waits in the queue");
+	my $pid = $node->safe_psql('postgres', 'SELECT executor_pid FROM gpuidx_info()');
+	$node->safe_psql('postgres', "SELECT pg_terminate_backend($pid)");
+	my ($rc, $out, $err) = gpx_bg_finish($bg);
+	chomp $out;
+	is("$rc $out", '0 0', "ranked $mode: the query survives the executor going away, right")
+	  or diag($err);
+	ok(gpx_stats($node)->{lists_not_read} > 0, "ranked $mode: it had sent lists unread");
+	gpx_wait_executor($node);
+	# the restarted executor: cold, then by key again
+	for my $round (1 .. 3)
+	{
+		is($node->safe_psql('postgres', "SET gpuidx.device = cpu; $agg"), '0',
+			"ranked $mode after the restart, round $round = backend");
+	}
+}
+ok(gpx_wait_slots_free($node), 'no request slot left after the restarts');
+
+# gpuidx.device = backend keeps intersections in the backend too, even a
+# GROUP BY of many queries, reading in place (the restart above emptied
+# the cache: the first rounds read the lists and keep them)
+$node->safe_psql('postgres', 'SELECT gpuidx_stats_reset()');
+for my $round (1 .. 3)
+{
+	is(gpx_check_queries($node,
+			'SELECT qid, posting_intersect(docs) AS res FROM qt q JOIN s_qs s '
+			  . 'ON s.term = ANY (q.terms) GROUP BY qid', 'SET gpuidx.device = backend'),
+		'0', "device = backend: GROUP BY = backend, round $round");
+}
+$st = gpx_stats($node);
+is($st->{requests}, '0', 'device = backend: nothing sent to the executor');
+ok($st->{lists_read_shared} > 0, "device = backend: lists read in place ($st->{lists_read_shared})");
 
 # the executor path still finds what backends cached: sent by key, unread
 is(gpx_check_queries($node,
