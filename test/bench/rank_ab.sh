@@ -11,12 +11,16 @@
 # every figure twice (the first in a fresh backend also reads the
 # statistics into its cache).
 #
-#   test/bench/rank_ab.sh OLD_TREE OUTDIR [JOBS] [ROUNDS]
+#   test/bench/rank_ab.sh OLD_TREE OUTDIR [JOBS] [ROUNDS] [FIGURES]
+#
+# FIGURES (default "and10 and1000 floor"): also agg10 and agg1000, ranked
+# AND through posting_rank_and_agg in the backend (gpuidx.device = backend:
+# the lists read in place from the shared cache; both trees must have it).
 #
 # OLD_TREE: a checkout of the old version, e.g.
 #   mkdir /tmp/old && git archive eb6be61 | tar -x -C /tmp/old
 # Writes OUTDIR/rank-ab.txt ("old|new round R: figure|ms per query").
-old=$1 out=$2 jobs=${3:-2} rounds=${4:-4}
+old=$1 out=$2 jobs=${3:-2} rounds=${4:-4} figures=${5:-and10 and1000 floor}
 [ -d "$old" ] && [ -n "$out" ] || { sed -n '2,21p' "$0" >&2; exit 2; }
 old=$(cd "$old" && pwd)
 mkdir -p "$out" && out=$(cd "$out" && pwd)
@@ -54,7 +58,11 @@ BEGIN
 	t0 := clock_timestamp();
 	FOR i IN 1..rounds LOOP
 		FOR r IN SELECT term_ids FROM queries ORDER BY qid LOOP
-			IF mode = 'and' THEN
+			IF mode = 'agg' THEN
+				SELECT count(*) INTO n FROM unnest((SELECT posting_rank_and_agg(l.docs_pfor, c.stats, k ORDER BY u.pos)
+					FROM unnest(r.term_ids) WITH ORDINALITY u(t, pos)
+					LEFT JOIN rank_lists l ON l.term_id = u.t CROSS JOIN collection c));
+			ELSIF mode = 'and' THEN
 				SELECT count(*) INTO n FROM posting_rank_and(ARRAY(
 					SELECT l.docs_pfor FROM unnest(r.term_ids) WITH ORDINALITY u(t, pos)
 					LEFT JOIN rank_lists l ON l.term_id = u.t ORDER BY u.pos),
@@ -77,11 +85,20 @@ for round in $(seq 1 "$rounds"); do
 		if [ $v = old ]; then (cd "$old" && make -s install >/dev/null 2>&1); else make -s install >/dev/null 2>&1; fi
 		pgc_as "$PGC_BIN/pg_ctl" -D "$dir/c/data" -l "$dir/c/server.log" -w -m fast restart >>"$out/restart.log" 2>&1 ||
 			{ echo "restart failed: $(tail -n 3 "$dir/c/server.log")" >&2; exit 1; }
-		pgc_psql -At -c "SET gpuidx.use_executor = off" \
-			-c "SELECT 'and10', ab_time(10, 5, 'and')" -c "SELECT 'and1000', ab_time(1000, 5, 'and')" \
-			-c "SELECT 'floor', ab_time(10, 5, 'floor')" \
-			-c "SELECT 'and10', ab_time(10, 5, 'and')" -c "SELECT 'and1000', ab_time(1000, 5, 'and')" \
-			-c "SELECT 'floor', ab_time(10, 5, 'floor')" | sed "s/^/$v round $round: /"
+		# each figure twice; the aggregate in the backend reading in place
+		args=()
+		for pass in 1 2; do
+			for f in $figures; do
+				case $f in
+					and10) args+=(-c "SET gpuidx.use_executor = off" -c "SELECT 'and10', ab_time(10, 5, 'and')") ;;
+					and1000) args+=(-c "SET gpuidx.use_executor = off" -c "SELECT 'and1000', ab_time(1000, 5, 'and')") ;;
+					floor) args+=(-c "SET gpuidx.use_executor = off" -c "SELECT 'floor', ab_time(10, 5, 'floor')") ;;
+					agg10) args+=(-c "SET gpuidx.use_executor = on" -c "SET gpuidx.device = backend" -c "SELECT 'agg10', ab_time(10, 5, 'agg')") ;;
+					agg1000) args+=(-c "SET gpuidx.use_executor = on" -c "SET gpuidx.device = backend" -c "SELECT 'agg1000', ab_time(1000, 5, 'agg')") ;;
+				esac
+			done
+		done
+		pgc_psql -At "${args[@]}" | grep '|' | sed "s/^/$v round $round: /"
 	done
 done | tee "$out/rank-ab.txt"
 pgc_stop
