@@ -690,6 +690,9 @@ rank_wait(gpx_rank_batch *b, int slot, uint64 gen)
 		look = gpuidx_exec_client_look(slot, gen, start, now, &sleep_ms);
 		if (look == GPX_LOOK_LOCK)
 		{
+			instr_time	waited = now;
+
+			INSTR_TIME_SUBTRACT(waited, start);
 			LWLockAcquire(ctl->lock, LW_EXCLUSIVE);
 			if (sl->generation != gen || sl->owner_pid != MyProcPid)
 			{
@@ -700,7 +703,9 @@ rank_wait(gpx_rank_batch *b, int slot, uint64 gen)
 			}
 			if (sl->state == GPX_SLOT_DONE)
 				look = GPX_LOOK_DONE;
-			else
+			else if (ctl->exec_state == GPX_EXEC_STOPPED ||
+					 (gpuidx_exec_timeout_ms > 0 &&
+					  INSTR_TIME_GET_MILLISEC(waited) >= gpuidx_exec_timeout_ms))
 			{
 				RankFail	f = ctl->exec_state == GPX_EXEC_STOPPED ? RF_DOWN : RF_TIMEOUT;
 
@@ -708,6 +713,8 @@ rank_wait(gpx_rank_batch *b, int slot, uint64 gen)
 				LWLockRelease(ctl->lock);
 				return f;
 			}
+			else
+				look = GPX_LOOK_WAIT;	/* a stale look: wait on */
 			LWLockRelease(ctl->lock);
 		}
 
