@@ -851,8 +851,8 @@ client_collect(ClientCall *c, ClientChunk *ch, bool overhead_sample)
  * in slots DONE, the executor gone, or an interrupt.  Returns true when
  * one came (or may have).
  */
-bool
-gpuidx_exec_client_spin(const int *slots, int n)
+static bool
+client_spin(const int *slots, int n)
 {
 	GpxExecShared *ctl = gpuidx_exec_shm->ctl;
 	instr_time	start,
@@ -943,7 +943,7 @@ gpuidx_exec_client_block(const int *slots, int n, long sleep_ms)
 	if (pg_atomic_add_fetch_u32(&ctl->clients_waiting, 1) >=
 		pg_atomic_read_u32(&ctl->clients_inflight))
 		gpuidx_exec_wake_proc(ctl->exec_procno);
-	if (!gpuidx_exec_client_spin(slots, n))
+	if (!client_spin(slots, n))
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
 						 sleep_ms, GPX_EXEC_WAIT_EVENT);
 	pg_atomic_fetch_sub_u32(&ctl->clients_waiting, 1);

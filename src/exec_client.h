@@ -135,7 +135,8 @@ extern void gpuidx_exec_client_check_gpu(int nq);
 
 /*
  * Waiting for a request, for every kind: a look without the lock, and the
- * sleep (exec_client.c says when each applies).
+ * sleep, after a spin of up to gpuidx.spin_wait (exec_client.c says when
+ * each applies).
  */
 typedef enum GpxExecLook
 {
@@ -147,7 +148,6 @@ typedef enum GpxExecLook
 extern GpxExecLook gpuidx_exec_client_look(int slot, uint64 gen,
 										   instr_time submitted, instr_time now,
 										   long *sleep_ms);
-extern bool gpuidx_exec_client_spin(const int *slots, int n);
 extern void gpuidx_exec_client_block(const int *slots, int n, long sleep_ms);
 
 #endif							/* EXEC_CLIENT_H */
