@@ -534,3 +534,23 @@ bl_init() {
 		make -s -C "$BL_ROOT" -j"$(nproc)" >/dev/null && make -s -C "$BL_ROOT" install >/dev/null || return 1
 	fi
 }
+
+# A/B of two trees on one cluster (rank_ab.sh, rankagg_ab.sh).
+# bl_ab_build OLD OUT JOBS: build the old tree (at OLD) and this one side by
+# side (logs in OUT), then install this one into pg_config's PostgreSQL.
+bl_ab_build() {
+	local old=$1 out=$2 jobs=$3
+	(cd "$old" && make -s -j"$jobs" >"$out/build-old.log" 2>&1) &
+	make -s -j"$jobs" >"$out/build-new.log" 2>&1
+	wait
+	make -s install >/dev/null 2>&1 || { echo "make install failed" >&2; return 1; }
+}
+
+# bl_ab_switch V OLD DIR OUT: install tree V (old: the one at OLD, new: this
+# one) and restart the cluster of DIR (pgc_start DIR/c) on it.
+bl_ab_switch() {
+	local v=$1 old=$2 dir=$3 out=$4
+	if [ "$v" = old ]; then (cd "$old" && make -s install >/dev/null 2>&1); else make -s install >/dev/null 2>&1; fi
+	pgc_as "$PGC_BIN/pg_ctl" -D "$dir/c/data" -l "$dir/c/server.log" -w -m fast restart >>"$out/restart.log" 2>&1 ||
+		{ echo "restart failed: $(tail -n 3 "$dir/c/server.log")" >&2; return 1; }
+}
