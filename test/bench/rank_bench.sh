@@ -51,6 +51,8 @@
 #   time, then times that subset for as long again) RANK_MIN_COUNT (10:
 #   fewer timed executions are "too small to report")
 #   RANK_ARENA (2GB: gpuidx.arena_size) RANK_OUT (docs/bench)
+#   GPUIDX_PG_CONF (more postgresql.conf lines, e.g. 'gpuidx.spin_wait = 100';
+#   the page's server line lists the settings)
 #   RANK_INSTALL (1: as root, make install into a private copy of the
 #   PostgreSQL installation under the work directory, RANK_PRIVATE_PG=0:
 #   into pg_config's own) RANK_APT (1: as root, apt-get install the
@@ -330,7 +332,7 @@ pgc_start "$BL_WORK/pg" "$([ "$EXEC" = yes ] && echo 1 || echo 0)" || exit 1
 if [ "$PGC_PRELOADED" = 1 ]; then
 	for i in $(seq 1 40); do [ "$(bl_executors postgres)" -gt 0 ] && break; sleep 0.5; done
 fi
-echo "server: shared_preload_libraries = '$(bl_val postgres 'SHOW shared_preload_libraries')', gpuidx executors running: $(bl_executors postgres), shared_buffers $(bl_val postgres 'SHOW shared_buffers'), max_parallel_workers_per_gather $(bl_val postgres 'SHOW max_parallel_workers_per_gather') (GIN and RUM may use parallel workers; gpuidx in the backend runs on one core), jit off, fsync off" >>"$RES/meta.txt"
+echo "server: shared_preload_libraries = '$(bl_val postgres 'SHOW shared_preload_libraries')', gpuidx executors running: $(bl_executors postgres), shared_buffers $(bl_val postgres 'SHOW shared_buffers'), max_parallel_workers_per_gather $(bl_val postgres 'SHOW max_parallel_workers_per_gather') (GIN and RUM may use parallel workers; gpuidx in the backend runs on one core), jit off, fsync off; settings: $(echo "$GPUIDX_PG_CONF" | tr '\n' ';' | sed 's/;/; /g')" >>"$RES/meta.txt"
 
 # Where the executor paths run: EXEC_DEV (gpu, cpu, or empty with
 # EXEC_WHY saying why there is none); set once, on the first database.
