@@ -1123,6 +1123,7 @@ gpx_cuda_close(gpx_cuda_ctx *ctx)
 		bool		opened = !ctx->devs.empty();
 
 		/* nothing may run into the caller's memory once closed */
+		gpx_rk_drain(ctx);
 		gpx_cancel_all(ctx);
 		while (gpx_pop_done(ctx, nullptr) != nullptr)
 			;
@@ -1240,6 +1241,7 @@ gpx_cuda_run_batch(gpx_cuda_ctx *ctx, gpx_batch *b, gpx_batch_stats *stats)
 	if (ctx->broken)
 		return gpx_msg(ctx, GPX_CUDA_ERROR, "the gpu context failed earlier");
 	memset(&job, 0, sizeof(job));
+	gpx_rk_drain(ctx);
 	try
 	{
 		gpx_submit(ctx, b, &job);
@@ -1280,6 +1282,7 @@ gpx_cuda_submit(gpx_cuda_ctx *ctx, gpx_batch *b, gpx_cuda_job *job)
 		return gpx_msg(ctx, GPX_CUDA_BAD_INPUT, "invalid batch descriptor");
 	if (ctx->broken)
 		return gpx_msg(ctx, GPX_CUDA_ERROR, "the gpu context failed earlier");
+	gpx_rk_drain(ctx);
 	try
 	{
 		return gpx_submit(ctx, b, job);
@@ -1346,6 +1349,7 @@ gpx_cuda_cancel(gpx_cuda_ctx *ctx)
 {
 	if (ctx == nullptr)
 		return;
+	gpx_rk_drain(ctx);
 	try
 	{
 		gpx_cancel_all(ctx);
@@ -1373,6 +1377,7 @@ gpx_cuda_decode(gpx_cuda_ctx *ctx, const gpx_list *l, uint32_t *out)
 		return gpx_msg(ctx, GPX_CUDA_ERROR, "the gpu context failed earlier");
 	if (l->n == 0)
 		return GPX_CUDA_OK;
+	gpx_rk_drain(ctx);
 	d = ctx->devs[0];
 	GPX_TRY(cudaSetDevice(d->ord));
 	if ((st = gpx_scratch(ctx, (void **) &d->d_scr_in, &d->scr_in_cap, gpx_blob_span(l->len))) != GPX_CUDA_OK ||
@@ -1462,7 +1467,7 @@ gpx_cuda_describe(gpx_cuda_ctx *ctx, char *buf, size_t len)
 				 "%llu batches in %llu chunks, %llu split pieces, %llu direct copies; "
 				 "%d chunk slots per gpu, at most %llu batches in flight, %llu upload waits; "
 				 "graphs %s (%llu launches, %llu instantiated); "
-				 "%llu ranked runs of %llu queries",
+				 "%llu ranked runs of %llu queries, at most %d side by side",
 				 used / 1048576.0, cap / 1048576.0, nl,
 				 hits + misses ? 100.0 * hits / (double) (hits + misses) : 0.0,
 				 (unsigned long long) ev, (unsigned long long) ctx->batches,
@@ -1471,7 +1476,7 @@ gpx_cuda_describe(gpx_cuda_ctx *ctx, char *buf, size_t len)
 				 (unsigned long long) ctx->max_runs, (unsigned long long) waits,
 				 ctx->graphs ? "on" : "off", (unsigned long long) gl,
 				 (unsigned long long) gb, (unsigned long long) ctx->rank_runs,
-				 (unsigned long long) ctx->rank_queries);
+				 (unsigned long long) ctx->rank_queries, ctx->rank_max_side);
 }
 
 /* The last error message of ctx. */

@@ -186,12 +186,10 @@ struct gpx_dev
 	uint8_t    *d_rk_dl = nullptr;
 	size_t		rk_dl_bytes = 0;
 	uint64_t	rk_dl_id = 0;
-	/* ranked retrieval's scratch (gpx_rank_run.cu): device, and pinned
-	 * host memory for the copies in and out; kept between calls */
-	uint8_t    *d_rk = nullptr;
-	size_t		rk_cap = 0;
-	uint8_t    *h_rk = nullptr;
-	size_t		h_rk_cap = 0;
+	/* ranked retrieval's streams, scratch (device, and pinned host memory
+	 * for the copies in and out, kept between calls) and runs in flight
+	 * (gpx_rank_run.cu) */
+	struct gpx_rk_state *rk = nullptr;
 };
 
 /* A batch's queries on one device, and how far they are issued. */
@@ -249,8 +247,10 @@ struct gpx_cuda_ctx
 	int			nslots = 2;		/* chunk slots per device */
 	uint64_t	batches = 0;
 	uint64_t	max_runs = 0;	/* most batches in flight at once */
+	int			rank_streams = 1;	/* ranked runs side by side (gpx_cuda_rank_streams) */
 	uint64_t	rank_runs = 0;	/* ranked batches run (gpx_cuda_rank_run) */
 	uint64_t	rank_queries = 0;	/* their queries */
+	int			rank_max_side = 0;	/* most ranked runs in flight at once */
 	double		prof[5] = {0, 0, 0, 0, 0};	/* host ms: plan, build, issue, wait, collect */
 };
 
@@ -298,6 +298,18 @@ gpx_msg(gpx_cuda_ctx *ctx, gpx_cuda_status st, const char *msg)
  * (gpx_union_run.cu) call it first.  May throw (as the pipeline does).
  */
 gpx_cuda_status gpx_pipeline_finish(gpx_cuda_ctx *ctx);
+
+/*
+ * Wait for every ranked run started (gpx_cuda_rank_start) and not ended,
+ * and end it (answers in its batch, its ticket done): every other entry
+ * point of the back end calls it first, so that a ranked run in flight
+ * never meets the pipeline's chunks or a synchronous driver on the
+ * device list cache (gpx_rank_run.cu).  Never throws.
+ */
+void		gpx_rk_drain(gpx_cuda_ctx *ctx);
+
+/* Release what the ranked driver holds on d (its runs ended). */
+void		gpx_rk_free(gpx_dev *d);
 
 /* ---- device set-up (gpx_cuda_setup.cu) ---- */
 

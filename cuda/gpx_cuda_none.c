@@ -178,3 +178,46 @@ gpx_cuda_union_chunk_slots(uint64_t slots)
 {
 	(void) slots;
 }
+
+/* Unavailable: the ticket is done with that status. */
+gpx_cuda_status
+gpx_cuda_rank_start(gpx_cuda_ctx *ctx, gpx_rank_batch *b, gpx_cuda_rank_stats *stats,
+					gpx_cuda_rank_ticket *tk)
+{
+	(void) ctx;
+	(void) b;
+	if (stats != NULL)
+		memset(stats, 0, sizeof(*stats));
+	if (tk != NULL)
+	{
+		tk->done = 1;
+		tk->status = GPX_CUDA_UNAVAILABLE;
+		snprintf(tk->err, sizeof(tk->err), "gpuidx was built without nvcc");
+	}
+	return GPX_CUDA_UNAVAILABLE;
+}
+
+/* Nothing is ever in flight. */
+int
+gpx_cuda_rank_progress(gpx_cuda_ctx *ctx, int wait)
+{
+	(void) ctx;
+	(void) wait;
+	return 0;
+}
+
+/* No stream to start on. */
+int
+gpx_cuda_rank_free(gpx_cuda_ctx *ctx)
+{
+	(void) ctx;
+	return 0;
+}
+
+/* Nothing to set. */
+void
+gpx_cuda_rank_streams(gpx_cuda_ctx *ctx, int n)
+{
+	(void) ctx;
+	(void) n;
+}

@@ -55,6 +55,52 @@ gpx_cuda_status gpx_cuda_rank_run(gpx_cuda_ctx *ctx, gpx_rank_batch *b,
 								  gpx_cuda_rank_stats *stats);
 
 /*
+ * A ranked batch started by gpx_cuda_rank_start: done becomes 1 when its
+ * run ended (gpx_cuda_rank_progress), status and err then say how; on
+ * GPX_CUDA_OK the batch's answers are in it as gpx_cuda_rank_run leaves
+ * them.  The caller keeps it (and the batch, and the stats) until done.
+ */
+typedef struct gpx_cuda_rank_ticket
+{
+	int			done;
+	gpx_cuda_status status;
+	char		err[256];
+} gpx_cuda_rank_ticket;
+
+/*
+ * Start b (as gpx_cuda_rank_run) without waiting for it: its copies and
+ * kernels are issued on one of the first device's rank streams
+ * (gpx_cuda_rank_streams) and the call returns, so that up to that many
+ * ranked batches run side by side.  A batch of more than one device
+ * round runs to its end before the call returns.  Returns the start's
+ * status: on GPX_CUDA_OK, *tk says when the run is done (at once or by
+ * gpx_cuda_rank_progress); otherwise *tk is done with that status.  When
+ * every stream is busy the oldest run is waited for first.  Every other
+ * call of the back end (gpx_cuda_submit, gpx_cuda_rank_run, unions,
+ * decode, cancel, close) first waits for the ranked runs in flight.
+ */
+gpx_cuda_status gpx_cuda_rank_start(gpx_cuda_ctx *ctx, gpx_rank_batch *b,
+									gpx_cuda_rank_stats *stats,
+									gpx_cuda_rank_ticket *tk);
+
+/*
+ * End the started runs that the device finished (wait: every one),
+ * their tickets then done; returns how many are still in flight.
+ */
+int			gpx_cuda_rank_progress(gpx_cuda_ctx *ctx, int wait);
+
+/* Rank streams free for gpx_cuda_rank_start to use without waiting. */
+int			gpx_cuda_rank_free(gpx_cuda_ctx *ctx);
+
+/*
+ * How many ranked batches may run side by side (1 .. GPX_CUDA_RANK_MAX_STREAMS;
+ * the default 1); takes effect for the next start.
+ */
+void		gpx_cuda_rank_streams(gpx_cuda_ctx *ctx, int n);
+
+#define GPX_CUDA_RANK_MAX_STREAMS 4
+
+/*
  * Candidate slots (12 bytes of device memory each: an AND query has one
  * per posting of its shortest list, an OR query one per posting of each
  * list) that one device round may hold; a round holds at least one query.

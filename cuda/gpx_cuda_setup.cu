@@ -209,8 +209,7 @@ gpx_setup_dev_free(gpx_dev *d)
 	cudaFree(d->d_scr_out);
 	cudaFree(d->d_un);
 	cudaFree(d->d_rk_dl);
-	cudaFree(d->d_rk);
-	cudaFreeHost(d->h_rk);
+	gpx_rk_free(d);
 	if (d->s_comp)
 		cudaStreamDestroy(d->s_comp);
 	(void) cudaGetLastError();
@@ -248,10 +247,11 @@ gpx_setup_dev(gpx_cuda_ctx *ctx, gpx_dev *d, const gpx_cuda_options *opt)
 	GPX_SETUP_TRY(cudaStreamCreateWithFlags(&d->s_comp, cudaStreamNonBlocking));
 	GPX_SETUP_TRY(cudaMemGetInfo(&fr, &tot));
 
-	/* the cache pool: the budget, or a quarter of free memory up to 4 GiB */
+	/* the cache pool: the budget (64 KiB at least), or a quarter of free
+	 * memory up to 4 GiB */
 	pool = opt != nullptr && opt->cache_bytes > 0 ? opt->cache_bytes :
 		std::min(fr / 4, (size_t) 4 << 30);
-	pool = gpx_al(std::max(pool, GPX_MIB), GPX_CUDA_POOL_ALIGN);
+	pool = gpx_al(std::max(pool, (size_t) 64 << 10), GPX_CUDA_POOL_ALIGN);
 	GPX_SETUP_TRY(cudaMalloc((void **) &d->cache.d_pool, pool));
 	d->cache.pool.init(pool);
 

@@ -19,8 +19,18 @@
  * The document lengths of a batch whose statistics have an id (doclen_id)
  * stay on the device until a batch with other statistics comes, so that a
  * stream of batches over one collection uploads them once.
+ *
+ * Up to gpx_cuda_rank_streams batches of one round each run side by side
+ * (gpx_cuda_rank_start): each on a stream of its own with scratch of its
+ * own, ended later by gpx_cuda_rank_progress.  A run reads a list that a
+ * run before it copies into the device list cache only after that copy
+ * (an event), the list cache evicts nothing a run in flight uses (its
+ * sequence number), and the kept document lengths are replaced only once
+ * no run is in flight.  Every other entry point of the back end first
+ * ends the runs in flight (gpx_rk_drain).
  */
 #include <algorithm>
+#include <memory>
 #include <vector>
 
 #include "gpx_cuda_host.cuh"
@@ -90,52 +100,145 @@ struct gpx_rk_lay
 	}
 };
 
+
+/* One round of the driver: queries [first, end) and what they need. */
+struct gpx_rk_chunk
+{
+	uint32_t	first,
+				end;
+	uint64_t	ncand,			/* candidate slots */
+				nres;			/* result slots */
+	uint32_t	ntiles;			/* tiles of the cut */
+	uint32_t	ncut;			/* queries cut */
+	uint64_t	nkeep;			/* their candidate slots (room for the kept) */
+};
+
 /*
- * Make d's scratch hold dev bytes of device memory and host bytes of
- * pinned host memory (grown by half again at least, so that batches
- * growing slowly reallocate seldom).  Nothing may be in flight.
+ * One rank stream of a device: its scratch, and the run in flight on it
+ * (busy) until gpx_rk_end.  Stream 0 is the device's s_comp, the others
+ * are made at first use.
+ */
+struct gpx_rk_slot
+{
+	cudaStream_t st = nullptr;
+	bool		own_stream = false;
+	cudaEvent_t ev_in = nullptr;	/* the run's copies into the list cache done */
+	cudaEvent_t ev_done = nullptr;	/* the run's answers in the pinned scratch */
+	uint8_t    *d = nullptr;	/* device scratch */
+	size_t		dcap = 0;
+	uint8_t    *h = nullptr;	/* pinned host scratch */
+	size_t		hcap = 0;
+	/* the run in flight */
+	bool		busy = false;
+	uint64_t	order = 0;		/* start order among the device's runs */
+	uint64_t	seq = 0;		/* its list-cache use (0: none) */
+	gpx_rank_batch *b = nullptr;
+	gpx_cuda_rank_stats *stats = nullptr;
+	gpx_cuda_rank_ticket *tk = nullptr;
+	std::vector<gpx_rk_query> qs;
+	gpx_rk_chunk c = {0, 0, 0, 0, 0, 0, 0};
+	size_t		o_out = 0;
+	gpx_call_events<5> *evs = nullptr;	/* timing, when stats */
+};
+
+/* What the ranked driver keeps on a device (gpx_dev.rk). */
+struct gpx_rk_state
+{
+	gpx_rk_slot slot[GPX_CUDA_RANK_MAX_STREAMS];
+	uint64_t	started = 0;	/* runs started (orders them) */
+	bool		flush = false;	/* a run failed: drop the list cache once none runs */
+};
+
+/* d's ranked state, made at first use. */
+static gpx_rk_state *
+gpx_rk_of(gpx_dev *d)
+{
+	if (d->rk == nullptr)
+	{
+		d->rk = new gpx_rk_state;
+		d->rk->slot[0].st = d->s_comp;
+	}
+	return d->rk;
+}
+
+/* Release what the ranked driver holds on d (its runs ended). */
+void
+gpx_rk_free(gpx_dev *d)
+{
+	if (d->rk == nullptr)
+		return;
+	for (gpx_rk_slot &s : d->rk->slot)
+	{
+		(void) cudaFree(s.d);
+		(void) cudaFreeHost(s.h);
+		if (s.ev_in)
+			(void) cudaEventDestroy(s.ev_in);
+		if (s.ev_done)
+			(void) cudaEventDestroy(s.ev_done);
+		if (s.own_stream && s.st)
+			(void) cudaStreamDestroy(s.st);
+		delete s.evs;
+	}
+	delete d->rk;
+	d->rk = nullptr;
+}
+
+/*
+ * Make slot s's scratch hold dev bytes of device memory and host bytes
+ * of pinned host memory (grown by half again at least, so that batches
+ * growing slowly reallocate seldom), and its stream and events exist.
+ * Nothing of s may be in flight.
  */
 static gpx_cuda_status
-gpx_rk_reserve(gpx_cuda_ctx *ctx, gpx_dev *d, size_t dev, size_t host)
+gpx_rk_reserve(gpx_cuda_ctx *ctx, gpx_rk_slot *s, size_t dev, size_t host)
 {
-	if (d->rk_cap < dev)
+	if (s->st == nullptr)
 	{
-		size_t		n = gpx_al(std::max(dev, d->rk_cap + d->rk_cap / 2), (size_t) 1 << 20);
-
-		(void) cudaFree(d->d_rk);
-		d->d_rk = nullptr;
-		d->rk_cap = 0;
-		GPX_TRY(cudaMalloc((void **) &d->d_rk, n));
-		d->rk_cap = n;
+		GPX_TRY(cudaStreamCreateWithFlags(&s->st, cudaStreamNonBlocking));
+		s->own_stream = true;
 	}
-	if (d->h_rk_cap < host)
+	if (s->ev_in == nullptr)
+		GPX_TRY(cudaEventCreateWithFlags(&s->ev_in, cudaEventDisableTiming));
+	if (s->ev_done == nullptr)
+		GPX_TRY(cudaEventCreateWithFlags(&s->ev_done, cudaEventDisableTiming));
+	if (s->dcap < dev)
 	{
-		size_t		n = gpx_al(std::max(host, d->h_rk_cap + d->h_rk_cap / 2), (size_t) 1 << 20);
+		size_t		n = gpx_al(std::max(dev, s->dcap + s->dcap / 2), (size_t) 1 << 20);
 
-		(void) cudaFreeHost(d->h_rk);
-		d->h_rk = nullptr;
-		d->h_rk_cap = 0;
-		GPX_TRY(cudaHostAlloc((void **) &d->h_rk, n, cudaHostAllocPortable));
-		d->h_rk_cap = n;
+		(void) cudaFree(s->d);
+		s->d = nullptr;
+		s->dcap = 0;
+		GPX_TRY(cudaMalloc((void **) &s->d, n));
+		s->dcap = n;
+	}
+	if (s->hcap < host)
+	{
+		size_t		n = gpx_al(std::max(host, s->hcap + s->hcap / 2), (size_t) 1 << 20);
+
+		(void) cudaFreeHost(s->h);
+		s->h = nullptr;
+		s->hcap = 0;
+		GPX_TRY(cudaHostAlloc((void **) &s->h, n, cudaHostAllocPortable));
+		s->hcap = n;
 	}
 	return GPX_CUDA_OK;
 }
 
-/* Give back scratch above the GPX_RK_KEEP_* sizes (after a call: nothing in flight). */
+/* Give back s's scratch above the GPX_RK_KEEP_* sizes (its run ended). */
 static void
-gpx_rk_trim(gpx_dev *d)
+gpx_rk_trim(gpx_rk_slot *s)
 {
-	if (d->rk_cap > GPX_RK_KEEP_BYTES)
+	if (s->dcap > GPX_RK_KEEP_BYTES)
 	{
-		(void) cudaFree(d->d_rk);
-		d->d_rk = nullptr;
-		d->rk_cap = 0;
+		(void) cudaFree(s->d);
+		s->d = nullptr;
+		s->dcap = 0;
 	}
-	if (d->h_rk_cap > GPX_RK_KEEP_HOST_BYTES)
+	if (s->hcap > GPX_RK_KEEP_HOST_BYTES)
 	{
-		(void) cudaFreeHost(d->h_rk);
-		d->h_rk = nullptr;
-		d->h_rk_cap = 0;
+		(void) cudaFreeHost(s->h);
+		s->h = nullptr;
+		s->hcap = 0;
 	}
 }
 
@@ -162,18 +265,6 @@ gpx_rk_cands(const gpx_rank_batch *b, const gpx_rank_bquery *bq, uint32_t *drv)
 	}
 	return bq->mode == GPX_RANK_MODE_OR ? c : shortest;
 }
-
-/* One round of the driver: queries [first, end) and what they need. */
-struct gpx_rk_chunk
-{
-	uint32_t	first,
-				end;
-	uint64_t	ncand,			/* candidate slots */
-				nres;			/* result slots */
-	uint32_t	ntiles;			/* tiles of the cut */
-	uint32_t	ncut;			/* queries cut */
-	uint64_t	nkeep;			/* their candidate slots (room for the kept) */
-};
 
 /*
  * Where a round of nq queries and nres result slots puts its counts (at
@@ -231,12 +322,234 @@ gpx_rk_place(gpx_dev *d, const gpx_rank_batch *b, uint32_t i, uint64_t seq,
 		stats->cache_misses++;
 }
 
-/* The driver proper (gpx_rk_run sees to the list cache around it). */
-static gpx_cuda_status
-gpx_rk_body(gpx_cuda_ctx *ctx, gpx_rank_batch *b, gpx_cuda_rank_stats *stats)
+
+/*
+ * Issue chunk c of a's batch on st: the cut's counters zeroed, score,
+ * cut, top-k, then its counts, docIDs and scores copied into the pinned
+ * scratch at hout (device twin dout).
+ */
+static cudaError_t
+gpx_rk_launch(gpx_rk_args *a, const gpx_rk_chunk &c, uint8_t *D, uint8_t *hout, size_t o_out,
+			  size_t o_hk, int sms, gpx_call_events<5> *evs, cudaStream_t st)
 {
-	gpx_dev    *d = ctx->devs[0];
-	cudaStream_t st = d->s_comp;
+	uint32_t	nq = c.end - c.first;
+	size_t		o_odoc,
+				o_osc,
+				out_bytes = gpx_rk_out_lay(nq, c.nres, &o_odoc, &o_osc);
+	cudaError_t e;
+
+	a->nq = nq;
+	a->ntiles = c.ntiles;
+	a->ocount = (uint32_t *) (D + o_out);
+	a->odoc = (uint32_t *) (D + o_out + o_odoc);
+	a->osc = (double *) (D + o_out + o_osc);
+	a->hist = (uint32_t *) (D + o_hk);
+	a->kcount = a->hist + (size_t) c.ncut * 2 * GPX_RK_CUT_BINS;
+	e = evs->record(2, st);
+	if (e == cudaSuccess && c.ntiles > 0)
+		e = cudaMemsetAsync(a->hist, 0, (size_t) c.ncut * (2 * GPX_RK_CUT_BINS + 1) * sizeof(uint32_t), st);
+	if (e == cudaSuccess)
+		e = gpx_cuda_k_rank_score(a, c.ncand, sms, st);
+	if (e == cudaSuccess)
+		e = evs->record(3, st);
+	if (e == cudaSuccess)
+		e = gpx_cuda_k_rank_cut(a, st);
+	if (e == cudaSuccess)
+		e = gpx_cuda_k_rank_topk(a, st);
+	if (e == cudaSuccess)
+		e = evs->record(4, st);
+	if (e == cudaSuccess)
+		e = cudaMemcpyAsync(hout, a->ocount, out_bytes, cudaMemcpyDeviceToHost, st);
+	return e;
+}
+
+/*
+ * Put chunk c's answers, come back into the pinned scratch at hout, where
+ * b wants them; its statistics into stats (NULL: none).
+ */
+static gpx_cuda_status
+gpx_rk_collect(gpx_cuda_ctx *ctx, gpx_rank_batch *b, const std::vector<gpx_rk_query> &qs,
+			   const gpx_rk_chunk &c, const uint8_t *hout, gpx_call_events<5> *evs,
+			   gpx_cuda_rank_stats *stats)
+{
+	size_t		o_odoc,
+				o_osc;
+	const uint32_t *hcnt = (const uint32_t *) hout;
+	const uint32_t *hdoc;
+	const double *hsc;
+
+	(void) gpx_rk_out_lay(c.end - c.first, c.nres, &o_odoc, &o_osc);
+	hdoc = (const uint32_t *) (hout + o_odoc);
+	hsc = (const double *) (hout + o_osc);
+	for (uint32_t q = c.first; q < c.end; q++)
+	{
+		gpx_rank_bquery *bq = &b->queries[q];
+		uint32_t	cnt = hcnt[q - c.first];
+
+		if (cnt > bq->k)
+		{
+			ctx->broken = true;
+			return gpx_msg(ctx, GPX_CUDA_ERROR, "rank kernels returned more than k results");
+		}
+		memcpy(b->out_docs + bq->out_offset, hdoc + qs[q].res_off, cnt * sizeof(uint32_t));
+		memcpy(b->out_scores + bq->out_offset, hsc + qs[q].res_off, cnt * sizeof(double));
+		bq->out_count = cnt;
+		bq->status = GPX_OK;
+		if (stats)
+			stats->results += cnt;
+	}
+	if (stats)
+	{
+		stats->candidates += c.ncand;
+		stats->chunks++;
+		stats->cut_tiles += c.ntiles;
+		for (uint32_t q = c.first; q < c.end; q++)
+			stats->cut_queries += qs[q].ntiles > 0;
+		if (c.first == 0)
+			stats->upload_ms = evs->ms(0, 1);
+		stats->score_ms += evs->ms(2, 3);
+		stats->select_ms += evs->ms(3, 4);
+	}
+	return GPX_CUDA_OK;
+}
+
+/*
+ * The list-cache sequence up to which every use has ended: the oldest
+ * ranked run in flight's less one, or all that was issued.
+ */
+static void
+gpx_rk_seq_done(gpx_dev *d)
+{
+	uint64_t	lo = d->seq_issued;
+
+	for (const gpx_rk_slot &s : d->rk->slot)
+		if (s.busy && s.seq != 0)
+			lo = std::min(lo, s.seq - 1);
+	d->seq_done = std::max(d->seq_done, lo);
+}
+
+/* Mark tk done with st (the context's message on a failure). */
+static void
+gpx_rk_ticket(gpx_cuda_ctx *ctx, gpx_cuda_rank_ticket *tk, gpx_cuda_status st)
+{
+	tk->status = st;
+	tk->err[0] = '\0';
+	if (st != GPX_CUDA_OK)
+		snprintf(tk->err, sizeof(tk->err), "%.255s", ctx->err);
+	tk->done = 1;
+}
+
+/*
+ * End the run in flight on s (wait: once the device finished it; else
+ * only if it has): its answers into its batch, its ticket done, s free.
+ * True when s has no run in flight afterwards.
+ */
+static bool
+gpx_rk_end(gpx_cuda_ctx *ctx, gpx_dev *d, gpx_rk_slot *s, bool wait)
+{
+	gpx_cuda_status st;
+	cudaError_t e;
+
+	if (!s->busy)
+		return true;
+	e = wait ? cudaEventSynchronize(s->ev_done) : cudaEventQuery(s->ev_done);
+	if (!wait && e == cudaErrorNotReady)
+		return false;
+	if (e != cudaSuccess)
+	{
+		ctx->broken = true;
+		st = gpx_fail(ctx, e, "rank kernels");
+	}
+	else
+		st = gpx_rk_collect(ctx, s->b, s->qs, s->c, s->h + s->o_out, s->evs, s->stats);
+	s->busy = false;
+	delete s->evs;
+	s->evs = nullptr;
+	gpx_rk_trim(s);
+	gpx_rk_seq_done(d);
+	if (st == GPX_CUDA_OK)
+	{
+		ctx->rank_runs++;
+		ctx->rank_queries += s->b->nqueries;
+	}
+	else
+		d->rk->flush = true;
+	gpx_rk_ticket(ctx, s->tk, st);
+	return true;
+}
+
+/*
+ * After a run that failed: once no run is in flight, the device list
+ * cache is dropped (entries a failed run made may have no data), as the
+ * union driver drops it.
+ */
+static void
+gpx_rk_after_failure(gpx_dev *d)
+{
+	if (!d->rk->flush)
+		return;
+	for (const gpx_rk_slot &s : d->rk->slot)
+		if (s.busy)
+			return;
+	gpx_cache_flush(&d->cache);
+	d->seq_done = d->seq_issued;
+	d->rk->flush = false;
+}
+
+/* End the runs in flight on d, oldest first (wait: all; see gpx_cuda_rank_progress). */
+static int
+gpx_rk_progress(gpx_cuda_ctx *ctx, gpx_dev *d, bool wait)
+{
+	gpx_rk_state *rs = d->rk;
+	int			left = 0;
+
+	if (rs == nullptr)
+		return 0;
+	for (;;)
+	{
+		gpx_rk_slot *o = nullptr;
+
+		/* the oldest run not looked at yet */
+		for (gpx_rk_slot &s : rs->slot)
+			if (s.busy && (o == nullptr || s.order < o->order))
+				o = &s;
+		if (o == nullptr)
+			break;
+		if (!gpx_rk_end(ctx, d, o, wait || rs->flush))
+		{
+			/* still running: the later ones may have ended */
+			for (gpx_rk_slot &s : rs->slot)
+				if (s.busy && &s != o)
+					(void) gpx_rk_end(ctx, d, &s, false);
+			break;
+		}
+	}
+	gpx_rk_after_failure(d);
+	for (const gpx_rk_slot &s : rs->slot)
+		left += s.busy;
+	return left;
+}
+
+/* Wait for and end every ranked run in flight (gpx_cuda_host.cuh). */
+void
+gpx_rk_drain(gpx_cuda_ctx *ctx)
+{
+	if (ctx == nullptr)
+		return;
+	for (gpx_dev *d : ctx->devs)
+		(void) gpx_rk_progress(ctx, d, true);
+}
+
+/*
+ * Run b on rank stream s of d (gpx_rk_start sees to the list cache and
+ * the ticket around it).  With async and one device round, the call
+ * returns once everything is issued, s busy with the run; otherwise the
+ * run has ended when it returns.
+ */
+static gpx_cuda_status
+gpx_rk_body(gpx_cuda_ctx *ctx, gpx_dev *d, gpx_rk_slot *s, gpx_rank_batch *b,
+			gpx_cuda_rank_stats *stats, gpx_cuda_rank_ticket *tk, bool async)
+{
 	uint32_t	nl = b->nlists;
 	std::vector<uint64_t> offs(nl + 1), boff(nl + 1);
 	std::vector<uint32_t> blk_start(nl + 1);
@@ -252,7 +565,7 @@ gpx_rk_body(gpx_cuda_ctx *ctx, gpx_rank_batch *b, gpx_cuda_rank_stats *stats)
 	bool		use_cache = b->list_keys != nullptr && d->cache.pool.cap > 0;
 	std::vector<gpx_rk_query> qs(b->nqueries);
 	std::vector<gpx_rk_chunk> chunks;
-	gpx_call_events<5> evs;
+	std::unique_ptr<gpx_call_events<5>> evs(new gpx_call_events<5>);
 	gpx_rk_lay	lay;
 	size_t		o_blobs,
 				o_dls,
@@ -288,6 +601,7 @@ gpx_rk_body(gpx_cuda_ctx *ctx, gpx_rank_batch *b, gpx_cuda_rank_stats *stats)
 				max_cut = 0;
 	size_t		dl_bytes = (size_t) b->doclen->span * b->doclen->width;
 	bool		dl_kept;
+	cudaStream_t st;
 	gpx_rk_args a;
 	gpx_cuda_status rs;
 	cudaError_t e;
@@ -299,13 +613,14 @@ gpx_rk_body(gpx_cuda_ctx *ctx, gpx_rank_batch *b, gpx_cuda_rank_stats *stats)
 	for (uint32_t i = 0; i < nl; i++)
 		if (used[i] && !gpx_cuda_list_ok(&b->lists[i]))
 			return gpx_msg(ctx, GPX_CUDA_BAD_INPUT, "list not supported by the gpu kernels");
+	GPX_TRY(cudaSetDevice(d->ord));
 	if (use_cache)
 	{
 		/* the cache's entries are complete and evictable once nothing of the
-		 * pipeline is in flight; this call's seq marks the ones it uses */
+		 * pipeline is in flight; this run's seq marks the ones it uses, and
+		 * the ranked runs in flight keep theirs (gpx_rk_seq_done) */
 		gpx_cuda_status fs;
 
-		GPX_TRY(cudaSetDevice(d->ord));
 		if ((fs = gpx_pipeline_finish(ctx)) != GPX_CUDA_OK)
 			return fs;
 		seq = ++d->seq_issued;
@@ -437,20 +752,26 @@ gpx_rk_body(gpx_cuda_ctx *ctx, gpx_rank_batch *b, gpx_cuda_rank_stats *stats)
 	if (b->doclen_id == 0)
 		o_dl = lay.take(dl_bytes);
 
-	GPX_TRY(cudaSetDevice(d->ord));
-	/* nothing of an earlier call that failed half-way may still use the scratch */
-	GPX_TRY(cudaStreamSynchronize(st));
-	rs = gpx_rk_reserve(ctx, d, lay.at, host_bytes);
+	rs = gpx_rk_reserve(ctx, s, lay.at, host_bytes);
 	if (rs != GPX_CUDA_OK)
 		return rs;
-	D = d->d_rk;
-	H = d->h_rk;
+	st = s->st;
+	/* nothing of an earlier call that failed half-way may still use the scratch */
+	GPX_TRY(cudaStreamSynchronize(st));
+	D = s->d;
+	H = s->h;
 	if (dl_kept)
 		d_dl = d->d_rk_dl;
 	else if (b->doclen_id != 0)
 	{
-		/* the new statistics replace the kept ones (synchronous: none in use) */
-		GPX_TRY(cudaStreamSynchronize(st));
+		/*
+		 * the new statistics replace the kept ones, which the runs in
+		 * flight may read: they end first (synchronous)
+		 */
+		for (gpx_rk_slot &o : d->rk->slot)
+			(void) gpx_rk_end(ctx, d, &o, true);
+		if (ctx->broken)
+			return gpx_msg(ctx, GPX_CUDA_ERROR, "the gpu context failed earlier");
 		(void) cudaFree(d->d_rk_dl);
 		d->d_rk_dl = nullptr;
 		d->rk_dl_id = 0;
@@ -499,9 +820,9 @@ gpx_rk_body(gpx_cuda_ctx *ctx, gpx_rank_batch *b, gpx_cuda_rank_stats *stats)
 	}
 	memcpy(H + o_q, qs.data(), b->nqueries * sizeof(gpx_rk_query));
 
-	if (stats && !evs.create())
+	if (stats && !evs->create())
 		(void) cudaGetLastError();	/* no timing, nothing else changes */
-	GPX_TRY(evs.record(0, st));
+	GPX_TRY(evs->record(0, st));
 	GPX_TRY(cudaMemcpyAsync(D, H, in_bytes, cudaMemcpyHostToDevice, st));
 	for (uint32_t i = 0; i < nl; i++)
 		if (direct[i] && ent[i] == nullptr)
@@ -537,11 +858,20 @@ gpx_rk_body(gpx_cuda_ctx *ctx, gpx_rank_batch *b, gpx_cuda_rank_stats *stats)
 	}
 	if (stats)
 		stats->bytes_in += in_bytes + (dl_kept ? 0 : dl_bytes);
+	/*
+	 * this run's copies into the list cache are done at ev_in; a cached
+	 * list that a run in flight on another stream copies in is read after
+	 * that run's ev_in
+	 */
+	GPX_TRY(cudaEventRecord(s->ev_in, st));
+	for (gpx_rk_slot &o : d->rk->slot)
+		if (o.busy && &o != s)
+			GPX_TRY(cudaStreamWaitEvent(st, o.ev_in, 0));
 	e = gpx_cuda_k_rank_decode((const gpx_dl *) (D + o_dls), (const uint64_t *) (D + o_offs),
 							   (const uint32_t *) (D + o_blk), nl, blk_start[nl],
 							   (uint32_t *) (D + o_docs), (uint32_t *) (D + o_tfs), st);
 	if (e == cudaSuccess)
-		e = evs.record(1, st);
+		e = evs->record(1, st);
 	if (e != cudaSuccess)
 	{
 		ctx->broken = true;
@@ -562,39 +892,34 @@ gpx_rk_body(gpx_cuda_ctx *ctx, gpx_rank_batch *b, gpx_cuda_rank_stats *stats)
 	a.sdoc = (uint32_t *) (D + o_sdoc);
 	a.ssc = (double *) (D + o_ssc);
 	gpx_bm25_init(&a.bm, b->k1, b->b, b->doclen->ndocs, b->doclen->total);
+	if (async && chunks.size() == 1)
+	{
+		/* one round: issued, and ended later (gpx_rk_end) */
+		a.q = (const gpx_rk_query *) (D + o_q);
+		e = gpx_rk_launch(&a, chunks[0], D, H + o_out, o_out, o_hk, d->sms, evs.get(), st);
+		if (e == cudaSuccess)
+			e = cudaEventRecord(s->ev_done, st);
+		if (e != cudaSuccess)
+		{
+			ctx->broken = true;
+			return gpx_fail(ctx, e, "rank kernels");
+		}
+		s->busy = true;
+		s->order = ++d->rk->started;
+		s->seq = seq;
+		s->b = b;
+		s->stats = stats;
+		s->tk = tk;
+		s->qs.swap(qs);
+		s->c = chunks[0];
+		s->o_out = o_out;
+		s->evs = evs.release();
+		return GPX_CUDA_OK;
+	}
 	for (const gpx_rk_chunk &c : chunks)
 	{
-		uint32_t	nq = c.end - c.first;
-		size_t		o_odoc,
-					o_osc,
-					out_bytes = gpx_rk_out_lay(nq, c.nres, &o_odoc, &o_osc);
-		const uint32_t *hcnt = (const uint32_t *) (H + o_out);
-		const uint32_t *hdoc = (const uint32_t *) (H + o_out + o_odoc);
-		const double *hsc = (const double *) (H + o_out + o_osc);
-
 		a.q = (const gpx_rk_query *) (D + o_q) + c.first;
-		a.nq = nq;
-		a.ntiles = c.ntiles;
-		a.ocount = (uint32_t *) (D + o_out);
-		a.odoc = (uint32_t *) (D + o_out + o_odoc);
-		a.osc = (double *) (D + o_out + o_osc);
-		a.hist = (uint32_t *) (D + o_hk);
-		a.kcount = a.hist + (size_t) c.ncut * 2 * GPX_RK_CUT_BINS;
-		e = evs.record(2, st);
-		if (e == cudaSuccess && c.ntiles > 0)
-			e = cudaMemsetAsync(a.hist, 0, (size_t) c.ncut * (2 * GPX_RK_CUT_BINS + 1) * sizeof(uint32_t), st);
-		if (e == cudaSuccess)
-			e = gpx_cuda_k_rank_score(&a, c.ncand, d->sms, st);
-		if (e == cudaSuccess)
-			e = evs.record(3, st);
-		if (e == cudaSuccess)
-			e = gpx_cuda_k_rank_cut(&a, st);
-		if (e == cudaSuccess)
-			e = gpx_cuda_k_rank_topk(&a, st);
-		if (e == cudaSuccess)
-			e = evs.record(4, st);
-		if (e == cudaSuccess)
-			e = cudaMemcpyAsync(H + o_out, a.ocount, out_bytes, cudaMemcpyDeviceToHost, st);
+		e = gpx_rk_launch(&a, c, D, H + o_out, o_out, o_hk, d->sms, evs.get(), st);
 		if (e == cudaSuccess)
 			e = cudaStreamSynchronize(st);
 		if (e != cudaSuccess)
@@ -602,78 +927,101 @@ gpx_rk_body(gpx_cuda_ctx *ctx, gpx_rank_batch *b, gpx_cuda_rank_stats *stats)
 			ctx->broken = true;
 			return gpx_fail(ctx, e, "rank kernels");
 		}
-		for (uint32_t q = c.first; q < c.end; q++)
-		{
-			gpx_rank_bquery *bq = &b->queries[q];
-			uint32_t	cnt = hcnt[q - c.first];
-
-			if (cnt > bq->k)
-			{
-				ctx->broken = true;
-				return gpx_msg(ctx, GPX_CUDA_ERROR, "rank kernels returned more than k results");
-			}
-			memcpy(b->out_docs + bq->out_offset, hdoc + qs[q].res_off, cnt * sizeof(uint32_t));
-			memcpy(b->out_scores + bq->out_offset, hsc + qs[q].res_off, cnt * sizeof(double));
-			bq->out_count = cnt;
-			bq->status = GPX_OK;
-			if (stats)
-				stats->results += cnt;
-		}
-		if (stats)
-		{
-			stats->candidates += c.ncand;
-			stats->chunks++;
-			stats->cut_tiles += c.ntiles;
-			for (uint32_t q = c.first; q < c.end; q++)
-				stats->cut_queries += qs[q].ntiles > 0;
-			if (c.first == 0)
-				stats->upload_ms = evs.ms(0, 1);
-			stats->score_ms += evs.ms(2, 3);
-			stats->select_ms += evs.ms(3, 4);
-		}
+		rs = gpx_rk_collect(ctx, b, qs, c, H + o_out, evs.get(), stats);
+		if (rs != GPX_CUDA_OK)
+			return rs;
 	}
-	gpx_rk_trim(d);
+	gpx_rk_trim(s);
 	return GPX_CUDA_OK;
 }
 
 /*
- * The driver (gpx_cuda_rank_run checks ctx first).  A call that used the
- * device list cache leaves nothing of it in use (the call is synchronous);
- * after a failure the cache is dropped, as the union driver drops it:
- * entries this call made may have no data.
+ * Run b on a free rank stream of the first device (async: among the
+ * ctx->rank_streams first, returning once it is issued when it can;
+ * else on stream 0, alone, to its end), *tk done when it ended.  A
+ * failure drops the device list cache once nothing runs (entries this
+ * run made may have no data).
  */
 static gpx_cuda_status
-gpx_rk_run(gpx_cuda_ctx *ctx, gpx_rank_batch *b, gpx_cuda_rank_stats *stats)
+gpx_rk_start(gpx_cuda_ctx *ctx, gpx_rank_batch *b, gpx_cuda_rank_stats *stats,
+			 gpx_cuda_rank_ticket *tk, bool async)
 {
 	gpx_dev    *d = ctx->devs[0];
+	gpx_rk_state *rs;
+	gpx_rk_slot *s = nullptr;
+	int			n = async ? std::min(std::max(ctx->rank_streams, 1), GPX_CUDA_RANK_MAX_STREAMS) : 1;
 	uint64_t	issued = d->seq_issued;
 	gpx_cuda_status st;
 
+	tk->done = 0;
 	try
 	{
-		st = gpx_rk_body(ctx, b, stats);
+		rs = gpx_rk_of(d);
+	}
+	catch (...)
+	{
+		st = gpx_msg(ctx, GPX_CUDA_OOM, "out of host memory in the rank driver");
+		gpx_rk_ticket(ctx, tk, st);
+		return st;
+	}
+	if (!async)
+		(void) gpx_rk_progress(ctx, d, true);
+	while (s == nullptr)
+	{
+		gpx_rk_slot *o = nullptr;
+
+		for (int i = 0; i < n && s == nullptr; i++)
+			if (!rs->slot[i].busy)
+				s = &rs->slot[i];
+		if (s != nullptr)
+			break;
+		/* every stream busy: the oldest run ends first */
+		for (int i = 0; i < n; i++)
+			if (o == nullptr || rs->slot[i].order < o->order)
+				o = &rs->slot[i];
+		(void) gpx_rk_end(ctx, d, o, true);
+	}
+	try
+	{
+		st = ctx->broken ? gpx_msg(ctx, GPX_CUDA_ERROR, "the gpu context failed earlier") :
+			gpx_rk_body(ctx, d, s, b, stats, tk, async);
 	}
 	catch (...)
 	{
 		st = gpx_msg(ctx, GPX_CUDA_OOM, "out of host memory in the rank driver");
 	}
-	if (d->seq_issued != issued)
 	{
-		if (st != GPX_CUDA_OK)
-			gpx_cache_flush(&d->cache);
-		d->seq_done = d->seq_issued;
+		int			side = 0;
+
+		for (const gpx_rk_slot &o : rs->slot)
+			side += o.busy;
+		ctx->rank_max_side = std::max(ctx->rank_max_side, std::max(side, st == GPX_CUDA_OK ? 1 : 0));
 	}
-	return st;
+	if (st != GPX_CUDA_OK)
+	{
+		if (d->seq_issued != issued)
+		{
+			rs->flush = true;
+			(void) gpx_rk_progress(ctx, d, true);
+		}
+		gpx_rk_ticket(ctx, tk, st);
+		return st;
+	}
+	if (!s->busy)
+	{
+		/* ran to its end here */
+		gpx_rk_seq_done(d);
+		ctx->rank_runs++;
+		ctx->rank_queries += b->nqueries;
+		gpx_rk_ticket(ctx, tk, GPX_CUDA_OK);
+	}
+	return GPX_CUDA_OK;
 }
 
-/* Run a prepared batch of ranked queries on the first device. */
-extern "C" gpx_cuda_status
-gpx_cuda_rank_run(gpx_cuda_ctx *ctx, gpx_rank_batch *b, gpx_cuda_rank_stats *stats)
+/* Check ctx and b for the API's entry points; GPX_CUDA_OK: b may start. */
+static gpx_cuda_status
+gpx_rk_check(gpx_cuda_ctx *ctx, const gpx_rank_batch *b)
 {
-	if (stats)
-		memset(stats, 0, sizeof(*stats));
-	if (ctx == nullptr)
-		return GPX_CUDA_BAD_INPUT;
 	if (b == nullptr || b->doclen == nullptr || (b->nlists > 0 && b->lists == nullptr) ||
 		(b->nterms > 0 && b->terms == nullptr) || (b->nqueries > 0 && b->queries == nullptr))
 		return gpx_msg(ctx, GPX_CUDA_BAD_INPUT, "malformed rank batch");
@@ -681,14 +1029,80 @@ gpx_cuda_rank_run(gpx_cuda_ctx *ctx, gpx_rank_batch *b, gpx_cuda_rank_stats *sta
 		return gpx_msg(ctx, GPX_CUDA_ERROR, "the gpu context failed earlier");
 	if (ctx->devs.empty())
 		return gpx_msg(ctx, GPX_CUDA_NO_DEVICE, "no gpu");
-	{
-		gpx_cuda_status st = gpx_rk_run(ctx, b, stats);
+	return GPX_CUDA_OK;
+}
 
-		if (st == GPX_CUDA_OK)
-		{
-			ctx->rank_runs++;
-			ctx->rank_queries += b->nqueries;
-		}
+/* Run a prepared batch of ranked queries on the first device. */
+extern "C" gpx_cuda_status
+gpx_cuda_rank_run(gpx_cuda_ctx *ctx, gpx_rank_batch *b, gpx_cuda_rank_stats *stats)
+{
+	gpx_cuda_rank_ticket tk;
+	gpx_cuda_status st;
+
+	if (stats)
+		memset(stats, 0, sizeof(*stats));
+	if (ctx == nullptr)
+		return GPX_CUDA_BAD_INPUT;
+	if ((st = gpx_rk_check(ctx, b)) != GPX_CUDA_OK)
+		return st;
+	return gpx_rk_start(ctx, b, stats, &tk, false);
+}
+
+/* Start a prepared batch of ranked queries without waiting (gpx_cuda_rank.h). */
+extern "C" gpx_cuda_status
+gpx_cuda_rank_start(gpx_cuda_ctx *ctx, gpx_rank_batch *b, gpx_cuda_rank_stats *stats,
+					gpx_cuda_rank_ticket *tk)
+{
+	gpx_cuda_status st;
+
+	if (stats)
+		memset(stats, 0, sizeof(*stats));
+	if (tk == nullptr)
+		return ctx == nullptr ? GPX_CUDA_BAD_INPUT :
+			gpx_msg(ctx, GPX_CUDA_BAD_INPUT, "no ticket for a ranked run");
+	tk->done = 1;
+	tk->status = GPX_CUDA_BAD_INPUT;
+	snprintf(tk->err, sizeof(tk->err), "no gpu context");
+	if (ctx == nullptr)
+		return GPX_CUDA_BAD_INPUT;
+	if ((st = gpx_rk_check(ctx, b)) != GPX_CUDA_OK)
+	{
+		gpx_rk_ticket(ctx, tk, st);
 		return st;
 	}
+	return gpx_rk_start(ctx, b, stats, tk, true);
+}
+
+/* End the started runs the device finished (gpx_cuda_rank.h). */
+extern "C" int
+gpx_cuda_rank_progress(gpx_cuda_ctx *ctx, int wait)
+{
+	if (ctx == nullptr || ctx->devs.empty())
+		return 0;
+	return gpx_rk_progress(ctx, ctx->devs[0], wait != 0);
+}
+
+/* Rank streams free to start on (gpx_cuda_rank.h). */
+extern "C" int
+gpx_cuda_rank_free(gpx_cuda_ctx *ctx)
+{
+	int			n,
+				f = 0;
+
+	if (ctx == nullptr || ctx->devs.empty())
+		return 0;
+	n = std::min(std::max(ctx->rank_streams, 1), GPX_CUDA_RANK_MAX_STREAMS);
+	if (ctx->devs[0]->rk == nullptr)
+		return n;
+	for (int i = 0; i < n; i++)
+		f += !ctx->devs[0]->rk->slot[i].busy;
+	return f;
+}
+
+/* Ranked runs side by side (gpx_cuda_rank.h). */
+extern "C" void
+gpx_cuda_rank_streams(gpx_cuda_ctx *ctx, int n)
+{
+	if (ctx != nullptr)
+		ctx->rank_streams = std::min(std::max(n, 1), GPX_CUDA_RANK_MAX_STREAMS);
 }

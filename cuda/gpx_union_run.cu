@@ -610,6 +610,7 @@ gpx_cuda_union_run(gpx_cuda_ctx *ctx, gpx_batch *b, gpx_cuda_union_stats *stats)
 		return gpx_msg(ctx, GPX_CUDA_ERROR, "the gpu context failed earlier");
 	if (ctx->devs.empty())
 		return gpx_msg(ctx, GPX_CUDA_NO_DEVICE, "no gpu");
+	gpx_rk_drain(ctx);
 	try
 	{
 		return gpx_un_run(ctx, b, stats);

@@ -8,8 +8,9 @@
  * with its pointer.  A call (gpuidx_exec_gt_call) is one more mailbox.
  * The GPU thread loops: take submissions and send them to the back end
  * (gpx_cuda_submit) or, a posted task, run it (with the tasks of the same
- * fn_many queued right behind it, in one call); run a call; collect
- * finished jobs (gpx_cuda_reap without waiting); while it has work, or
+ * fn_many queued right behind it, in one call) or start it (an
+ * asynchronous task); run a call; collect finished jobs (gpx_cuda_reap
+ * without waiting) and started tasks that ended; while it has work, or
  * for idle_spin_us after the last, it polls, then it sleeps on a
  * condition variable that the main thread signals when it gives it
  * something.
@@ -45,6 +46,9 @@ struct GpxGpuThread
 	GtRing		in;
 	GtRing		out;
 	int			pending;		/* main thread: submitted, not reaped */
+	GpxGtTask **started;		/* GPU thread: asynchronous tasks started,
+								 * not handed back, in start order */
+	int			nstarted;
 
 	/* a call: set by the main thread, answered by the GPU thread */
 	int			(*call_fn) (gpx_cuda_ctx *ctx, void *arg);
@@ -188,8 +192,9 @@ gt_run_many(GpxGpuThread *gt, GpxGtTask *t)
 }
 
 /*
- * Send every submitted batch to the back end, and run every posted task,
- * in their order; true when there was one.
+ * Send every submitted batch to the back end, and run or start every
+ * posted task, in their order (stopping before an asynchronous task not
+ * ready while others run); true when there was one.
  */
 static bool
 gt_take_submissions(GpxGpuThread *gt)
@@ -197,10 +202,27 @@ gt_take_submissions(GpxGpuThread *gt)
 	gpx_cuda_job *j;
 	bool		any = false;
 
-	while ((j = gt_ring_take(&gt->in)) != NULL)
+	while ((j = gt_ring_peek(&gt->in)) != NULL)
 	{
 		gpx_cuda_status st;
 
+		if (j->b == NULL && ((GpxGtTask *) j)->start != NULL)
+		{
+			/* an asynchronous task: started, then polled (gt_poll_started) */
+			GpxGtTask  *t = (GpxGtTask *) j;
+
+			if (t->ready != NULL && gt->nstarted > 0 && !t->ready(gt->ctx))
+				break;
+			(void) gt_ring_take(&gt->in);
+			any = true;
+			st = t->start(gt->ctx, t->arg);
+			if (st != GPX_CUDA_OK)
+				gt_hand_back_status(gt, j, st);
+			else
+				gt->started[gt->nstarted++] = t;
+			continue;
+		}
+		(void) gt_ring_take(&gt->in);
 		any = true;
 		if (j->b == NULL)
 		{
@@ -217,6 +239,32 @@ gt_take_submissions(GpxGpuThread *gt)
 		if (st != GPX_CUDA_OK)
 			gt_hand_back_status(gt, j, st);	/* refused: back at once */
 	}
+	return any;
+}
+
+/*
+ * Hand back every started task whose work ended (stopping: every one,
+ * ended by its poll); true when there was one.
+ */
+static bool
+gt_poll_started(GpxGpuThread *gt, bool stopping)
+{
+	bool		any = false;
+	int			kept = 0;
+
+	for (int i = 0; i < gt->nstarted; i++)
+	{
+		GpxGtTask  *t = gt->started[i];
+
+		if (t->poll(gt->ctx, t->arg, stopping ? 1 : 0))
+		{
+			gt_hand_back_status(gt, &t->job, GPX_CUDA_OK);
+			any = true;
+		}
+		else
+			gt->started[kept++] = t;
+	}
+	gt->nstarted = kept;
 	return any;
 }
 
@@ -268,6 +316,11 @@ gt_main(void *arg)
 
 		worked |= gt_take_submissions(gt);
 		worked |= gt_answer_call(gt);
+		if (gt->nstarted > 0)
+		{
+			worked |= gt_poll_started(gt, false);
+			last_work = gt_now_us();	/* in flight: keep polling */
+		}
 		if (gpx_cuda_pending(gt->ctx) > 0)
 		{
 			worked |= gt_collect(gt);
@@ -298,6 +351,7 @@ gt_main(void *arg)
 	{
 		gpx_cuda_job *j;
 
+		(void) gt_poll_started(gt, true);
 		while ((j = gt_ring_take(&gt->in)) != NULL)
 		{
 			j->status = GPX_CUDA_ERROR;
@@ -343,10 +397,12 @@ gpuidx_exec_gt_start(gpx_cuda_ctx *ctx, int max_jobs, int idle_spin_us)
 		return NULL;
 	gt->in.jobs = calloc(cap, sizeof(gpx_cuda_job *));
 	gt->out.jobs = calloc(cap, sizeof(gpx_cuda_job *));
-	if (gt->in.jobs == NULL || gt->out.jobs == NULL)
+	gt->started = calloc(cap, sizeof(GpxGtTask *));
+	if (gt->in.jobs == NULL || gt->out.jobs == NULL || gt->started == NULL)
 	{
 		free(gt->in.jobs);
 		free(gt->out.jobs);
+		free(gt->started);
 		free(gt);
 		return NULL;
 	}
@@ -367,6 +423,7 @@ gpuidx_exec_gt_start(gpx_cuda_ctx *ctx, int max_jobs, int idle_spin_us)
 		pthread_mutex_destroy(&gt->mu);
 		free(gt->in.jobs);
 		free(gt->out.jobs);
+		free(gt->started);
 		free(gt);
 		return NULL;
 	}
@@ -455,5 +512,6 @@ gpuidx_exec_gt_stop(GpxGpuThread *gt, gpx_cuda_job **left, int *nleft)
 	pthread_mutex_destroy(&gt->mu);
 	free(gt->in.jobs);
 	free(gt->out.jobs);
+	free(gt->started);
 	free(gt);
 }

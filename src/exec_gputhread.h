@@ -68,6 +68,22 @@ typedef struct GpxGtTask
 	 * every one of them comes back with its result.
 	 */
 	int			(*fn_many) (gpx_cuda_ctx *ctx, void **args, int n);
+
+	/*
+	 * NULL, or the task runs asynchronously (fn and fn_many unused): when
+	 * the thread takes it, start(ctx, arg) issues its work and returns a
+	 * status (other than GPX_CUDA_OK: the task comes back at once with
+	 * it); then, as the thread polls, poll(ctx, arg, 0) until it returns
+	 * nonzero, and the task comes back with GPX_CUDA_OK.  When the thread
+	 * stops it calls poll(ctx, arg, 1), which ends the task (waits for
+	 * what runs, cancels the rest) and returns nonzero.  ready (NULL:
+	 * always) says whether a start now would run without waiting; while
+	 * it says no and started tasks are in flight, the thread takes
+	 * nothing more (the order of submissions is kept).
+	 */
+	int			(*start) (gpx_cuda_ctx *ctx, void *arg);
+	int			(*poll) (gpx_cuda_ctx *ctx, void *arg, int stopping);
+	int			(*ready) (gpx_cuda_ctx *ctx);
 } GpxGtTask;
 
 /* The most tasks one fn_many call takes. */

@@ -104,7 +104,21 @@ typedef struct ExecFlight
 	GpxRankPlan rank_plan;		/* a ranked batch's runs (fl->rank) */
 	GpxGtTask	rank_task;		/* their GPU runs, posted to the GPU thread
 								 * (while a ranked flight is EXEC_ON_GPU) */
+	struct ExecRankTk *rank_tk; /* [rank_plan.ng]: the runs started side by
+								 * side (gpuidx.rank_streams > 1), or NULL */
 } ExecFlight;
+
+/*
+ * A ranked run started on one of the GPU's rank streams (written by the
+ * GPU thread only, from the start of its flight's task until its end).
+ */
+typedef struct ExecRankTk
+{
+	gpx_cuda_rank_ticket tk;
+	bool		started;
+	bool		noted;			/* its end noted in its group */
+	instr_time	t0;				/* started */
+} ExecRankTk;
 
 /* Private state of the executor process. */
 static struct
@@ -119,6 +133,7 @@ static struct
 	int			depth;			/* gpuidx.pipeline_depth it was opened for */
 	bool		graphs;			/* gpuidx.gpu_graphs it was opened for */
 	bool		gpu_thread;		/* gpuidx.gpu_thread it was opened for */
+	int			rank_streams;	/* gpuidx.rank_streams it was opened for */
 	ExecTaken  *tk;				/* [nslots], by slot */
 	ExecFlight	flights[GPX_EXEC_MAX_DEPTH];
 	int			nflight;		/* batches in flight */
@@ -368,6 +383,7 @@ exec_open_device(void)
 	ex.depth = gpuidx_exec_pipeline_depth;
 	ex.graphs = gpuidx_exec_gpu_graphs;
 	ex.gpu_thread = gpuidx_exec_gpu_thread;
+	ex.rank_streams = gpuidx_exec_rank_streams;
 	if (gpuidx_exec_device == GPX_DEVICE_CPU)
 		strlcpy(note, "gpuidx.device is cpu", sizeof(note));
 	else if (ex.cuda == NULL)
@@ -416,6 +432,7 @@ exec_open_device(void)
 
 		gpx_cuda_describe(ex.cuda, d, sizeof(d));
 		snprintf(desc, sizeof(desc), "gpu: %s", d);
+		gpx_cuda_rank_streams(ex.cuda, ex.rank_streams);
 		exec_gpu_thread_start();
 	}
 	else
@@ -628,6 +645,7 @@ exec_flight_free(void)
 }
 
 static bool exec_rank_async(void);
+static bool exec_rank_side_by_side(void);
 
 /*
  * Whether the queue's head is a ranked request (lock held, or an unlocked
@@ -1191,6 +1209,17 @@ exec_rank_async(void)
 }
 
 /*
+ * Whether the GPU thread starts ranked batches side by side on the GPU's
+ * rank streams (exec_rank_post): gpuidx.rank_streams above 1, and not
+ * merged (gpuidx.rank_merge runs them one merged run at a time).
+ */
+static bool
+exec_rank_side_by_side(void)
+{
+	return exec_rank_async() && ex.rank_streams > 1 && !gpuidx_exec_rank_merge_on;
+}
+
+/*
  * Run fn(ex.cuda, arg), a batch that runs synchronously on the GPU (ranked,
  * union), when the executor has one or is asked for one; true when it ran
  * there.  False: the caller runs it on the CPU -- no GPU, or the GPU
@@ -1604,8 +1633,119 @@ exec_gpu_rank_plans_fn(gpx_cuda_ctx *ctx, void **args, int n)
 }
 
 /*
+ * Start fl's runs not started yet while a rank stream is free (the first
+ * one whatever: gpx_cuda_rank_start then waits for the oldest run); on
+ * the GPU thread, no PostgreSQL but instr_time's clock macros.
+ */
+static void
+exec_gpu_rank_issue(gpx_cuda_ctx *ctx, ExecFlight *fl)
+{
+	bool		running = false;
+
+	for (int g = 0; g < fl->rank_plan.ng; g++)
+		running |= fl->rank_tk[g].started && !fl->rank_tk[g].tk.done;
+	for (int g = 0; g < fl->rank_plan.ng; g++)
+	{
+		ExecRankTk *t = &fl->rank_tk[g];
+
+		if (t->started)
+			continue;
+		if (running && gpx_cuda_rank_free(ctx) == 0)
+			break;
+		t->started = true;
+		INSTR_TIME_SET_CURRENT(t->t0);
+		(void) gpx_cuda_rank_start(ctx, fl->rank_plan.g[g].b, NULL, &t->tk);
+		running = true;
+	}
+}
+
+/*
+ * Note in each group of fl the end of its run, once its ticket is done:
+ * status, message, time from its start.  True when every run ended.
+ */
+static bool
+exec_gpu_rank_note(ExecFlight *fl)
+{
+	bool		all = true;
+
+	for (int g = 0; g < fl->rank_plan.ng; g++)
+	{
+		ExecRankTk *t = &fl->rank_tk[g];
+		GpxRankGroup *gr = &fl->rank_plan.g[g];
+		instr_time	t1;
+
+		if (!t->tk.done)
+		{
+			all = false;
+			continue;
+		}
+		if (t->noted)
+			continue;
+		INSTR_TIME_SET_CURRENT(t1);
+		INSTR_TIME_SUBTRACT(t1, t->t0);
+		gr->gpu_status = t->tk.status;
+		gr->gpu_us = INSTR_TIME_GET_MICROSEC(t1);
+		strlcpy(gr->gpu_err, t->tk.err, sizeof(gr->gpu_err));
+		t->noted = true;
+	}
+	return all;
+}
+
+/*
+ * A ranked flight's runs side by side (GpxGtTask start, on the GPU
+ * thread): as many started as rank streams are free.
+ */
+static int
+exec_gpu_rank_start_fn(gpx_cuda_ctx *ctx, void *arg)
+{
+	ExecFlight *fl = arg;
+
+	exec_gpu_rank_issue(ctx, fl);
+	(void) exec_gpu_rank_note(fl);
+	return GPX_CUDA_OK;
+}
+
+/*
+ * Poll a ranked flight's runs (GpxGtTask poll, on the GPU thread): end
+ * those the GPU finished, start the next; stopping, wait for the started
+ * ones and fail the others ("cancelled").  Nonzero when every run ended.
+ */
+static int
+exec_gpu_rank_poll_fn(gpx_cuda_ctx *ctx, void *arg, int stopping)
+{
+	ExecFlight *fl = arg;
+
+	if (stopping)
+	{
+		(void) gpx_cuda_rank_progress(ctx, 1);
+		for (int g = 0; g < fl->rank_plan.ng; g++)
+			if (!fl->rank_tk[g].started)
+			{
+				fl->rank_tk[g].started = true;
+				INSTR_TIME_SET_CURRENT(fl->rank_tk[g].t0);
+				fl->rank_tk[g].tk.status = GPX_CUDA_ERROR;
+				strlcpy(fl->rank_tk[g].tk.err, "cancelled", sizeof(fl->rank_tk[g].tk.err));
+				fl->rank_tk[g].tk.done = 1;
+			}
+		(void) exec_gpu_rank_note(fl);
+		return 1;
+	}
+	(void) gpx_cuda_rank_progress(ctx, 0);
+	exec_gpu_rank_issue(ctx, fl);
+	return exec_gpu_rank_note(fl) ? 1 : 0;
+}
+
+/* Whether a ranked run may start without waiting (GpxGtTask ready). */
+static int
+exec_gpu_rank_ready_fn(gpx_cuda_ctx *ctx)
+{
+	return gpx_cuda_rank_free(ctx) > 0;
+}
+
+/*
  * Send fl, ranked requests, to the GPU thread and go on: its runs go to
- * the GPU in turn with the batches before them, while this thread takes
+ * the GPU in turn with the batches before them (side by side with the
+ * ranked batches before it, gpuidx.rank_streams), while this thread takes
  * and builds the next batch and hands back the last; exec_rank_reaped
  * ends it.
  */
@@ -1624,6 +1764,15 @@ exec_rank_post(ExecFlight *fl)
 	fl->rank_task.fn_many = gpuidx_exec_rank_merge_on ? exec_gpu_rank_plans_fn : NULL;
 	fl->rank_task.arg = &fl->rank_plan;
 	fl->rank_task.job.user = fl;
+	fl->rank_tk = NULL;
+	if (exec_rank_side_by_side())
+	{
+		fl->rank_tk = MemoryContextAllocZero(fl->cxt, sizeof(ExecRankTk) * fl->rank_plan.ng);
+		fl->rank_task.start = exec_gpu_rank_start_fn;
+		fl->rank_task.poll = exec_gpu_rank_poll_fn;
+		fl->rank_task.ready = exec_gpu_rank_ready_fn;
+		fl->rank_task.arg = fl;
+	}
 	fl->where = EXEC_ON_GPU;
 	if (exec_gpu_oom_injected())
 	{
@@ -1977,11 +2126,15 @@ exec_holding(void)
  */
 #define GPX_EXEC_RANK_POSTED (GPX_EXEC_MAX_DEPTH - 2)
 /*
- * With gpuidx.rank_merge off (the default): one running, one ready to
- * start the moment it ends; left queued, the requests after them make the
- * next batch larger.
+ * With gpuidx.rank_merge off (the default): one running on each rank
+ * stream (gpuidx.rank_streams), one ready to start the moment one ends;
+ * left queued, the requests after them make the next batch larger.
  */
-#define GPX_EXEC_RANK_POSTED_ALONE 2
+static int
+exec_rank_posted_alone(void)
+{
+	return Min(exec_rank_side_by_side() ? ex.rank_streams + 1 : 2, GPX_EXEC_MAX_DEPTH - 1);
+}
 
 /*
  * Whether the next queued request is ranked and the GPU thread holds as
@@ -1997,19 +2150,21 @@ exec_rank_full(void)
 	for (int f = 0; f < GPX_EXEC_MAX_DEPTH; f++)
 		posted += ex.flights[f].used && ex.flights[f].rank &&
 			ex.flights[f].where == EXEC_ON_GPU;
-	return posted >= (gpuidx_exec_rank_merge_on ? GPX_EXEC_RANK_POSTED : GPX_EXEC_RANK_POSTED_ALONE) &&
+	return posted >= (gpuidx_exec_rank_merge_on ? GPX_EXEC_RANK_POSTED : exec_rank_posted_alone()) &&
 		exec_head_ranked();
 }
 
 /*
  * Whether a ranked batch may be taken beyond gpuidx.pipeline_depth: a
  * flight is free and the next queued request is a ranked one due at once
- * (exec_rank_due_now).
+ * (exec_rank_due_now), or one that a rank stream may run side by side
+ * with those before (exec_rank_full bounds them).
  */
 static bool
 exec_rank_room(void)
 {
-	return ex.nflight < GPX_EXEC_MAX_DEPTH && exec_rank_due_now();
+	return ex.nflight < GPX_EXEC_MAX_DEPTH &&
+		(exec_rank_due_now() || (exec_rank_side_by_side() && exec_head_ranked()));
 }
 
 /* Background worker entry point of the executor. */
@@ -2069,7 +2224,8 @@ gpuidx_exec_main(Datum main_arg)
 				exec_thread_count() != ex.pool_threads ||
 				gpuidx_exec_pipeline_depth != ex.depth ||
 				gpuidx_exec_gpu_graphs != ex.graphs ||
-				gpuidx_exec_gpu_thread != ex.gpu_thread)
+				gpuidx_exec_gpu_thread != ex.gpu_thread ||
+				gpuidx_exec_rank_streams != ex.rank_streams)
 			{
 				exec_drain();
 				exec_open_device();

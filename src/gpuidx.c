@@ -38,6 +38,7 @@ int			gpuidx_exec_pipeline_depth = 2;
 bool		gpuidx_exec_gpu_graphs = false;
 bool		gpuidx_exec_gpu_thread = true;
 bool		gpuidx_exec_rank_merge_on = false;
+int			gpuidx_exec_rank_streams = 2;
 
 static const struct config_enum_entry device_options[] = {
 	{"auto", GPX_DEVICE_AUTO, false},
@@ -169,6 +170,10 @@ gpuidx_define_gucs(void)
 							 "Run the ranked batches queued at the executor's GPU thread as one GPU run.",
 							 "On: the ranked batches posted behind the one the GPU runs (up to six) run merged the moment it is free, and a ranked request is due at once; off: one GPU run per batch, at most one batch waiting.",
 							 &gpuidx_exec_rank_merge_on, false, PGC_SIGHUP, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("gpuidx.rank_streams",
+							"Ranked batches the executor runs side by side on a GPU.",
+							"Each on a CUDA stream of its own, started by the GPU thread while the others run; 1: one at a time, each run to its end before the next starts. Applies with gpuidx.gpu_thread on and gpuidx.rank_merge off.",
+							&gpuidx_exec_rank_streams, 2, 1, 4, PGC_SIGHUP, 0, NULL, NULL, NULL);
 	DefineCustomEnumVariable("gpuidx.device",
 							 "Where queries run: auto, gpu, cpu or backend.",
 							 "auto keeps cheap queries in the backend and sends the others to the executor; gpu and cpu send every query to the executor, which runs it on a GPU or on CPU threads; backend keeps every query in the backend, which reads the lists the executor's shared cache holds in place. gpu while the executor has no usable GPU is an error, or with gpuidx.executor_fallback on a warning (once per session) and the executor's CPU threads. For the executor itself, backend is auto.",

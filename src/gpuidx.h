@@ -36,6 +36,8 @@ extern int	gpuidx_exec_pipeline_depth;	/* gpuidx.pipeline_depth */
 extern bool gpuidx_exec_gpu_graphs;		/* gpuidx.gpu_graphs */
 extern bool gpuidx_exec_gpu_thread;		/* gpuidx.gpu_thread */
 extern bool gpuidx_exec_rank_merge_on;	/* gpuidx.rank_merge */
+extern int	gpuidx_exec_rank_streams;	/* gpuidx.rank_streams (at most
+										 * GPX_CUDA_RANK_MAX_STREAMS) */
 
 /* Most batches the executor keeps in flight (gpuidx.pipeline_depth). */
 #define GPX_EXEC_MAX_DEPTH 8

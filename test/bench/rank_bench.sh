@@ -469,7 +469,7 @@ rank_run() {
 rank_gpu_runs() {
 	local r
 	sleep 1.2	# the executor refreshes its description at most once a second, when idle
-	r=$(bl_val "$1" "SELECT coalesce(substring(device_active from '[0-9]+ ranked runs of [0-9]+ queries'), '') FROM gpuidx_info()")
+	r=$(bl_val "$1" "SELECT coalesce(substring(device_active from '[0-9]+ ranked runs of [0-9]+ queries(?:, at most [0-9]+ side by side)?'), '') FROM gpuidx_info()")
 	[ -z "$r" ] || printf '; GPU so far: %s' "$r"
 }
 

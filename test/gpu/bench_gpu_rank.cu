@@ -12,7 +12,8 @@
  * no frequencies (the list format has none yet): tf = 1 everywhere.
  *
  *   bench_gpu_rank [--queries N] [--threads N] [--codec pfor|lrc|qs] [--runs N]
- *              [--min-shortest N] [--docs N] [--batches "B ..."] [--no-cut] [--pin]
+ *              [--min-shortest N] [--docs N] [--batches "B ..."] [--streams "S ..."]
+ *              [--no-cut] [--pin] [--keyed]
  *
  * For each of AND and OR, top-10 and top-1000: one batch of N queries
  * (default 1000; only queries whose shortest list has at least
@@ -31,7 +32,10 @@
  * requests: the statistics kept on the device by id (doclen_id, as the
  * executor does), so a batch uploads its lists only; mean wall time and
  * device times per batch (median of --runs rounds of all the batches),
- * every result compared with the CPU's.  --no-cut: no query is cut
+ * every result compared with the CPU's.  --streams "1 2": each batch
+ * size with batches one at a time (gpx_cuda_rank_run, the default) and
+ * up to S side by side on the rank streams (gpx_cuda_rank_start), as
+ * the executor's GPU thread keeps them.  --no-cut: no query is cut
  * before its top-k (gpx_cuda_rank_cut_min), to measure the cut.  --pin:
  * the lists lie in pinned memory, as in the executor's arena, so that
  * long ones are copied to the device from there (gpx_cuda_rank_direct_min).
@@ -376,14 +380,20 @@ pin_collection(gpx_cuda_ctx *ctx, collection &C, std::vector<uint8_t> &arena)
  * The queries qs in batches of bs, each run on the GPU in turn (runs
  * rounds after a warm-up, median round), checked against the CPU's
  * answers in P (one batch of every query, same mode and k): one table row.
+ * streams 1: each batch with gpx_cuda_rank_run, to its end; more: each
+ * started with gpx_cuda_rank_start, up to that many side by side (a start
+ * with every stream busy waits for the oldest run), all ended at the
+ * round's end.
  */
 static bool
 run_small_batches(gpx_cuda_ctx *ctx, const collection &C,
 				  const std::vector<std::vector<int>> &qs, const tbatch &P,
-				  uint32_t mode, uint32_t k, size_t bs, int runs)
+				  uint32_t mode, uint32_t k, size_t bs, int runs, int streams)
 {
 	size_t		nb = (qs.size() + bs - 1) / bs;
 	std::vector<tbatch> G(nb);
+	std::vector<gpx_cuda_rank_stats> gsv(nb);
+	std::vector<gpx_cuda_rank_ticket> tks(nb);
 	std::vector<double> rounds;
 	double		up = 0,
 				sc = 0,
@@ -401,21 +411,36 @@ run_small_batches(gpx_cuda_ctx *ctx, const collection &C,
 		make_batch(G[i], C, sub, mode, k);
 		G[i].b.doclen_id = 1;	/* kept on the device, as by the executor */
 	}
+	gpx_cuda_rank_streams(ctx, streams);
 	for (int r = 0; r <= runs; r++)
 	{
 		double		t0 = now();
 
 		for (size_t i = 0; i < nb; i++)
 		{
-			gpx_cuda_rank_stats gs;
-			gpx_cuda_status st = gpx_cuda_rank_run(ctx, &G[i].b, &gs);
+			gpx_cuda_status st = streams > 1 ?
+				gpx_cuda_rank_start(ctx, &G[i].b, &gsv[i], &tks[i]) :
+				gpx_cuda_rank_run(ctx, &G[i].b, &gsv[i]);
 
 			if (st != GPX_CUDA_OK)
 			{
-				fprintf(stderr, "gpx_cuda_rank_run: %s: %s\n", gpx_cuda_status_str(st),
-						gpx_cuda_last_error(ctx));
+				fprintf(stderr, "gpx_cuda_rank_%s: %s: %s\n", streams > 1 ? "start" : "run",
+						gpx_cuda_status_str(st), gpx_cuda_last_error(ctx));
 				exit(1);
 			}
+		}
+		(void) gpx_cuda_rank_progress(ctx, 1);
+		for (size_t i = 0; i < nb && streams > 1; i++)
+			if (!tks[i].done || tks[i].status != GPX_CUDA_OK)
+			{
+				fprintf(stderr, "ranked run %zu: %s: %s\n", i,
+						tks[i].done ? gpx_cuda_status_str(tks[i].status) : "not done", tks[i].err);
+				exit(1);
+			}
+		for (size_t i = 0; i < nb; i++)
+		{
+			const gpx_cuda_rank_stats &gs = gsv[i];
+
 			if (r == runs)
 			{
 				up += gs.upload_ms;
@@ -442,8 +467,8 @@ run_small_batches(gpx_cuda_ctx *ctx, const collection &C,
 
 		std::sort(v.begin(), v.end());
 		m = v[v.size() / 2];
-		printf("| %s | %u | %zu | %zu | %.3f | %.0f | %.3f / %.3f / %.3f | %llu | %.1f / %.1f | %s |\n",
-			   mode == GPX_RANK_MODE_AND ? "AND" : "OR", k, bs, nb, m * 1e3 / nb,
+		printf("| %s | %u | %zu | %d | %zu | %.3f | %.0f | %.3f / %.3f / %.3f | %llu | %.1f / %.1f | %s |\n",
+			   mode == GPX_RANK_MODE_AND ? "AND" : "OR", k, bs, streams, nb, m * 1e3 / nb,
 			   qs.size() / m, up / nb, sc / nb, se / nb, (unsigned long long) cut,
 			   (double) hits / nb, (double) misses / nb, eq ? "equal" : "DIFFER");
 	}
@@ -475,6 +500,7 @@ main(int argc, char **argv)
 	bool		all_equal = true,
 				pin = false;
 	std::vector<size_t> batches;
+	std::vector<int> streams = {1};
 	std::vector<uint8_t> arena;
 
 	g_threads = (int) std::thread::hardware_concurrency();
@@ -506,6 +532,18 @@ main(int argc, char **argv)
 				if (v > 0)
 					batches.push_back(v);
 		}
+		else if (strcmp(argv[i], "--streams") == 0 && i + 1 < argc)
+		{
+			char	   *p = argv[++i],
+					   *e;
+
+			streams.clear();
+			for (unsigned long v; (v = strtoul(p, &e, 10)), e != p; p = e)
+				if (v > 0 && v <= GPX_CUDA_RANK_MAX_STREAMS)
+					streams.push_back((int) v);
+			if (streams.empty())
+				streams.push_back(1);
+		}
 		else if (strcmp(argv[i], "--pin") == 0)
 			pin = true;
 		else if (strcmp(argv[i], "--keyed") == 0)
@@ -520,7 +558,7 @@ main(int argc, char **argv)
 		{
 			fprintf(stderr, "usage: %s [--queries N] [--threads N] [--codec pfor|lrc|qs] "
 					"[--runs N] [--min-shortest N] [--docs N] [--batches \"B ...\"] "
-					"[--no-cut] [--pin] [--keyed]\n", argv[0]);
+					"[--streams \"S ...\"] [--no-cut] [--pin] [--keyed]\n", argv[0]);
 			return 2;
 		}
 	}
@@ -623,9 +661,9 @@ main(int argc, char **argv)
 
 		printf("\n## Small batches: %zu queries in batches of B, statistics kept on the device\n\n",
 			   sq.size());
-		printf("| mode | k | B | batches | ms per batch | q/s | device upload+decode / score / "
+		printf("| mode | k | B | streams | batches | ms per batch | q/s | device upload+decode / score / "
 			   "cut+select ms per batch | queries cut | lists found / copied into the cache per batch | results |\n");
-		printf("|---|---|---|---|---|---|---|---|---|---|\n");
+		printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
 		for (uint32_t mode = GPX_RANK_MODE_AND; mode <= GPX_RANK_MODE_OR; mode++)
 			for (uint32_t k : {10u, 1000u})
 			{
@@ -634,7 +672,9 @@ main(int argc, char **argv)
 				make_batch(P, C, sq, mode, k);
 				(void) run_cpu(P, g_threads);
 				for (size_t bs : batches)
-					all_equal = run_small_batches(ctx, C, sq, P, mode, k, bs, runs) && all_equal;
+					for (int ns : streams)
+						all_equal = run_small_batches(ctx, C, sq, P, mode, k, bs, runs, ns) &&
+							all_equal;
 			}
 	}
 	gpx_cuda_close(ctx);

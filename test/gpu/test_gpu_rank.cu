@@ -22,6 +22,8 @@
  * kept on the device between batches by id (doclen_id): kept, replaced,
  * left alone by a batch without an id, every answer the CPU's.  The score
  * kernel's warp seeks and window searches on their own (test_seek).
+ * Batches started side by side on several rank streams
+ * (gpx_cuda_rank_start, test_side_by_side), ended in any order.
  *
  *   test_gpu_rank [--quick] [--seed N]
  *
@@ -39,6 +41,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <memory>
 
 #include "gpx_cuda_rank.h"
 #include "gpx_cuda_port.cuh"
@@ -175,56 +178,74 @@ make_batch(tbatch &B, rng &r, uint32_t nl, uint32_t nq, uint32_t kmax)
 	}
 }
 
-/* Run B over C on the CPU (algo) and on ctx; compare everything. */
-static void
-run_case(gpx_cuda_ctx *ctx, const tcoll &C, const tbatch &B, gpx_rank_algo algo,
-		 gpx_cuda_rank_stats *gst, uint64_t dl_id = 0, const gpx_key *keys = nullptr)
+/*
+ * One batch of B over C twice: bc, run on the CPU at once, and bg, for the
+ * GPU, each with its own queries, terms and answers.
+ */
+struct tcase
 {
-	std::vector<gpx_rank_bquery> qc = B.q, qg = B.q;
-	std::vector<gpx_rank_bterm> tc = B.t, tg = B.t;
-	std::vector<uint32_t> dc(B.slots + 1), dg(B.slots + 1, 0xdeadbeef);
-	std::vector<double> sc(B.slots + 1), sg(B.slots + 1, -1.0);
+	std::vector<gpx_rank_bquery> qc,
+				qg;
+	std::vector<gpx_rank_bterm> tc,
+				tg;
+	std::vector<uint32_t> dc,
+				dg;
+	std::vector<double> sc,
+				sg;
 	gpx_rank_batch bc,
 				bg;
+};
+
+/* Fill K for B over C (the GPU's with dl_id and keys) and run the CPU's. */
+static void
+case_prepare(tcase &K, const tcoll &C, const tbatch &B, gpx_rank_algo algo, uint64_t dl_id,
+			 const gpx_key *keys)
+{
 	std::vector<uint64_t> work;
 	size_t		wl;
-	gpx_cuda_status st;
 
-	memset(&bc, 0, sizeof(bc));
-	bc.nqueries = (uint32_t) qc.size();
-	bc.nterms = (uint32_t) tc.size();
-	bc.nlists = (uint32_t) C.lists.size();
-	bc.queries = qc.data();
-	bc.terms = tc.data();
-	bc.lists = C.lists.data();
-	bc.doclen = &C.doclen;
-	bc.k1 = GPX_BM25_K1_DEFAULT;
-	bc.b = GPX_BM25_B_DEFAULT;
-	bc.or_algo = algo;
-	bc.out_docs = dc.data();
-	bc.out_scores = sc.data();
-	bc.out_slots = B.slots;
-	bg = bc;
-	bg.doclen_id = dl_id;
-	bg.list_keys = keys;
-	bg.queries = qg.data();
-	bg.terms = tg.data();
-	bg.out_docs = dg.data();
-	bg.out_scores = sg.data();
-	CHECK(gpx_rank_batch_prepare(&bc) == GPX_OK);
-	CHECK(gpx_rank_batch_prepare(&bg) == GPX_OK);
-	wl = gpx_rank_batch_work_size(&bc, 0, bc.nqueries);
+	K.qc = K.qg = B.q;
+	K.tc = K.tg = B.t;
+	K.dc.assign(B.slots + 1, 0);
+	K.dg.assign(B.slots + 1, 0xdeadbeef);
+	K.sc.assign(B.slots + 1, 0.0);
+	K.sg.assign(B.slots + 1, -1.0);
+	memset(&K.bc, 0, sizeof(K.bc));
+	K.bc.nqueries = (uint32_t) K.qc.size();
+	K.bc.nterms = (uint32_t) K.tc.size();
+	K.bc.nlists = (uint32_t) C.lists.size();
+	K.bc.queries = K.qc.data();
+	K.bc.terms = K.tc.data();
+	K.bc.lists = C.lists.data();
+	K.bc.doclen = &C.doclen;
+	K.bc.k1 = GPX_BM25_K1_DEFAULT;
+	K.bc.b = GPX_BM25_B_DEFAULT;
+	K.bc.or_algo = algo;
+	K.bc.out_docs = K.dc.data();
+	K.bc.out_scores = K.sc.data();
+	K.bc.out_slots = B.slots;
+	K.bg = K.bc;
+	K.bg.doclen_id = dl_id;
+	K.bg.list_keys = keys;
+	K.bg.queries = K.qg.data();
+	K.bg.terms = K.tg.data();
+	K.bg.out_docs = K.dg.data();
+	K.bg.out_scores = K.sg.data();
+	CHECK(gpx_rank_batch_prepare(&K.bc) == GPX_OK);
+	CHECK(gpx_rank_batch_prepare(&K.bg) == GPX_OK);
+	wl = gpx_rank_batch_work_size(&K.bc, 0, K.bc.nqueries);
 	work.resize(wl / 8 + 1);
-	CHECK(gpx_rank_batch_run(&bc, 0, bc.nqueries, work.data(), wl, NULL) == GPX_OK);
-	st = gpx_cuda_rank_run(ctx, &bg, gst);
-	CHECKF(st == GPX_CUDA_OK, "gpx_cuda_rank_run: %s: %s", gpx_cuda_status_str(st),
-		   gpx_cuda_last_error(ctx));
-	if (st != GPX_CUDA_OK)
-		return;
-	for (uint32_t i = 0; i < bc.nqueries; i++)
+	CHECK(gpx_rank_batch_run(&K.bc, 0, K.bc.nqueries, work.data(), wl, NULL) == GPX_OK);
+}
+
+/* The GPU's answers of K against the CPU's, bit for bit. */
+static void
+case_check(const tcase &K)
+{
+	for (uint32_t i = 0; i < K.bc.nqueries; i++)
 	{
-		const gpx_rank_bquery *a = &qc[i],
-				   *g = &qg[i];
+		const gpx_rank_bquery *a = &K.qc[i],
+				   *g = &K.qg[i];
 		uint32_t	bad = UINT32_MAX;
 
 		CHECKF(a->status == GPX_OK, "cpu query %u: status %d", i, a->status);
@@ -238,17 +259,36 @@ run_case(gpx_cuda_ctx *ctx, const tcoll &C, const tbatch &B, gpx_rank_algo algo,
 		{
 			uint64_t	o = a->out_offset + j;
 
-			if (dg[o] != dc[o] || memcmp(&sg[o], &sc[o], sizeof(double)) != 0)
+			if (K.dg[o] != K.dc[o] || memcmp(&K.sg[o], &K.sc[o], sizeof(double)) != 0)
 				bad = j;
 		}
 		CHECKF(bad == UINT32_MAX,
 			   "query %u (%s, %u terms, k %u): result %u: gpu (%u, %.17g) cpu (%u, %.17g)",
 			   i, a->mode == GPX_RANK_MODE_AND ? "and" : "or", a->nterms, a->k, bad,
-			   bad == UINT32_MAX ? 0 : dg[a->out_offset + bad],
-			   bad == UINT32_MAX ? 0.0 : sg[a->out_offset + bad],
-			   bad == UINT32_MAX ? 0 : dc[a->out_offset + bad],
-			   bad == UINT32_MAX ? 0.0 : sc[a->out_offset + bad]);
+			   bad == UINT32_MAX ? 0 : K.dg[a->out_offset + bad],
+			   bad == UINT32_MAX ? 0.0 : K.sg[a->out_offset + bad],
+			   bad == UINT32_MAX ? 0 : K.dc[a->out_offset + bad],
+			   bad == UINT32_MAX ? 0.0 : K.sc[a->out_offset + bad]);
 	}
+}
+
+/*
+ * Run B over C on the CPU (algo) and on the GPU (gpx_cuda_rank_run, with
+ * statistics id dl_id and list keys keys), and compare every answer.
+ */
+static void
+run_case(gpx_cuda_ctx *ctx, const tcoll &C, const tbatch &B, gpx_rank_algo algo,
+		 gpx_cuda_rank_stats *gst, uint64_t dl_id = 0, const gpx_key *keys = nullptr)
+{
+	tcase		K;
+	gpx_cuda_status st;
+
+	case_prepare(K, C, B, algo, dl_id, keys);
+	st = gpx_cuda_rank_run(ctx, &K.bg, gst);
+	CHECKF(st == GPX_CUDA_OK, "gpx_cuda_rank_run: %s: %s", gpx_cuda_status_str(st),
+		   gpx_cuda_last_error(ctx));
+	if (st == GPX_CUDA_OK)
+		case_check(K);
 }
 
 /*
@@ -754,6 +794,127 @@ test_cached_lists(rng &r, bool pinned, bool quick)
 	gpx_cuda_rank_direct_min(0);
 }
 
+/* A batch started on the GPU (gpx_cuda_rank_start) and its ticket. */
+struct tstarted
+{
+	tcase		K;
+	gpx_cuda_rank_ticket tk;
+	bool		checked = false;
+};
+
+/*
+ * Ranked batches side by side (gpx_cuda_rank_start on three rank streams)
+ * over one collection's lists with two sets of statistics kept by id (so
+ * kept, and replaced while other runs are in flight) or none, the lists
+ * keyed in most batches (one run copies a list into the device list cache,
+ * the next reads it), some batches of several device rounds (they run to
+ * their end at once), ends polled at random, a synchronous run and an
+ * intersection now and then (each ends the runs in flight first); with the
+ * default list cache, then one of 128 KiB (entries evicted between runs,
+ * never one that a run in flight uses).  Every answer the CPU's; all three
+ * streams busy at once at least once.
+ */
+static void
+test_side_by_side(rng &r, bool quick)
+{
+	tcoll		C1,
+				C2;
+	std::vector<gpx_key> keys;
+	size_t		nl;
+
+	make_coll(C1, r, quick ? 12000 : 30000, 160, false);
+	relen_coll(C2, C1, r);
+	nl = C1.lists.size();
+	keys.resize(nl);
+	for (size_t i = 0; i < nl; i++)
+	{
+		keys[i].lo = r.next() | 1;
+		keys[i].hi = r.next() & ~GPX_KEY_NAMED_BIT;
+	}
+	for (int phase = 0; phase < 2; phase++)
+	{
+		gpx_cuda_options o;
+		gpx_cuda_ctx *ctx = NULL;
+		char		err[256];
+		std::vector<std::unique_ptr<tstarted>> runs;
+		int			most = 0,
+					n = quick ? 24 : 64;
+
+		memset(&o, 0, sizeof(o));
+		if (phase == 1)
+		{
+			o.cache_bytes = 128u << 10;
+			o.batch_bytes = 16u << 20;
+		}
+		if (gpx_cuda_open(phase == 0 ? NULL : &o, &ctx, err, sizeof(err)) != GPX_CUDA_OK)
+		{
+			CHECKF(false, "gpx_cuda_open: %s", err);
+			return;
+		}
+		gpx_cuda_rank_streams(ctx, 3);
+		CHECK(gpx_cuda_rank_free(ctx) == 3);
+		for (int i = 0; i < n; i++)
+		{
+			tbatch		B;
+			int			pick = (int) r.below(6);
+			const tcoll &C = pick == 0 ? C2 : C1;
+			uint64_t	id = pick == 0 ? 202 : pick == 1 ? 0 : 201;
+			tstarted   *t = new tstarted;
+			gpx_cuda_status st;
+
+			runs.emplace_back(t);
+			make_batch(B, r, (uint32_t) nl, 1 + (uint32_t) r.below(quick ? 4 : 8), 1000);
+			gpx_cuda_rank_chunk_slots(i % 7 == 6 ? 3000 : 0);
+			case_prepare(t->K, C, B, GPX_RANK_AUTO, id, r.below(4) != 0 ? keys.data() : nullptr);
+			st = gpx_cuda_rank_start(ctx, &t->K.bg, NULL, &t->tk);
+			CHECKF(st == GPX_CUDA_OK, "gpx_cuda_rank_start: %s: %s", gpx_cuda_status_str(st),
+				   gpx_cuda_last_error(ctx));
+			most = std::max(most, 3 - gpx_cuda_rank_free(ctx));
+			if (r.below(3) == 0)
+				(void) gpx_cuda_rank_progress(ctx, 0);
+			if (r.below(12) == 0)
+			{
+				tbatch		B2;
+
+				make_batch(B2, r, (uint32_t) nl, 3, 1000);
+				run_case(ctx, C1, B2, GPX_RANK_AUTO, NULL, 201, keys.data());
+				CHECK(gpx_cuda_rank_free(ctx) == 3);
+			}
+			if (r.below(16) == 0)
+			{
+				intersect_check(ctx, C1, keys);
+				CHECK(gpx_cuda_rank_free(ctx) == 3);
+			}
+			for (auto &u : runs)
+				if (!u->checked && u->tk.done)
+				{
+					CHECKF(u->tk.status == GPX_CUDA_OK, "ranked run: %s: %s",
+						   gpx_cuda_status_str(u->tk.status), u->tk.err);
+					case_check(u->K);
+					u->checked = true;
+				}
+		}
+		CHECK(gpx_cuda_rank_progress(ctx, 1) == 0);
+		for (auto &u : runs)
+			if (!u->checked)
+			{
+				CHECK(u->tk.done);
+				CHECKF(u->tk.status == GPX_CUDA_OK, "ranked run: %s: %s",
+					   gpx_cuda_status_str(u->tk.status), u->tk.err);
+				case_check(u->K);
+			}
+		CHECKF(most == 3, "at most %d ranked runs in flight at once", most);
+		{
+			char		desc[1024];
+
+			gpx_cuda_describe(ctx, desc, sizeof(desc));
+			printf("# side by side, phase %d: %s\n", phase, desc);
+		}
+		gpx_cuda_rank_chunk_slots(0);
+		gpx_cuda_close(ctx);
+	}
+}
+
 /* Entry point. */
 int
 main(int argc, char **argv)
@@ -830,6 +991,8 @@ main(int argc, char **argv)
 		test_cached_lists(r, false, quick);
 		unit_case_begin("lists kept in the device list cache by key, from pinned memory");
 		test_cached_lists(r, true, quick);
+		unit_case_begin("ranked batches side by side on three streams");
+		test_side_by_side(r, quick);
 		unit_case_begin("empty batch");
 		{
 			tcoll		C;

@@ -446,5 +446,59 @@ same_rows($node->safe_psql('postgres', "SET gpuidx.executor_timeout = 300; $q_an
 gpx_hold($node, 0);
 ok(gpx_wait_slots_free($node), 'timeouts: nothing leaked');
 
+# ranked batches side by side on the GPU's rank streams (gpuidx.rank_merge
+# off, gpuidx.rank_streams = 3: the GPU thread starts a ranked batch while
+# others run): several backends at once, every answer right, nothing falls
+# back; on the GPU, a ranked batch the GPU fails among them is rerun on the
+# CPU threads
+{
+	$node->append_conf('postgresql.conf', "gpuidx.rank_merge = off\ngpuidx.rank_streams = 3\n");
+	$node->reload;
+	ok(gpx_poll($node, "SELECT current_setting('gpuidx.rank_streams') = '3'"),
+		'side by side: the setting is in force');
+	$node->safe_psql('postgres', 'SELECT gpuidx_stats_reset()');
+	my $dev1 = $gpu ? 'gpu' : 'cpu';
+	for my $round (0 .. 1)
+	{
+		my $f0 = stats()->{gpu_failures};
+		my @jobs;
+		gpx_fault($node, 'gpu_oom', 0) if $gpu && $round == 1;
+		for my $i (0 .. 11)
+		{
+			my ($t, $m) = ($types[$i % 3], $modes[$i % 2]);
+			my $one = $i % 4 < 2;
+			my $q = $one ? single_sql($t, $m, 7) : batch_sql($t, $m, 7);
+			my $want = $one ? $sref{"$t/$m"} : $ref{"$t/$m/7"};
+			push @jobs, [ gpx_bg($node, "SET gpuidx.device = $dev1; SET gpuidx.executor_fallback = off;"
+							. join('', map { "$q;\n" } 1 .. 3)),
+						  join('', map { "$want\n" } 1 .. 3), "$t ranked $m" . ($one ? '' : ' batch') ];
+		}
+		for my $j (@jobs)
+		{
+			my ($rc, $out, $err) = gpx_bg_finish($j->[0]);
+			is($rc, 0, "side by side, round $round: $j->[2] ran") or diag($err);
+			same_rows($out, $j->[1], "side by side, round $round: $j->[2] equals the backend");
+		}
+		my $st = stats();
+		is($st->{fallbacks}, 0, "side by side, round $round: no fallback");
+		if ($gpu && $round == 1)
+		{
+			ok($st->{gpu_failures} > $f0, "side by side, gpu_oom: counted as a gpu failure ($f0 -> $st->{gpu_failures})");
+		}
+		elsif ($gpu)
+		{
+			is($st->{gpu_failures}, 0, 'side by side: no gpu failure');
+		}
+	}
+	if ($gpu)
+	{
+		my $d = $node->safe_psql('postgres', 'SELECT device_active FROM gpuidx_info()');
+		like($d, qr/ranked runs of \d+ queries, at most \d+ side by side/,
+			'side by side: the device counts its ranked runs in flight');
+		diag("side by side: $1") if $d =~ /(at most \d+ side by side)/;
+	}
+	ok(gpx_wait_slots_free($node), 'side by side: nothing leaked');
+}
+
 $node->stop;
 done_testing();

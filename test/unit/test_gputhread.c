@@ -1,7 +1,10 @@
 /*
  * test_gputhread.c - the executor's GPU thread (src/exec_gputhread.c) on
  * its own: posted tasks run in order, and tasks of one fn_many queued
- * right behind each other run in one call.  The thread is built here with
+ * right behind each other run in one call; asynchronous tasks (start,
+ * poll, ready) are started in order while ready, polled until they end,
+ * hold back the tasks behind one not ready, and end when the thread
+ * stops.  The thread is built here with
  * the back end of builds without nvcc (cuda/gpx_cuda_none.c), whose calls
  * never touch the context, so a dummy one serves.
  */
@@ -107,9 +110,152 @@ test_merge_queued(void)
 	gpuidx_exec_gt_stop(gt, NULL, NULL);
 }
 
+/* Asynchronous tasks: two "streams", and each task's state. */
+static _Atomic int a_free = 2;
+static _Atomic int a_started[8];	/* start order (1-based), 0: not started */
+static _Atomic int a_nstarted;
+static _Atomic int a_end[8];		/* set by the test: the task's work ended */
+static _Atomic int a_polls_stopping;
+static _Atomic int a_sync_ran;		/* when the plain task ran: a_nstarted then */
+
+/* start: takes a stream (task 5 fails to start) and notes its order. */
+static int
+atask_start(gpx_cuda_ctx *ctx, void *arg)
+{
+	int			id = (int) (intptr_t) arg;
+
+	(void) ctx;
+	if (id == 5)
+		return GPX_CUDA_OOM;
+	atomic_fetch_sub(&a_free, 1);
+	a_started[id] = atomic_fetch_add(&a_nstarted, 1) + 1;
+	return GPX_CUDA_OK;
+}
+
+/* poll: done once the test ended it (or stopping), its stream given back. */
+static int
+atask_poll(gpx_cuda_ctx *ctx, void *arg, int stopping)
+{
+	int			id = (int) (intptr_t) arg;
+
+	(void) ctx;
+	if (stopping)
+		atomic_fetch_add(&a_polls_stopping, 1);
+	if (!stopping && !atomic_load(&a_end[id]))
+		return 0;
+	atomic_fetch_add(&a_free, 1);
+	return 1;
+}
+
+/* ready: a stream is free. */
+static int
+atask_ready(gpx_cuda_ctx *ctx)
+{
+	(void) ctx;
+	return atomic_load(&a_free) > 0;
+}
+
+/* The plain task posted among them: notes how many had started before it. */
+static int
+atask_sync(gpx_cuda_ctx *ctx, void *arg)
+{
+	(void) ctx;
+	(void) arg;
+	atomic_store(&a_sync_ran, atomic_load(&a_nstarted) + 1);
+	return GPX_CUDA_OK;
+}
+
+/* Reap jobs until n came back or the spins run out; counts them in back[]. */
+static int
+reap_some(GpxGpuThread *gt, GpxGtTask *t, int *back, int *status, int n)
+{
+	int			got = 0;
+
+	for (long spins = 0; got < n && spins < 200000000; spins++)
+	{
+		gpx_cuda_job *j = gpuidx_exec_gt_reap(gt);
+
+		if (j == NULL)
+			continue;
+		back[(GpxGtTask *) j->user - t]++;
+		status[(GpxGtTask *) j->user - t] = j->status;
+		got++;
+	}
+	return got;
+}
+
+/*
+ * Asynchronous tasks 0-2 (two streams), a plain task 3, async 4, async 5
+ * (its start fails), async 6: 0 and 1 start, 2 waits until a stream is
+ * free (and the plain task behind it with it), then everything runs in
+ * order; 6 is still in flight when the thread stops, and comes back.
+ */
+static void
+test_async_tasks(void)
+{
+	static int	dummy;
+	GpxGpuThread *gt = gpuidx_exec_gt_start((gpx_cuda_ctx *) &dummy, 64, 0);
+	GpxGtTask	t[7];
+	int			back[7] = {0},
+				status[7] = {0};
+	gpx_cuda_job *left[8];
+	int			nleft = 0;
+
+	CHECK(gt != NULL);
+	if (gt == NULL)
+		return;
+	memset(t, 0, sizeof(t));
+	for (int i = 0; i < 7; i++)
+	{
+		t[i].fn = atask_sync;
+		if (i != 3)
+		{
+			t[i].start = atask_start;
+			t[i].poll = atask_poll;
+			t[i].ready = atask_ready;
+		}
+		t[i].arg = (void *) (intptr_t) i;
+		t[i].job.user = &t[i];
+	}
+	for (int i = 0; i < 7; i++)
+		gpuidx_exec_gt_post(gt, &t[i]);
+	for (long spins = 0; atomic_load(&a_nstarted) < 2 && spins < 200000000; spins++)
+		;
+	for (volatile long spins = 0; spins < 20000000; spins++)
+		;						/* the thread had time to go further */
+	CHECKF(atomic_load(&a_nstarted) == 2 && a_started[0] == 1 && a_started[1] == 2,
+		   "%d started, 0 as %d, 1 as %d", atomic_load(&a_nstarted), a_started[0], a_started[1]);
+	CHECKF(atomic_load(&a_sync_ran) == 0, "the plain task ran before the one ahead of it started");
+	CHECK(gpuidx_exec_gt_reap(gt) == NULL);
+	atomic_store(&a_end[1], 1);		/* the second ends first */
+	CHECK(reap_some(gt, t, back, status, 1) == 1 && back[1] == 1);
+	for (long spins = 0; atomic_load(&a_nstarted) < 3 && spins < 200000000; spins++)
+		;
+	CHECK(a_started[2] == 3);
+	atomic_store(&a_end[0], 1);
+	atomic_store(&a_end[2], 1);
+	atomic_store(&a_end[4], 1);
+	/* 0, 2, 3 (plain), 4, 5 (refused) come back; 6 stays in flight */
+	CHECK(reap_some(gt, t, back, status, 5) == 5);
+	CHECKF(atomic_load(&a_sync_ran) == 4, "the plain task ran after %d starts, want 3",
+		   atomic_load(&a_sync_ran) - 1);
+	CHECK(a_started[4] == 4 && a_started[6] == 5 && a_started[5] == 0);
+	CHECK(status[5] == GPX_CUDA_OOM);
+	for (int i = 0; i < 5; i++)
+		CHECKF(back[i] == 1 && status[i] == GPX_CUDA_OK, "task %d: back %d, status %d", i,
+			   back[i], status[i]);
+	CHECK(back[6] == 0);
+	gpuidx_exec_gt_stop(gt, left, &nleft);
+	CHECKF(nleft == 1 && left[0] == &t[6].job && left[0]->status == GPX_CUDA_OK,
+		   "%d left at the stop", nleft);
+	CHECK(atomic_load(&a_polls_stopping) == 1);
+	CHECK(atomic_load(&a_free) == 2);
+}
+
 int
 main(void)
 {
 	UNIT_RUN(test_merge_queued());
+	UNIT_RUN(test_async_tasks());
 	return unit_finish();
 }
