@@ -27,7 +27,7 @@
  * results are compared, docIDs and score bits.  Prints a markdown table;
  * the figures are this machine's, this run's.
  *
- * --batches "1 16": then the same queries (at most 2000) in batches of B
+ * --batches "1 16" (or "1,16"): then the same queries (at most 2000) in batches of B
  * queries, one after the other, as the executor sends a few backends'
  * requests: the statistics kept on the device by id (doclen_id, as the
  * executor does), so a batch uploads its lists only; mean wall time and
@@ -528,6 +528,8 @@ main(int argc, char **argv)
 			char	   *p = argv[++i],
 					   *e;
 
+			for (char *c = p; *c; c++)
+				*c = *c == ',' ? ' ' : *c;	/* "1,4,16" as "1 4 16" */
 			for (unsigned long v; (v = strtoul(p, &e, 10)), e != p; p = e)
 				if (v > 0)
 					batches.push_back(v);
@@ -538,6 +540,8 @@ main(int argc, char **argv)
 					   *e;
 
 			streams.clear();
+			for (char *c = p; *c; c++)
+				*c = *c == ',' ? ' ' : *c;
 			for (unsigned long v; (v = strtoul(p, &e, 10)), e != p; p = e)
 				if (v > 0 && v <= GPX_CUDA_RANK_MAX_STREAMS)
 					streams.push_back((int) v);
