@@ -1633,29 +1633,24 @@ exec_gpu_rank_plans_fn(gpx_cuda_ctx *ctx, void **args, int n)
 }
 
 /*
- * Start fl's runs not started yet while a rank stream is free (the first
- * one whatever: gpx_cuda_rank_start then waits for the oldest run); on
+ * Start fl's runs not started yet while a rank stream is free (none is
+ * free only while runs are in flight, whose ends a later poll sees); on
  * the GPU thread, no PostgreSQL but instr_time's clock macros.
  */
 static void
 exec_gpu_rank_issue(gpx_cuda_ctx *ctx, ExecFlight *fl)
 {
-	bool		running = false;
-
-	for (int g = 0; g < fl->rank_plan.ng; g++)
-		running |= fl->rank_tk[g].started && !fl->rank_tk[g].tk.done;
 	for (int g = 0; g < fl->rank_plan.ng; g++)
 	{
 		ExecRankTk *t = &fl->rank_tk[g];
 
 		if (t->started)
 			continue;
-		if (running && gpx_cuda_rank_free(ctx) == 0)
+		if (gpx_cuda_rank_free(ctx) == 0)
 			break;
 		t->started = true;
 		INSTR_TIME_SET_CURRENT(t->t0);
 		(void) gpx_cuda_rank_start(ctx, fl->rank_plan.g[g].b, NULL, &t->tk);
-		running = true;
 	}
 }
 
