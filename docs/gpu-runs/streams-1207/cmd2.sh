@@ -18,4 +18,4 @@ step "rank_streams 1 rc=$?"
 timeout 170 test/bench/rank_bench.sh --label rank-streams2 > /tmp/r2.log 2>&1; step "rank_streams 2 rc=$?"
 GPUIDX_PG_CONF="gpuidx.rank_streams = 3" timeout 170 test/bench/rank_bench.sh --label rank-streams3 > /tmp/r3.log 2>&1
 step "rank_streams 3 rc=$?"
-tail -3 /tmp/r*.log >> $OUT/steps.log
+for f in /tmp/r1.log /tmp/r2.log /tmp/r3.log; do tail -n 3 $f; done >> $OUT/steps.log
