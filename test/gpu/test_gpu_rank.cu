@@ -809,7 +809,8 @@ struct tstarted
  * keyed in most batches (one run copies a list into the device list cache,
  * the next reads it), some batches of several device rounds (they run to
  * their end at once), ends polled at random, a synchronous run and an
- * intersection now and then (each ends the runs in flight first); with the
+ * intersection now and then (each ends the runs in flight first), a batch
+ * with a list the kernels refuse (its start fails, the others go on); with the
  * default list cache, then one of 128 KiB (entries evicted between runs,
  * never one that a run in flight uses).  Every answer the CPU's; all three
  * streams busy at once at least once.
@@ -870,6 +871,30 @@ test_side_by_side(rng &r, bool quick)
 			CHECKF(st == GPX_CUDA_OK, "gpx_cuda_rank_start: %s: %s", gpx_cuda_status_str(st),
 				   gpx_cuda_last_error(ctx));
 			most = std::max(most, 3 - gpx_cuda_rank_free(ctx));
+			if (i == n / 2)
+			{
+				/* a batch the kernels cannot take, while others run */
+				tstarted	bad;
+				tbatch		B3;
+				std::vector<gpx_list> bl = C1.lists;
+				int			victim = -1;
+
+				make_batch(B3, r, (uint32_t) nl, 2, 1000);
+				for (const gpx_rank_bterm &bt : B3.t)
+					if (victim < 0 && bt.list >= 0 && bl[bt.list].n > 0)
+						victim = bt.list;
+				if (victim >= 0)
+				{
+					case_prepare(bad.K, C1, B3, GPX_RANK_AUTO, 201, keys.data());
+					bl[victim].nblocks++;
+					bad.K.bg.lists = bl.data();
+					st = gpx_cuda_rank_start(ctx, &bad.K.bg, NULL, &bad.tk);
+					CHECKF(st == GPX_CUDA_BAD_INPUT && bad.tk.done &&
+						   bad.tk.status == GPX_CUDA_BAD_INPUT,
+						   "a bad list: start %s, ticket done %d status %s", gpx_cuda_status_str(st),
+						   bad.tk.done, gpx_cuda_status_str(bad.tk.status));
+				}
+			}
 			if (r.below(3) == 0)
 				(void) gpx_cuda_rank_progress(ctx, 0);
 			if (r.below(12) == 0)
