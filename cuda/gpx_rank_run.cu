@@ -614,6 +614,20 @@ gpx_rk_body(gpx_cuda_ctx *ctx, gpx_dev *d, gpx_rk_slot *s, gpx_rank_batch *b,
 		if (used[i] && !gpx_cuda_list_ok(&b->lists[i]))
 			return gpx_msg(ctx, GPX_CUDA_BAD_INPUT, "list not supported by the gpu kernels");
 	GPX_TRY(cudaSetDevice(d->ord));
+	dl_kept = b->doclen_id != 0 && d->d_rk_dl != nullptr && d->rk_dl_id == b->doclen_id &&
+		d->rk_dl_bytes == dl_bytes;
+	if (!dl_kept && b->doclen_id != 0)
+	{
+		/*
+		 * the new statistics will replace the kept ones, which the runs in
+		 * flight may read: they end first (before this run's use of the
+		 * list cache, which their ends would otherwise count as done)
+		 */
+		for (gpx_rk_slot &o : d->rk->slot)
+			(void) gpx_rk_end(ctx, d, &o, true);
+		if (ctx->broken)
+			return gpx_msg(ctx, GPX_CUDA_ERROR, "the gpu context failed earlier");
+	}
 	if (use_cache)
 	{
 		/* the cache's entries are complete and evictable once nothing of the
@@ -747,8 +761,6 @@ gpx_rk_body(gpx_cuda_ctx *ctx, gpx_dev *d, gpx_rk_slot *s, gpx_rank_batch *b,
 	o_sdoc = lay.take(max_scr * sizeof(uint32_t));
 	o_ssc = lay.take(max_scr * sizeof(double));
 	o_hk = lay.take((size_t) max_cut * (2 * GPX_RK_CUT_BINS + 1) * sizeof(uint32_t));
-	dl_kept = b->doclen_id != 0 && d->d_rk_dl != nullptr && d->rk_dl_id == b->doclen_id &&
-		d->rk_dl_bytes == dl_bytes;
 	if (b->doclen_id == 0)
 		o_dl = lay.take(dl_bytes);
 
@@ -764,14 +776,7 @@ gpx_rk_body(gpx_cuda_ctx *ctx, gpx_dev *d, gpx_rk_slot *s, gpx_rank_batch *b,
 		d_dl = d->d_rk_dl;
 	else if (b->doclen_id != 0)
 	{
-		/*
-		 * the new statistics replace the kept ones, which the runs in
-		 * flight may read: they end first (synchronous)
-		 */
-		for (gpx_rk_slot &o : d->rk->slot)
-			(void) gpx_rk_end(ctx, d, &o, true);
-		if (ctx->broken)
-			return gpx_msg(ctx, GPX_CUDA_ERROR, "the gpu context failed earlier");
+		/* the new statistics replace the kept ones (no run in flight: above) */
 		(void) cudaFree(d->d_rk_dl);
 		d->d_rk_dl = nullptr;
 		d->rk_dl_id = 0;
