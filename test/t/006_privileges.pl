@@ -268,6 +268,7 @@ my %want_ctx = (
 	'gpuidx.spin_wait' => 'sighup', 'gpuidx.pipeline_depth' => 'sighup',
 	'gpuidx.gpu_graphs' => 'sighup', 'gpuidx.gpu_thread' => 'sighup',
 	'gpuidx.rank_merge' => 'sighup',
+	'gpuidx.rank_streams' => 'sighup',
 	'gpuidx.use_executor' => 'user', 'gpuidx.executor_fallback' => 'user',
 	'gpuidx.executor_timeout' => 'user');
 my %ctx = map { split /\|/ } split /\n/, $node->safe_psql('postgres',

@@ -8,7 +8,9 @@
  * the back end of builds without nvcc (cuda/gpx_cuda_none.c), whose calls
  * never touch the context, so a dummy one serves.
  */
+#include <sched.h>
 #include <stdatomic.h>
+#include <time.h>
 #include <string.h>
 
 #include "../../src/exec_gputhread.c"
@@ -165,18 +167,43 @@ atask_sync(gpx_cuda_ctx *ctx, void *arg)
 	return GPX_CUDA_OK;
 }
 
-/* Reap jobs until n came back or the spins run out; counts them in back[]. */
+/* Seconds on a monotonic clock. */
+static double
+mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Wait (yielding) until *v reaches at least want, at most 30 s; its value. */
+static int
+wait_at_least(_Atomic int *v, int want)
+{
+	double		t0 = mono_s();
+
+	while (atomic_load(v) < want && mono_s() - t0 < 30)
+		sched_yield();
+	return atomic_load(v);
+}
+
+/* Reap jobs until n came back or 30 s passed; counts them in back[]. */
 static int
 reap_some(GpxGpuThread *gt, GpxGtTask *t, int *back, int *status, int n)
 {
 	int			got = 0;
+	double		t0 = mono_s();
 
-	for (long spins = 0; got < n && spins < 200000000; spins++)
+	while (got < n && mono_s() - t0 < 30)
 	{
 		gpx_cuda_job *j = gpuidx_exec_gt_reap(gt);
 
 		if (j == NULL)
+		{
+			sched_yield();
 			continue;
+		}
 		back[(GpxGtTask *) j->user - t]++;
 		status[(GpxGtTask *) j->user - t] = j->status;
 		got++;
@@ -219,19 +246,20 @@ test_async_tasks(void)
 	}
 	for (int i = 0; i < 7; i++)
 		gpuidx_exec_gt_post(gt, &t[i]);
-	for (long spins = 0; atomic_load(&a_nstarted) < 2 && spins < 200000000; spins++)
-		;
-	for (volatile long spins = 0; spins < 20000000; spins++)
-		;						/* the thread had time to go further */
+	(void) wait_at_least(&a_nstarted, 2);
+	{
+		double		t0 = mono_s();
+
+		while (mono_s() - t0 < 0.05)
+			sched_yield();		/* the thread had time to go further */
+	}
 	CHECKF(atomic_load(&a_nstarted) == 2 && a_started[0] == 1 && a_started[1] == 2,
 		   "%d started, 0 as %d, 1 as %d", atomic_load(&a_nstarted), a_started[0], a_started[1]);
 	CHECKF(atomic_load(&a_sync_ran) == 0, "the plain task ran before the one ahead of it started");
 	CHECK(gpuidx_exec_gt_reap(gt) == NULL);
 	atomic_store(&a_end[1], 1);		/* the second ends first */
 	CHECK(reap_some(gt, t, back, status, 1) == 1 && back[1] == 1);
-	for (long spins = 0; atomic_load(&a_nstarted) < 3 && spins < 200000000; spins++)
-		;
-	CHECK(a_started[2] == 3);
+	CHECK(wait_at_least(&a_nstarted, 3) >= 3 && a_started[2] == 3);
 	atomic_store(&a_end[0], 1);
 	atomic_store(&a_end[2], 1);
 	atomic_store(&a_end[4], 1);
