@@ -100,7 +100,6 @@ struct gpx_rk_lay
 	}
 };
 
-
 /* One round of the driver: queries [first, end) and what they need. */
 struct gpx_rk_chunk
 {
@@ -322,11 +321,10 @@ gpx_rk_place(gpx_dev *d, const gpx_rank_batch *b, uint32_t i, uint64_t seq,
 		stats->cache_misses++;
 }
 
-
 /*
  * Issue chunk c of a's batch on st: the cut's counters zeroed, score,
- * cut, top-k, then its counts, docIDs and scores copied into the pinned
- * scratch at hout (device twin dout).
+ * cut, top-k, then its counts, docIDs and scores copied from the device
+ * scratch D's out area (at o_out) into the pinned scratch at hout.
  */
 static cudaError_t
 gpx_rk_launch(gpx_rk_args *a, const gpx_rk_chunk &c, uint8_t *D, uint8_t *hout, size_t o_out,
@@ -440,6 +438,26 @@ gpx_rk_ticket(gpx_cuda_ctx *ctx, gpx_cuda_rank_ticket *tk, gpx_cuda_status st)
 }
 
 /*
+ * The bookkeeping of a run of b that ended with st, in flight or not:
+ * the list-cache uses that ended, the device's counts, the list cache to
+ * drop after a failure (gpx_rk_after_failure), tk done.
+ */
+static void
+gpx_rk_ended(gpx_cuda_ctx *ctx, gpx_dev *d, const gpx_rank_batch *b, gpx_cuda_rank_ticket *tk,
+			 gpx_cuda_status st)
+{
+	gpx_rk_seq_done(d);
+	if (st == GPX_CUDA_OK)
+	{
+		ctx->rank_runs++;
+		ctx->rank_queries += b->nqueries;
+	}
+	else
+		d->rk->flush = true;
+	gpx_rk_ticket(ctx, tk, st);
+}
+
+/*
  * End the run in flight on s (wait: once the device finished it; else
  * only if it has): its answers into its batch, its ticket done, s free.
  * True when s has no run in flight afterwards.
@@ -466,15 +484,7 @@ gpx_rk_end(gpx_cuda_ctx *ctx, gpx_dev *d, gpx_rk_slot *s, bool wait)
 	delete s->evs;
 	s->evs = nullptr;
 	gpx_rk_trim(s);
-	gpx_rk_seq_done(d);
-	if (st == GPX_CUDA_OK)
-	{
-		ctx->rank_runs++;
-		ctx->rank_queries += s->b->nqueries;
-	}
-	else
-		d->rk->flush = true;
-	gpx_rk_ticket(ctx, s->tk, st);
+	gpx_rk_ended(ctx, d, s->b, s->tk, st);
 	return true;
 }
 
@@ -954,7 +964,7 @@ gpx_rk_start(gpx_cuda_ctx *ctx, gpx_rank_batch *b, gpx_cuda_rank_stats *stats,
 	gpx_dev    *d = ctx->devs[0];
 	gpx_rk_state *rs;
 	gpx_rk_slot *s = nullptr;
-	int			n = async ? std::min(std::max(ctx->rank_streams, 1), GPX_CUDA_RANK_MAX_STREAMS) : 1;
+	int			n = async ? ctx->rank_streams : 1;
 	uint64_t	issued = d->seq_issued;
 	gpx_cuda_status st;
 
@@ -995,13 +1005,6 @@ gpx_rk_start(gpx_cuda_ctx *ctx, gpx_rank_batch *b, gpx_cuda_rank_stats *stats,
 	{
 		st = gpx_msg(ctx, GPX_CUDA_OOM, "out of host memory in the rank driver");
 	}
-	{
-		int			side = 0;
-
-		for (const gpx_rk_slot &o : rs->slot)
-			side += o.busy;
-		ctx->rank_max_side = std::max(ctx->rank_max_side, std::max(side, st == GPX_CUDA_OK ? 1 : 0));
-	}
 	if (st != GPX_CUDA_OK)
 	{
 		if (d->seq_issued != issued)
@@ -1012,14 +1015,16 @@ gpx_rk_start(gpx_cuda_ctx *ctx, gpx_rank_batch *b, gpx_cuda_rank_stats *stats,
 		gpx_rk_ticket(ctx, tk, st);
 		return st;
 	}
-	if (!s->busy)
 	{
-		/* ran to its end here */
-		gpx_rk_seq_done(d);
-		ctx->rank_runs++;
-		ctx->rank_queries += b->nqueries;
-		gpx_rk_ticket(ctx, tk, GPX_CUDA_OK);
+		/* the runs in flight, and this one if it ran to its end here */
+		int			side = s->busy ? 0 : 1;
+
+		for (const gpx_rk_slot &o : rs->slot)
+			side += o.busy;
+		ctx->rank_max_side = std::max(ctx->rank_max_side, side);
 	}
+	if (!s->busy)
+		gpx_rk_ended(ctx, d, b, tk, GPX_CUDA_OK);
 	return GPX_CUDA_OK;
 }
 
@@ -1096,7 +1101,7 @@ gpx_cuda_rank_free(gpx_cuda_ctx *ctx)
 
 	if (ctx == nullptr || ctx->devs.empty())
 		return 0;
-	n = std::min(std::max(ctx->rank_streams, 1), GPX_CUDA_RANK_MAX_STREAMS);
+	n = ctx->rank_streams;
 	if (ctx->devs[0]->rk == nullptr)
 		return n;
 	for (int i = 0; i < n; i++)

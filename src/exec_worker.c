@@ -1716,8 +1716,6 @@ exec_gpu_rank_poll_fn(gpx_cuda_ctx *ctx, void *arg, int stopping)
 		for (int g = 0; g < fl->rank_plan.ng; g++)
 			if (!fl->rank_tk[g].started)
 			{
-				fl->rank_tk[g].started = true;
-				INSTR_TIME_SET_CURRENT(fl->rank_tk[g].t0);
 				fl->rank_tk[g].tk.status = GPX_CUDA_ERROR;
 				strlcpy(fl->rank_tk[g].tk.err, "cancelled", sizeof(fl->rank_tk[g].tk.err));
 				fl->rank_tk[g].tk.done = 1;
