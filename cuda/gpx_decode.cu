@@ -389,14 +389,31 @@ gpx_d_pipe(const gpx_dl *L, uint32_t *out, uint32_t lane, uint32_t wid,
 #define GPX_DEC_EPAIRS(CODEC, VER) (CODEC == GPX_CODEC_QS && VER == 2 && (GPX_DEC_FAST & GPX_DEC_E2))
 
 /*
+ * The fewest blocks of a v2 qs list that the pair kernel (GPX_DEC_E2)
+ * decodes; a shorter list, one block a warp (twice the warps of a grid
+ * that is less than a wave).  0: every list in pairs.  The emulation's
+ * few, so that its tests run both kernels.
+ */
+#ifndef GPX_DEC_E2_MIN
+#ifdef GPX_EMU
+#define GPX_DEC_E2_MIN 64
+#else
+#define GPX_DEC_E2_MIN 16384
+#endif
+#endif
+#if GPX_DEC_E2_MIN > 0 && GPX_DEC_PIPE_QS
+#error "GPX_DEC_E2_MIN launches short v2 qs lists unpiped: not with GPX_DEC_PIPE_QS"
+#endif
+
+/*
  * Decode every block of L (codec CODEC) into out (16-byte aligned).  VER:
  * the lists' format version when the launch knows it (the fast decoders'
  * builds), so that the version and codec tests fold away; 0: read from L.
- * With GPX_DEC_P2 / GPX_DEC_E2 warp w takes blocks 2w and 2w + 1 (the
- * launch's grid is halved to match).  PIPE: the pipelined loop
+ * With GPX_DEC_P2 / GPX_DEC_E2 (and EP) warp w takes blocks 2w and
+ * 2w + 1 (the launch's grid is halved to match).  PIPE: the pipelined loop
  * (gpx_d_pipe) of a grid smaller than the list, for the codecs it serves.
  */
-template <int CODEC, int VER, bool PIPE>
+template <int CODEC, int VER, bool PIPE, bool EP = true>
 __global__ void GPX_DEC_BOUNDS
 gpx_k_decode_list(gpx_dl L, uint32_t *out)
 {
@@ -453,7 +470,7 @@ gpx_k_decode_list(gpx_dl L, uint32_t *out)
 				gpx_d_dec_one(&L, blk, lane, xs, out + ((size_t) blk << L.log2_block));
 		}
 	}
-	else if (GPX_DEC_EPAIRS(CODEC, VER))
+	else if (EP && GPX_DEC_EPAIRS(CODEC, VER))
 	{
 		/* warp w: blocks 2w and 2w + 1, together when both are full EF blocks */
 		__shared__ __align__(16) uint32_t ob_all[GPX_D_WARPS][512];
@@ -522,6 +539,8 @@ cudaError_t
 gpx_cuda_k_decode_list(const gpx_dl *L, uint32_t *out, cudaStream_t st)
 {
 	uint32_t	grid;
+	bool		epairs = (GPX_DEC_FAST & GPX_DEC_E2) && L->codec == GPX_CODEC_QS &&
+		L->version != GPX_FORMAT_V1 && L->nblocks + 1 > (uint32_t) GPX_DEC_E2_MIN;
 #if GPX_DEC_FAST & GPX_DEC_PIPE
 	bool		pipe = false;
 #endif
@@ -529,8 +548,7 @@ gpx_cuda_k_decode_list(const gpx_dl *L, uint32_t *out, cudaStream_t st)
 	if (L->nblocks == 0)
 		return cudaSuccess;
 	grid = (L->nblocks + GPX_D_WARPS - 1) / GPX_D_WARPS;
-	if (((GPX_DEC_FAST & GPX_DEC_P2) && L->codec == GPX_CODEC_PFOR) ||
-		((GPX_DEC_FAST & GPX_DEC_E2) && L->codec == GPX_CODEC_QS && L->version != GPX_FORMAT_V1))
+	if (((GPX_DEC_FAST & GPX_DEC_P2) && L->codec == GPX_CODEC_PFOR) || epairs)
 		grid = ((L->nblocks + 1) / 2 + GPX_D_WARPS - 1) / GPX_D_WARPS;
 #if GPX_DEC_FAST & GPX_DEC_PIPE
 	if (GPX_DEC_PIPED(L->codec, L->version == GPX_FORMAT_V1 ? GPX_FORMAT_V1 : 2))
@@ -554,6 +572,14 @@ gpx_cuda_k_decode_list(const gpx_dl *L, uint32_t *out, cudaStream_t st)
 #else
 #define GPX_DEC_LAUNCH_V(C, V) \
 	GPX_LAUNCH((gpx_k_decode_list<C, V, false>), grid, GPX_D_THREADS, st, *L, out)
+#endif
+#if GPX_DEC_E2_MIN > 0
+	if (!epairs && L->codec == GPX_CODEC_QS && L->version != GPX_FORMAT_V1)
+	{
+		/* a v2 qs list too short for pairs (never piped: GPX_DEC_PIPE_QS 0) */
+		GPX_LAUNCH((gpx_k_decode_list<GPX_CODEC_QS, 2, false, false>), grid, GPX_D_THREADS, st, *L, out);
+		return cudaGetLastError();
+	}
 #endif
 #if GPX_DEC_FAST
 #define GPX_DEC_LAUNCH(C) \

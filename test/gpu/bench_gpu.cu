@@ -342,6 +342,45 @@ bench_write_only(uint32_t *out, uint32_t n, uint32_t log2_block)
 			*(uint4 *) (o + j) = make_uint4(blk, j, lane, n);
 }
 
+/* A kernel that does nothing: what a timed launch costs with no work. */
+__global__ void
+bench_empty(void)
+{
+}
+
+/*
+ * Median ms of an empty one-warp launch timed like the decode table's
+ * "kernel" column (events around it, queued behind a spin kernel): the
+ * part of every kernel time there that no kernel can save.
+ */
+static float
+bench_empty_ms(void)
+{
+	cudaEvent_t e0,
+				e1;
+	std::vector<float> t;
+
+	CK(cudaEventCreate(&e0));
+	CK(cudaEventCreate(&e1));
+	for (int i = 0; i < 200; i++)
+	{
+		float		m;
+
+		bench_spin<<<1, 1>>>(50000);
+		CK(cudaEventRecord(e0));
+		bench_empty<<<1, 32>>>();
+		CK(cudaEventRecord(e1));
+		CK(cudaEventSynchronize(e1));
+		CK(cudaEventElapsedTime(&m, e0, e1));
+		t.push_back(m);
+	}
+	CK(cudaGetLastError());
+	cudaEventDestroy(e0);
+	cudaEventDestroy(e1);
+	std::sort(t.begin(), t.end());
+	return t[t.size() / 2];
+}
+
 /* Decode: only lists of these sizes (empty: the default sizes). */
 static std::vector<uint64_t> g_dec_sizes;
 
@@ -369,6 +408,7 @@ bench_decode(bool quick, const std::vector<int> &codecs, double copy_gbs)
 		   "dispatch overhead spread over %d); write-only: a kernel of the same grid\n"
 		   "that writes the same n words and decodes nothing, timed like kernel.\n"
 		   "Medians of many runs.\n\n", BENCH_B2B, BENCH_B2B);
+	printf("empty kernel (one warp, timed like kernel): %.4f ms\n\n", bench_empty_ms());
 	printf("| codec | docIDs | density | bits/docID | kernel ms | G docIDs/s | GB/s | of copy bw | with launch ms | G docIDs/s with launch | back to back ms | G docIDs/s back to back | write-only ms | check |\n");
 	printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
 	for (uint64_t n : sizes)

@@ -19,7 +19,7 @@
 # "fast:-DGPX_DEC_FAST=7 pairs:-DGPX_DEC_FAST=31" against
 # -DGPX_DEC_FAST=0), CHOSEN (the variant the tests run with, default
 # pipe: it has every fast path), ROUNDS (2),
-# SIZES (1000000,100000000), BUDGET (seconds for everything, default 330;
+# SIZES (1000000,100000000), FORMATS (the format versions, default "2 1"), BUDGET (seconds for everything, default 330;
 # a step that would start with less than 20 s left is skipped).
 # Run from the repository root after `source .gpubundle/device-env.sh`.
 set -u
@@ -29,6 +29,7 @@ VARIANTS=${VARIANTS:-pipe:-DGPX_DEC_FAST=63}
 CHOSEN=${CHOSEN:-pipe}
 ROUNDS=${ROUNDS:-2}
 SIZES=${SIZES:-1000000,100000000}
+FORMATS=${FORMATS:-2 1}
 BUDGET=${BUDGET:-330}
 START=$(date +%s)
 mkdir -p "$O" && O=$(cd "$O" && pwd) || exit 1
@@ -65,7 +66,7 @@ echo "builds done in $(( $(date +%s) - START )) s" | tee -a "$O/summary.log"
 
 # -- the decode tables, interleaved
 for r in $(seq 1 "$ROUNDS"); do
-	for f in 2 1; do
+	for f in $FORMATS; do
 		for n in $names; do
 			if [ "$(left)" -lt 20 ]; then
 				echo "round $r format $f $n: skipped (budget spent)" | tee -a "$O/summary.log"
@@ -79,6 +80,7 @@ for r in $(seq 1 "$ROUNDS"); do
 	done
 done
 echo "benches done at $(( $(date +%s) - START )) s" | tee -a "$O/summary.log"
+grep -E "^empty kernel" "$O/bench.log" | sort | uniq -c | tee -a "$O/summary.log"
 
 # -- summary: G docIDs/s (and % of copy bandwidth) per run, ratio of means
 awk -v names="$names" '

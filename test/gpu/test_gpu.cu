@@ -152,7 +152,9 @@ make_list(rng &r, dist d, uint32_t n, uint64_t universe = (uint64_t) GPX_MAX_DOC
 	else if (d == D_DENSE)
 	{
 		/*
-		 * bitmap blocks: stretches at densities 1 .. 1/3, with sparse
+		 * bitmap blocks: stretches at densities 1 .. 1/3, and at 1/4 with
+		 * random gaps of 1 to 7 (bitmap blocks whose ones lie unevenly:
+		 * a lane's eight ones past a 32-bit window), with sparse
 		 * stretches between them (blocks of every form in one list)
 		 */
 		uint64_t	x = r.below(1u << 20);
@@ -160,12 +162,13 @@ make_list(rng &r, dist d, uint32_t n, uint64_t universe = (uint64_t) GPX_MAX_DOC
 		while (v.size() < n && x <= GPX_MAX_DOCID)
 		{
 			uint32_t	run = 1 + (uint32_t) r.below(600);
-			uint64_t	step = r.unit() < 0.8 ? 1 + r.below(3) : 1 + r.below(5000);
+			double		u = r.unit();
+			uint64_t	step = u < 0.6 ? 1 + r.below(3) : u < 0.8 ? 7 : 1 + r.below(5000);
 
 			for (uint32_t k = 0; k < run && v.size() < n && x <= GPX_MAX_DOCID; k++)
 			{
 				v.push_back((uint32_t) x);
-				x += step == 1 ? 1 : (step <= 3 ? 1 + r.below(step) : step);
+				x += step == 1 ? 1 : (step <= 7 ? 1 + r.below(step) : step);
 			}
 		}
 		if (v.size() < n)		/* ran into 2^31-1: a dense run below it */
