@@ -57,15 +57,6 @@
 #define GPX_DEC_FAST	63
 #endif
 
-/*
- * Bitmap blocks (v2 qs): 1, decoded by rank, each lane's 8 consecutive
- * elements from a search and a select (gpx_d_bm8); 0, word-parallel, each
- * lane writing the values of its words' ones (gpx_d_bm_words).
- */
-#ifndef GPX_DEC_BM8
-#define GPX_DEC_BM8		1
-#endif
-
 /* Upper-bit words a fast Elias-Fano / bitmap block may span. */
 #define GPX_DEC_UW		64
 /* v1 qs: where the upper words start in the stage (the low bits before) */
@@ -1364,120 +1355,6 @@ gpx_d_lrc8(const gpx_dl *L, uint32_t blk, uint32_t lane, uint32_t *xs, uint32_t 
 }
 
 /*
- * Decode a v2 bitmap block blk of cnt elements whose bits span at most 64
- * words by rank, as gpx_d_ef8 decodes an Elias-Fano block, but lean: lane
- * l loads words 2l and 2l + 1 into registers (the bits before the block's
- * first and from its end masked off) and stores them into xs, one warp
- * scan of their popcounts and a 5-step search find the word holding the
- * lane's first rank, a select its bit, and gpx_d_run8 the next ones from
- * 32-bit windows of xs.  v[s] = element 8 lane + s (element 0: the
- * block's first docID; element j >= 1: the value of the block's one of
- * rank j - 1, first + 1 + its bit offset), for those below cnt.  False
- * (warp-uniform, nothing decoded) when the block does not fit.  All lanes
- * must call; the caller __syncwarp()s before reusing xs.
- */
-GPX_DEV bool
-gpx_d_bm8(const gpx_dl *L, uint32_t blk, uint32_t cnt, uint32_t lane, uint32_t *xs,
-		  uint32_t v[8])
-{
-	uint32_t	w0,
-				sb,
-				nbits,
-				first,
-				nw,
-				lastw,
-				emask,
-				a = 0,
-				c = 0,
-				pc,
-				incl,
-				k = 0,
-				r,
-				wd,
-				cw,
-				wi,
-				p,
-				m = cnt - 1,	/* the block's ones */
-				T = lane != 0 ? 8 * lane - 1 : 0,	/* this lane's first rank */
-				nr = lane != 0 ? 8u : 7u,
-				need = T < m ? (m - T < nr ? m - T : nr) : 0,
-				add,
-				rv[8];
-	const uint32_t low[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-
-	gpx_d_span(L, blk, &w0, &sb, &nbits, &first);
-	nw = (nbits + 31) >> 5;
-	if (nbits <= sb || nw > 64 || w0 > L->payload_words || nw > L->payload_words - w0)
-		return false;
-	{
-		const uint8_t *g = L->payload + 4 * ((size_t) w0 + 2 * lane);
-
-		if (2 * lane < nw)
-			a = gpx_load32(g);
-		if (2 * lane + 1 < nw)
-			c = gpx_load32(g + 4);
-	}
-	/* only the block's bits: from sb in word 0, below nbits in the last */
-	lastw = (nbits - 1) >> 5;
-	emask = gpx_mask(((nbits - 1) & 31) + 1);
-	if (lane == 0)
-		a &= ~0u << sb;
-	if (2 * lane == lastw)
-		a &= emask;
-	if (2 * lane + 1 == lastw)
-		c &= emask;
-	xs[2 * lane] = a;
-	xs[2 * lane + 1] = c;
-	if (lane == 0)
-		xs[64] = 0;				/* the last window's second word */
-	pc = __popc(a) + __popc(c);
-	incl = gpx_d_warp_incl(pc, lane);
-	/* k: the pairs of words whose ones all rank below T */
-#pragma unroll
-	for (uint32_t s = 16; s >= 1; s >>= 1)
-		if (__shfl_sync(GPX_D_FULL, incl, k + s - 1) <= T)
-			k += s;
-	r = T - __shfl_sync(GPX_D_FULL, incl - pc, k);
-	wd = __shfl_sync(GPX_D_FULL, a, k);
-	cw = __shfl_sync(GPX_D_FULL, c, k);
-	wi = 2 * k;
-	if (r >= (uint32_t) __popc(wd))
-	{
-		r -= __popc(wd);
-		wd = cw;
-		wi++;
-	}
-	__syncwarp();				/* xs holds every lane's words */
-	add = first + 1 - sb;		/* the value of the one at bit p: p + add */
-	if (need > 0)
-	{
-		uint32_t	W;
-
-		p = 32 * wi + gpx_select32(wd, r);
-		W = __brev(gpx_d_win(xs, p));
-		rv[0] = p + add;
-		if ((uint32_t) __popc(W) >= need)
-			gpx_d_run8<true, false>(xs, p, W, p, 0, low, add, 32 * nw, need, rv);
-		else
-			gpx_d_run8<true, true>(xs, p, W, p, 0, low, add, 32 * nw, need, rv);
-	}
-	if (lane == 0)
-	{
-		v[0] = first;
-#pragma unroll
-		for (int s = 1; s < 8; s++)
-			v[s] = rv[s - 1];
-	}
-	else
-	{
-#pragma unroll
-		for (int s = 0; s < 8; s++)
-			v[s] = rv[s];
-	}
-	return true;
-}
-
-/*
  * Decode block blk with the fast decoder of its form, if GPX_DEC_FAST
  * has one for it: values in v (per: 8 or 4 consecutive elements per
  * lane, as the decoders above) or, per 0, in xs[0 .. cnt) (bitmaps).
@@ -1500,18 +1377,12 @@ gpx_d_fast(const gpx_dl *L, uint32_t blk, uint32_t form, uint32_t cnt,
 		gpx_d_lrc8(L, blk, lane, xs, v);
 		return true;
 	}
-#if GPX_DEC_BM8
-	if ((GPX_DEC_FAST & GPX_DEC_EF) && form == GPX_FORM_BITMAP &&
-		gpx_d_bm8(L, blk, cnt, lane, xs, v))
-		return true;
-#else
 	if ((GPX_DEC_FAST & GPX_DEC_EF) && form == GPX_FORM_BITMAP &&
 		gpx_d_bm_words(L, blk, cnt, lane, xs))
 	{
 		*per = 0;				/* the values are in xs already */
 		return true;
 	}
-#endif
 	if ((GPX_DEC_FAST & GPX_DEC_EF) &&
 		(form == GPX_FORM_QS1 || form == GPX_FORM_EF || form == GPX_FORM_BITMAP))
 	{

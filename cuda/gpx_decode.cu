@@ -398,7 +398,7 @@ gpx_d_pipe(const gpx_dl *L, uint32_t *out, uint32_t lane, uint32_t wid,
 #ifdef GPX_EMU
 #define GPX_DEC_E2_MIN 64
 #else
-#define GPX_DEC_E2_MIN 16384
+#define GPX_DEC_E2_MIN 6144
 #endif
 #endif
 #if GPX_DEC_E2_MIN > 0 && GPX_DEC_PIPE_QS

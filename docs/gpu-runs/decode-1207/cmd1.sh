@@ -1,9 +1,9 @@
 #!/bin/bash
-# device call 1 (#21): the decode kernels A/B on the GPU.  base = the
+# device call 1 (#21), tree 2ff9f8b: the decode kernels A/B on the GPU.  base = the
 # kernels before this session (bitmap blocks word-parallel, every v2 qs
 # list in pairs); bm8 = bitmap blocks by rank (gpx_d_bm8); single = bm8
-# and every v2 qs list one block a warp.  The default build is bm8 for
-# lists of 16384 blocks or more and single below.  Sizes 10^6, 10^7,
+# and every v2 qs list one block a warp.  (2ff9f8b's default build: bm8
+# for lists of 16384 blocks or more, single below; bm8 was then removed.)  Sizes 10^6, 10^7,
 # 10^8, formats 2 and 1, two rounds interleaved; then test_gpu and
 # test_gpu_rank --quick with "single" (every decode checked against the
 # CPU's in the benchmark too).
