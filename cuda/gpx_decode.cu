@@ -9,7 +9,8 @@
  * (GPX_DEC_GRID_PER_SM thread-blocks an SM, GPX_DEC_PIPE builds) is
  * decoded by fewer warps that loop over its blocks, each with the words of
  * its next GPX_DEC_PDIST units in flight by cp.async while it decodes one
- * (gpx_d_pipe).  Output out[0..n), bit-identical to
+ * (gpx_d_pipe).  A v2 qs list shorter than GPX_DEC_E2_MIN blocks goes one
+ * block a warp, not in pairs.  Output out[0..n), bit-identical to
  * gpx_decode() on the CPU.  Used by gpx_cuda_decode() and the decode
  * benchmark; the batched intersection decodes its source blocks with the
  * same device functions (gpx_isect.cu).
