@@ -540,8 +540,13 @@ cudaError_t
 gpx_cuda_k_decode_list(const gpx_dl *L, uint32_t *out, cudaStream_t st)
 {
 	uint32_t	grid;
-	bool		epairs = (GPX_DEC_FAST & GPX_DEC_E2) && L->codec == GPX_CODEC_QS &&
-		L->version != GPX_FORMAT_V1 && L->nblocks + 1 > (uint32_t) GPX_DEC_E2_MIN;
+	bool		v2qs = (GPX_DEC_FAST & GPX_DEC_E2) && L->codec == GPX_CODEC_QS &&
+		L->version != GPX_FORMAT_V1;	/* the pair kernel's lists */
+#if GPX_DEC_E2_MIN > 0
+	bool		singles = v2qs && L->nblocks < (uint32_t) GPX_DEC_E2_MIN;
+#else
+	bool		singles = false;
+#endif
 #if GPX_DEC_FAST & GPX_DEC_PIPE
 	bool		pipe = false;
 #endif
@@ -549,7 +554,7 @@ gpx_cuda_k_decode_list(const gpx_dl *L, uint32_t *out, cudaStream_t st)
 	if (L->nblocks == 0)
 		return cudaSuccess;
 	grid = (L->nblocks + GPX_D_WARPS - 1) / GPX_D_WARPS;
-	if (((GPX_DEC_FAST & GPX_DEC_P2) && L->codec == GPX_CODEC_PFOR) || epairs)
+	if (((GPX_DEC_FAST & GPX_DEC_P2) && L->codec == GPX_CODEC_PFOR) || (v2qs && !singles))
 		grid = ((L->nblocks + 1) / 2 + GPX_D_WARPS - 1) / GPX_D_WARPS;
 #if GPX_DEC_FAST & GPX_DEC_PIPE
 	if (GPX_DEC_PIPED(L->codec, L->version == GPX_FORMAT_V1 ? GPX_FORMAT_V1 : 2))
@@ -574,14 +579,12 @@ gpx_cuda_k_decode_list(const gpx_dl *L, uint32_t *out, cudaStream_t st)
 #define GPX_DEC_LAUNCH_V(C, V) \
 	GPX_LAUNCH((gpx_k_decode_list<C, V, false>), grid, GPX_D_THREADS, st, *L, out)
 #endif
-#if GPX_DEC_E2_MIN > 0
-	if (!epairs && L->codec == GPX_CODEC_QS && L->version != GPX_FORMAT_V1)
+	if (singles)
 	{
 		/* a v2 qs list too short for pairs (never piped: GPX_DEC_PIPE_QS 0) */
 		GPX_LAUNCH((gpx_k_decode_list<GPX_CODEC_QS, 2, false, false>), grid, GPX_D_THREADS, st, *L, out);
 		return cudaGetLastError();
 	}
-#endif
 #if GPX_DEC_FAST
 #define GPX_DEC_LAUNCH(C) \
 	do { \

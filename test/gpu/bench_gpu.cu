@@ -349,9 +349,30 @@ bench_empty(void)
 }
 
 /*
+ * Ms between events e0 and e1 around launch(), which queues reps
+ * launches; queued: behind a spin kernel of 50 + 10 reps us, so that the
+ * events time the GPU's work, not the host's launches.
+ */
+template <typename Launch>
+static float
+bench_events_ms(cudaEvent_t e0, cudaEvent_t e1, bool queued, int reps, Launch launch)
+{
+	float		m;
+
+	if (queued)
+		bench_spin<<<1, 1>>>(50000 + 10000 * (uint64_t) reps);
+	CK(cudaEventRecord(e0));
+	launch();
+	CK(cudaEventRecord(e1));
+	CK(cudaEventSynchronize(e1));
+	CK(cudaEventElapsedTime(&m, e0, e1));
+	return m;
+}
+
+/*
  * Median ms of an empty one-warp launch timed like the decode table's
- * "kernel" column (events around it, queued behind a spin kernel): the
- * part of every kernel time there that no kernel can save.
+ * "kernel" column (bench_events_ms, queued): the part of every kernel
+ * time there that no kernel can save.
  */
 static float
 bench_empty_ms(void)
@@ -363,17 +384,7 @@ bench_empty_ms(void)
 	CK(cudaEventCreate(&e0));
 	CK(cudaEventCreate(&e1));
 	for (int i = 0; i < 200; i++)
-	{
-		float		m;
-
-		bench_spin<<<1, 1>>>(50000);
-		CK(cudaEventRecord(e0));
-		bench_empty<<<1, 32>>>();
-		CK(cudaEventRecord(e1));
-		CK(cudaEventSynchronize(e1));
-		CK(cudaEventElapsedTime(&m, e0, e1));
-		t.push_back(m);
-	}
+		t.push_back(bench_events_ms(e0, e1, true, 1, [] { bench_empty<<<1, 32>>>(); }));
 	CK(cudaGetLastError());
 	cudaEventDestroy(e0);
 	cudaEventDestroy(e1);
@@ -514,23 +525,16 @@ bench_decode(bool quick, const std::vector<int> &codecs, double copy_gbs)
 				 * GPU; write_only: the reference kernel instead of the decoder.
 				 */
 				auto time_once = [&](bool queued, bool write_only = false, int reps = 1) {
-					float		m;
-
-					if (queued)
-						bench_spin<<<1, 1>>>(50000 + 10000 * (uint64_t) reps);
-					CK(cudaEventRecord(e0));
-					for (int k = 0; k < reps; k++)
-					{
-						if (write_only)
-							bench_write_only<<<(l.nblocks + GPX_D_WARPS - 1) / GPX_D_WARPS,
-								GPX_D_THREADS>>>(d_out, (uint32_t) n, l.log2_block);
-						else
-							CK(gpx_cuda_k_decode_list(&dl, d_out, 0));
-					}
-					CK(cudaEventRecord(e1));
-					CK(cudaEventSynchronize(e1));
-					CK(cudaEventElapsedTime(&m, e0, e1));
-					return m / reps;
+					return bench_events_ms(e0, e1, queued, reps, [&] {
+						for (int k = 0; k < reps; k++)
+						{
+							if (write_only)
+								bench_write_only<<<(l.nblocks + GPX_D_WARPS - 1) / GPX_D_WARPS,
+									GPX_D_THREADS>>>(d_out, (uint32_t) n, l.log2_block);
+							else
+								CK(gpx_cuda_k_decode_list(&dl, d_out, 0));
+						}
+					}) / reps;
 				};
 				for (int i = 0; i < 400 && (i < 10 || tot < 300); i++)
 				{
