@@ -333,6 +333,20 @@ gpx_d_span(const gpx_dl *L, uint32_t blk, uint32_t *w0, uint32_t *sb,
 }
 
 /*
+ * gpx_d_span_of() of block blk from its directory words r when the caller
+ * has them (gpx_d_dir3), else gpx_d_span(): one directory round trip saved.
+ */
+GPX_DEV void
+gpx_d_span_r(const gpx_dl *L, uint32_t blk, const uint32_t *r, uint32_t *w0,
+			 uint32_t *sb, uint32_t *nbits, uint32_t *first)
+{
+	if (r != nullptr)
+		gpx_d_span_of(L, blk, r, w0, sb, nbits, first);
+	else
+		gpx_d_span(L, blk, w0, sb, nbits, first);
+}
+
+/*
  * Words of a PFor or LRC block to stage: its nbits in whole words, at most
  * cap, and none past the payload's words from w0.
  */
@@ -591,12 +605,13 @@ gpx_d_ef8_far(const gpx_dl *L, bool bm, uint64_t U, uint64_t ubase, uint64_t low
  * Decode an Elias-Fano (form QS1 or EF) or bitmap block blk of cnt
  * elements: v[s] = element 8 lane + s, for those below cnt.  The block's
  * words are staged in xs (the warp's GPX_D_SCRATCH shared words) when they
- * fit, else read from global memory (gpx_d_ef8_far).  All lanes must
- * call; the caller __syncwarp()s before reusing xs.
+ * fit, else read from global memory (gpx_d_ef8_far).  r: the block's
+ * directory words (gpx_d_dir3) when the caller has them, else nullptr.
+ * All lanes must call; the caller __syncwarp()s before reusing xs.
  */
 GPX_DEV void
 gpx_d_ef8(const gpx_dl *L, uint32_t blk, uint32_t form, uint32_t cnt,
-		  uint32_t lane, uint32_t *xs, uint32_t v[8])
+		  uint32_t lane, uint32_t *xs, uint32_t v[8], const uint32_t *r = nullptr)
 {
 	const uint8_t *P = L->payload;
 	const uint32_t *su = xs;	/* upper words: su[0] holds the window's first bit */
@@ -684,7 +699,7 @@ gpx_d_ef8(const gpx_dl *L, uint32_t blk, uint32_t form, uint32_t cnt,
 					nw;
 		uint64_t	bit;
 
-		gpx_d_span(L, blk, &w0, &sb, &nbits, &first);
+		gpx_d_span_r(L, blk, r, &w0, &sb, &nbits, &first);
 		bit = ((uint64_t) w0 << 5) + sb;
 		nw = (nbits + 31) >> 5;
 		m = cnt - 1;
@@ -1057,10 +1072,11 @@ gpx_d_ef16p(const gpx_dl *L, uint32_t blk, const uint32_t r[3], uint32_t lane, u
  * element order, finding each with one FLO; xs[0] is the first docID.
  * False (warp-uniform, nothing written) when the block does not fit.  On
  * return (true) xs[0 .. cnt) holds the block, every lane done; the caller
- * __syncwarp()s before reusing xs.
+ * __syncwarp()s before reusing xs.  r: as for gpx_d_ef8.
  */
 GPX_DEV bool
-gpx_d_bm_words(const gpx_dl *L, uint32_t blk, uint32_t cnt, uint32_t lane, uint32_t *xs)
+gpx_d_bm_words(const gpx_dl *L, uint32_t blk, uint32_t cnt, uint32_t lane, uint32_t *xs,
+			   const uint32_t *r = nullptr)
 {
 	uint32_t	w0,
 				sb,
@@ -1077,7 +1093,7 @@ gpx_d_bm_words(const gpx_dl *L, uint32_t blk, uint32_t cnt, uint32_t lane, uint3
 				tot,
 				base;
 
-	gpx_d_span(L, blk, &w0, &sb, &nbits, &first);
+	gpx_d_span_r(L, blk, r, &w0, &sb, &nbits, &first);
 	nw = (nbits + 31) >> 5;
 	if (nbits <= sb || nw > 64 || w0 > L->payload_words || nw > L->payload_words - w0)
 		return false;
@@ -1359,11 +1375,14 @@ gpx_d_lrc8(const gpx_dl *L, uint32_t blk, uint32_t lane, uint32_t *xs, uint32_t 
  * has one for it: values in v (per: 8 or 4 consecutive elements per
  * lane, as the decoders above) or, per 0, in xs[0 .. cnt) (bitmaps).
  * False (warp-uniform): no fast decoder took it, the caller runs the
- * general loop.
+ * general loop.  r: the block's directory words (gpx_d_dir3) when the
+ * caller has them (the Elias-Fano and bitmap decoders use them), else
+ * nullptr.
  */
 GPX_DEV bool
 gpx_d_fast(const gpx_dl *L, uint32_t blk, uint32_t form, uint32_t cnt,
-		   uint32_t lane, uint32_t *xs, uint32_t v[8], uint32_t *per)
+		   uint32_t lane, uint32_t *xs, uint32_t v[8], uint32_t *per,
+		   const uint32_t *r = nullptr)
 {
 	if ((GPX_DEC_FAST & GPX_DEC_PF) && form == GPX_FORM_PFOR)
 	{
@@ -1378,7 +1397,7 @@ gpx_d_fast(const gpx_dl *L, uint32_t blk, uint32_t form, uint32_t cnt,
 		return true;
 	}
 	if ((GPX_DEC_FAST & GPX_DEC_EF) && form == GPX_FORM_BITMAP &&
-		gpx_d_bm_words(L, blk, cnt, lane, xs))
+		gpx_d_bm_words(L, blk, cnt, lane, xs, r))
 	{
 		*per = 0;				/* the values are in xs already */
 		return true;
@@ -1386,7 +1405,7 @@ gpx_d_fast(const gpx_dl *L, uint32_t blk, uint32_t form, uint32_t cnt,
 	if ((GPX_DEC_FAST & GPX_DEC_EF) &&
 		(form == GPX_FORM_QS1 || form == GPX_FORM_EF || form == GPX_FORM_BITMAP))
 	{
-		gpx_d_ef8(L, blk, form, cnt, lane, xs, v);
+		gpx_d_ef8(L, blk, form, cnt, lane, xs, v, r);
 		return true;
 	}
 	return false;

@@ -34,17 +34,20 @@
 /*
  * Block blk of L into o with the fast decoder of its form (gpx_dec_dev.cuh),
  * full blocks with 16-byte stores that each write 512 whole bytes; false
- * (warp-uniform) when GPX_DEC_FAST has none for the form.
+ * (warp-uniform) when GPX_DEC_FAST has none for the form.  r: the block's
+ * directory words (gpx_d_dir3) when the caller has them, else nullptr.
  */
 GPX_DEV bool
-gpx_d_dec_fast(const gpx_dl *L, uint32_t blk, uint32_t lane, uint32_t *xs, uint32_t *o)
+gpx_d_dec_fast(const gpx_dl *L, uint32_t blk, uint32_t lane, uint32_t *xs, uint32_t *o,
+			   const uint32_t *r = nullptr)
 {
-	uint32_t	form = gpx_d_form(L, blk);
+	uint32_t	form = r == nullptr ? gpx_d_form(L, blk) :
+		gpx_d_form_kind(L, L->dir == NULL ? L->kind0 : (r[1] & 3u));
 	uint32_t	cnt = gpx_d_count(L, blk);
 	uint32_t	v[8],
 				per;
 
-	if (!gpx_d_fast(L, blk, form, cnt, lane, xs, v, &per))
+	if (!gpx_d_fast(L, blk, form, cnt, lane, xs, v, &per, r))
 	{
 		__syncwarp();			/* nothing taken; the stage is free again */
 		return false;
@@ -105,12 +108,16 @@ gpx_d_dec_gen(const gpx_dl *L, uint32_t blk, uint32_t lane, uint32_t *xs, uint32
 }
 #endif
 
-/* Block blk of L into o: the fast decoder of its form, else the general loops. */
+/*
+ * Block blk of L into o: the fast decoder of its form, else the general
+ * loops.  r: as for gpx_d_dec_fast.
+ */
 GPX_DEV void
-gpx_d_dec_one(const gpx_dl *L, uint32_t blk, uint32_t lane, uint32_t *xs, uint32_t *o)
+gpx_d_dec_one(const gpx_dl *L, uint32_t blk, uint32_t lane, uint32_t *xs, uint32_t *o,
+			  const uint32_t *r = nullptr)
 {
 #if GPX_DEC_FAST
-	if (gpx_d_dec_fast(L, blk, lane, xs, o))
+	if (gpx_d_dec_fast(L, blk, lane, xs, o, r))
 		return;
 #endif
 #if (GPX_DEC_FAST & 7) != 7		/* else every form has its fast decoder */
@@ -395,6 +402,16 @@ gpx_d_pipe(const gpx_dl *L, uint32_t *out, uint32_t lane, uint32_t wid,
  * that is less than a wave).  0: every list in pairs.  The emulation's
  * few, so that its tests run both kernels.
  */
+/*
+ * Whether the qs pair kernel hands the directory words it read for the
+ * pair test to the one-by-one decoders of a pair it cannot take together
+ * (bitmap blocks, or an Elias-Fano block beside one): 1, or 0 to read
+ * them again.
+ */
+#ifndef GPX_DEC_DIRR
+#define GPX_DEC_DIRR 1
+#endif
+
 #ifndef GPX_DEC_E2_MIN
 #ifdef GPX_EMU
 #define GPX_DEC_E2_MIN 64
@@ -498,8 +515,20 @@ gpx_k_decode_list(gpx_dl L, uint32_t *out)
 				continue;
 			}
 			__syncwarp();
-			for (uint32_t blk = b0; blk < b0 + 2 && blk < L.nblocks; blk++)
-				gpx_d_dec_one(&L, blk, lane, xs, out + ((size_t) blk << L.log2_block));
+			for (uint32_t h = 0; h < 2 && b0 + h < L.nblocks; h++)
+			{
+#if GPX_DEC_DIRR
+				/* block b0 + h's directory words, from its half's lane 0 */
+				uint32_t	rb[3];
+
+#pragma unroll
+				for (int i = 0; i < 3; i++)
+					rb[i] = __shfl_sync(GPX_D_FULL, r[i], 16 * h);
+				gpx_d_dec_one(&L, b0 + h, lane, xs, o + (h << L.log2_block), rb);
+#else
+				gpx_d_dec_one(&L, b0 + h, lane, xs, o + (h << L.log2_block));
+#endif
+			}
 		}
 	}
 	else
