@@ -1146,11 +1146,13 @@ gpx_d_bm_words(const gpx_dl *L, uint32_t blk, uint32_t cnt, uint32_t lane, uint3
 /*
  * Decode PFor block blk (cnt elements): v[t] = element 4 lane + t (values
  * past cnt unspecified), from its words staged in xs (exceptions patched
- * through xs + GPX_D_STAGE, as gpx_d_pfor_warp).  All lanes must call.
+ * through xs + GPX_D_STAGE, as gpx_d_pfor_warp).  r: the block's
+ * directory words (gpx_d_dir3) when the caller has them, else nullptr.
+ * All lanes must call.
  */
 GPX_DEV void
 gpx_d_pfor4(const gpx_dl *L, uint32_t blk, uint32_t cnt, uint32_t lane,
-			uint32_t *xs, uint32_t v[4])
+			uint32_t *xs, uint32_t v[4], const uint32_t *r = nullptr)
 {
 	uint32_t	w0,
 				sb,
@@ -1166,7 +1168,7 @@ gpx_d_pfor4(const gpx_dl *L, uint32_t blk, uint32_t cnt, uint32_t lane,
 				g[4],
 				inc[4];
 
-	gpx_d_span(L, blk, &w0, &sb, &nbits, &first);
+	gpx_d_span_r(L, blk, r, &w0, &sb, &nbits, &first);
 	nw = gpx_d_stage_nw(L, w0, nbits, GPX_D_STAGE - 1);
 	gpx_d_stage3(L->payload, w0, nw, lane, xs);
 	__syncwarp();
@@ -1306,11 +1308,13 @@ gpx_d_pfor8p_dec(const uint32_t *xs, uint32_t *xp, uint32_t first, uint32_t lane
  * registers hold the pair's 256 docIDs in order.  The per-block work
  * (directory, header, scan) is done once for both.  xs: GPX_D_SCRATCH
  * shared words (the blocks' words, 160 each); xp: 256 more (the
- * exceptions' patches, 128 per block).  All lanes must call.
+ * exceptions' patches, 128 per block).  r: this half's block's directory
+ * words (gpx_d_dir3) when the caller has them, else nullptr.  All lanes
+ * must call.
  */
 GPX_DEV void
 gpx_d_pfor8p(const gpx_dl *L, uint32_t b0, uint32_t lane, uint32_t *xs,
-			 uint32_t *xp, uint32_t v[8])
+			 uint32_t *xp, uint32_t v[8], const uint32_t *r = nullptr)
 {
 	uint32_t	hl = lane & 15;
 	uint32_t	w0,
@@ -1319,7 +1323,7 @@ gpx_d_pfor8p(const gpx_dl *L, uint32_t b0, uint32_t lane, uint32_t *xs,
 				first,
 				nw;
 
-	gpx_d_span(L, b0 + (lane >> 4), &w0, &sb, &nbits, &first);
+	gpx_d_span_r(L, b0 + (lane >> 4), r, &w0, &sb, &nbits, &first);
 	nw = gpx_d_stage_nw(L, w0, nbits, GPX_D_STAGE - 1);
 	/* each half stages its block: 10 words a lane at most */
 	gpx_d_stage_half(L->payload + 4 * (size_t) w0, nw, hl, xs + GPX_D_STAGE * (lane >> 4));
@@ -1351,11 +1355,12 @@ gpx_d_lrc8_dec(const uint32_t *xs, uint32_t lane, uint32_t v[8])
 
 /*
  * Decode LRC segment blk (cnt elements): v[s] = element 8 lane + s
- * (values past cnt unspecified), its words staged into xs first.  All
- * lanes must call.
+ * (values past cnt unspecified), its words staged into xs first.  r:
+ * as for gpx_d_pfor4.  All lanes must call.
  */
 GPX_DEV void
-gpx_d_lrc8(const gpx_dl *L, uint32_t blk, uint32_t lane, uint32_t *xs, uint32_t v[8])
+gpx_d_lrc8(const gpx_dl *L, uint32_t blk, uint32_t lane, uint32_t *xs, uint32_t v[8],
+		   const uint32_t *r = nullptr)
 {
 	uint32_t	w0,
 				sb,
@@ -1363,7 +1368,7 @@ gpx_d_lrc8(const gpx_dl *L, uint32_t blk, uint32_t lane, uint32_t *xs, uint32_t 
 				first,
 				nw;
 
-	gpx_d_span(L, blk, &w0, &sb, &nbits, &first);
+	gpx_d_span_r(L, blk, r, &w0, &sb, &nbits, &first);
 	nw = gpx_d_stage_nw(L, w0, nbits, GPX_D_LRC_STAGE);
 	gpx_d_stage3(L->payload, w0, nw, lane, xs);
 	__syncwarp();
@@ -1376,8 +1381,7 @@ gpx_d_lrc8(const gpx_dl *L, uint32_t blk, uint32_t lane, uint32_t *xs, uint32_t 
  * lane, as the decoders above) or, per 0, in xs[0 .. cnt) (bitmaps).
  * False (warp-uniform): no fast decoder took it, the caller runs the
  * general loop.  r: the block's directory words (gpx_d_dir3) when the
- * caller has them (the Elias-Fano and bitmap decoders use them), else
- * nullptr.
+ * caller has them, else nullptr.
  */
 GPX_DEV bool
 gpx_d_fast(const gpx_dl *L, uint32_t blk, uint32_t form, uint32_t cnt,
@@ -1386,14 +1390,14 @@ gpx_d_fast(const gpx_dl *L, uint32_t blk, uint32_t form, uint32_t cnt,
 {
 	if ((GPX_DEC_FAST & GPX_DEC_PF) && form == GPX_FORM_PFOR)
 	{
-		gpx_d_pfor4(L, blk, cnt, lane, xs, v);
+		gpx_d_pfor4(L, blk, cnt, lane, xs, v, r);
 		*per = 4;
 		return true;
 	}
 	*per = 8;
 	if ((GPX_DEC_FAST & GPX_DEC_LR) && form == GPX_FORM_LRC)
 	{
-		gpx_d_lrc8(L, blk, lane, xs, v);
+		gpx_d_lrc8(L, blk, lane, xs, v, r);
 		return true;
 	}
 	if ((GPX_DEC_FAST & GPX_DEC_EF) && form == GPX_FORM_BITMAP &&
