@@ -333,20 +333,6 @@ gpx_d_span(const gpx_dl *L, uint32_t blk, uint32_t *w0, uint32_t *sb,
 }
 
 /*
- * gpx_d_span_of() of block blk from its directory words r when the caller
- * has them (gpx_d_dir3), else gpx_d_span(): one directory round trip saved.
- */
-GPX_DEV void
-gpx_d_span_r(const gpx_dl *L, uint32_t blk, const uint32_t *r, uint32_t *w0,
-			 uint32_t *sb, uint32_t *nbits, uint32_t *first)
-{
-	if (r != nullptr)
-		gpx_d_span_of(L, blk, r, w0, sb, nbits, first);
-	else
-		gpx_d_span(L, blk, w0, sb, nbits, first);
-}
-
-/*
  * Words of a PFor or LRC block to stage: its nbits in whole words, at most
  * cap, and none past the payload's words from w0.
  */
@@ -605,13 +591,12 @@ gpx_d_ef8_far(const gpx_dl *L, bool bm, uint64_t U, uint64_t ubase, uint64_t low
  * Decode an Elias-Fano (form QS1 or EF) or bitmap block blk of cnt
  * elements: v[s] = element 8 lane + s, for those below cnt.  The block's
  * words are staged in xs (the warp's GPX_D_SCRATCH shared words) when they
- * fit, else read from global memory (gpx_d_ef8_far).  r: the block's
- * directory words (gpx_d_dir3) when the caller has them, else nullptr.
- * All lanes must call; the caller __syncwarp()s before reusing xs.
+ * fit, else read from global memory (gpx_d_ef8_far).  All lanes must
+ * call; the caller __syncwarp()s before reusing xs.
  */
 GPX_DEV void
 gpx_d_ef8(const gpx_dl *L, uint32_t blk, uint32_t form, uint32_t cnt,
-		  uint32_t lane, uint32_t *xs, uint32_t v[8], const uint32_t *r = nullptr)
+		  uint32_t lane, uint32_t *xs, uint32_t v[8])
 {
 	const uint8_t *P = L->payload;
 	const uint32_t *su = xs;	/* upper words: su[0] holds the window's first bit */
@@ -699,7 +684,7 @@ gpx_d_ef8(const gpx_dl *L, uint32_t blk, uint32_t form, uint32_t cnt,
 					nw;
 		uint64_t	bit;
 
-		gpx_d_span_r(L, blk, r, &w0, &sb, &nbits, &first);
+		gpx_d_span(L, blk, &w0, &sb, &nbits, &first);
 		bit = ((uint64_t) w0 << 5) + sb;
 		nw = (nbits + 31) >> 5;
 		m = cnt - 1;
@@ -1072,11 +1057,10 @@ gpx_d_ef16p(const gpx_dl *L, uint32_t blk, const uint32_t r[3], uint32_t lane, u
  * element order, finding each with one FLO; xs[0] is the first docID.
  * False (warp-uniform, nothing written) when the block does not fit.  On
  * return (true) xs[0 .. cnt) holds the block, every lane done; the caller
- * __syncwarp()s before reusing xs.  r: as for gpx_d_ef8.
+ * __syncwarp()s before reusing xs.
  */
 GPX_DEV bool
-gpx_d_bm_words(const gpx_dl *L, uint32_t blk, uint32_t cnt, uint32_t lane, uint32_t *xs,
-			   const uint32_t *r = nullptr)
+gpx_d_bm_words(const gpx_dl *L, uint32_t blk, uint32_t cnt, uint32_t lane, uint32_t *xs)
 {
 	uint32_t	w0,
 				sb,
@@ -1093,7 +1077,7 @@ gpx_d_bm_words(const gpx_dl *L, uint32_t blk, uint32_t cnt, uint32_t lane, uint3
 				tot,
 				base;
 
-	gpx_d_span_r(L, blk, r, &w0, &sb, &nbits, &first);
+	gpx_d_span(L, blk, &w0, &sb, &nbits, &first);
 	nw = (nbits + 31) >> 5;
 	if (nbits <= sb || nw > 64 || w0 > L->payload_words || nw > L->payload_words - w0)
 		return false;
@@ -1146,13 +1130,11 @@ gpx_d_bm_words(const gpx_dl *L, uint32_t blk, uint32_t cnt, uint32_t lane, uint3
 /*
  * Decode PFor block blk (cnt elements): v[t] = element 4 lane + t (values
  * past cnt unspecified), from its words staged in xs (exceptions patched
- * through xs + GPX_D_STAGE, as gpx_d_pfor_warp).  r: the block's
- * directory words (gpx_d_dir3) when the caller has them, else nullptr.
- * All lanes must call.
+ * through xs + GPX_D_STAGE, as gpx_d_pfor_warp).  All lanes must call.
  */
 GPX_DEV void
 gpx_d_pfor4(const gpx_dl *L, uint32_t blk, uint32_t cnt, uint32_t lane,
-			uint32_t *xs, uint32_t v[4], const uint32_t *r = nullptr)
+			uint32_t *xs, uint32_t v[4])
 {
 	uint32_t	w0,
 				sb,
@@ -1168,7 +1150,7 @@ gpx_d_pfor4(const gpx_dl *L, uint32_t blk, uint32_t cnt, uint32_t lane,
 				g[4],
 				inc[4];
 
-	gpx_d_span_r(L, blk, r, &w0, &sb, &nbits, &first);
+	gpx_d_span(L, blk, &w0, &sb, &nbits, &first);
 	nw = gpx_d_stage_nw(L, w0, nbits, GPX_D_STAGE - 1);
 	gpx_d_stage3(L->payload, w0, nw, lane, xs);
 	__syncwarp();
@@ -1308,13 +1290,11 @@ gpx_d_pfor8p_dec(const uint32_t *xs, uint32_t *xp, uint32_t first, uint32_t lane
  * registers hold the pair's 256 docIDs in order.  The per-block work
  * (directory, header, scan) is done once for both.  xs: GPX_D_SCRATCH
  * shared words (the blocks' words, 160 each); xp: 256 more (the
- * exceptions' patches, 128 per block).  r: this half's block's directory
- * words (gpx_d_dir3) when the caller has them, else nullptr.  All lanes
- * must call.
+ * exceptions' patches, 128 per block).  All lanes must call.
  */
 GPX_DEV void
 gpx_d_pfor8p(const gpx_dl *L, uint32_t b0, uint32_t lane, uint32_t *xs,
-			 uint32_t *xp, uint32_t v[8], const uint32_t *r = nullptr)
+			 uint32_t *xp, uint32_t v[8])
 {
 	uint32_t	hl = lane & 15;
 	uint32_t	w0,
@@ -1323,7 +1303,7 @@ gpx_d_pfor8p(const gpx_dl *L, uint32_t b0, uint32_t lane, uint32_t *xs,
 				first,
 				nw;
 
-	gpx_d_span_r(L, b0 + (lane >> 4), r, &w0, &sb, &nbits, &first);
+	gpx_d_span(L, b0 + (lane >> 4), &w0, &sb, &nbits, &first);
 	nw = gpx_d_stage_nw(L, w0, nbits, GPX_D_STAGE - 1);
 	/* each half stages its block: 10 words a lane at most */
 	gpx_d_stage_half(L->payload + 4 * (size_t) w0, nw, hl, xs + GPX_D_STAGE * (lane >> 4));
@@ -1355,12 +1335,11 @@ gpx_d_lrc8_dec(const uint32_t *xs, uint32_t lane, uint32_t v[8])
 
 /*
  * Decode LRC segment blk (cnt elements): v[s] = element 8 lane + s
- * (values past cnt unspecified), its words staged into xs first.  r:
- * as for gpx_d_pfor4.  All lanes must call.
+ * (values past cnt unspecified), its words staged into xs first.  All
+ * lanes must call.
  */
 GPX_DEV void
-gpx_d_lrc8(const gpx_dl *L, uint32_t blk, uint32_t lane, uint32_t *xs, uint32_t v[8],
-		   const uint32_t *r = nullptr)
+gpx_d_lrc8(const gpx_dl *L, uint32_t blk, uint32_t lane, uint32_t *xs, uint32_t v[8])
 {
 	uint32_t	w0,
 				sb,
@@ -1368,7 +1347,7 @@ gpx_d_lrc8(const gpx_dl *L, uint32_t blk, uint32_t lane, uint32_t *xs, uint32_t 
 				first,
 				nw;
 
-	gpx_d_span_r(L, blk, r, &w0, &sb, &nbits, &first);
+	gpx_d_span(L, blk, &w0, &sb, &nbits, &first);
 	nw = gpx_d_stage_nw(L, w0, nbits, GPX_D_LRC_STAGE);
 	gpx_d_stage3(L->payload, w0, nw, lane, xs);
 	__syncwarp();
@@ -1380,28 +1359,26 @@ gpx_d_lrc8(const gpx_dl *L, uint32_t blk, uint32_t lane, uint32_t *xs, uint32_t 
  * has one for it: values in v (per: 8 or 4 consecutive elements per
  * lane, as the decoders above) or, per 0, in xs[0 .. cnt) (bitmaps).
  * False (warp-uniform): no fast decoder took it, the caller runs the
- * general loop.  r: the block's directory words (gpx_d_dir3) when the
- * caller has them, else nullptr.
+ * general loop.
  */
 GPX_DEV bool
 gpx_d_fast(const gpx_dl *L, uint32_t blk, uint32_t form, uint32_t cnt,
-		   uint32_t lane, uint32_t *xs, uint32_t v[8], uint32_t *per,
-		   const uint32_t *r = nullptr)
+		   uint32_t lane, uint32_t *xs, uint32_t v[8], uint32_t *per)
 {
 	if ((GPX_DEC_FAST & GPX_DEC_PF) && form == GPX_FORM_PFOR)
 	{
-		gpx_d_pfor4(L, blk, cnt, lane, xs, v, r);
+		gpx_d_pfor4(L, blk, cnt, lane, xs, v);
 		*per = 4;
 		return true;
 	}
 	*per = 8;
 	if ((GPX_DEC_FAST & GPX_DEC_LR) && form == GPX_FORM_LRC)
 	{
-		gpx_d_lrc8(L, blk, lane, xs, v, r);
+		gpx_d_lrc8(L, blk, lane, xs, v);
 		return true;
 	}
 	if ((GPX_DEC_FAST & GPX_DEC_EF) && form == GPX_FORM_BITMAP &&
-		gpx_d_bm_words(L, blk, cnt, lane, xs, r))
+		gpx_d_bm_words(L, blk, cnt, lane, xs))
 	{
 		*per = 0;				/* the values are in xs already */
 		return true;
@@ -1409,7 +1386,7 @@ gpx_d_fast(const gpx_dl *L, uint32_t blk, uint32_t form, uint32_t cnt,
 	if ((GPX_DEC_FAST & GPX_DEC_EF) &&
 		(form == GPX_FORM_QS1 || form == GPX_FORM_EF || form == GPX_FORM_BITMAP))
 	{
-		gpx_d_ef8(L, blk, form, cnt, lane, xs, v, r);
+		gpx_d_ef8(L, blk, form, cnt, lane, xs, v);
 		return true;
 	}
 	return false;

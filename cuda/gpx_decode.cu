@@ -30,52 +30,21 @@
 #define GPX_DEC_BOUNDS __launch_bounds__(GPX_D_THREADS)
 #endif
 
-/*
- * How the decoders of a v2 list get a block's directory words (its first
- * docID, its loc, the next block's loc): 0, each reads them when it needs
- * them (the form, then the span: two round trips); 1, the qs pair kernel
- * hands the words it read for the pair test to the one-by-one decoders of
- * a pair it cannot take together (bitmap blocks, an Elias-Fano block
- * beside one); 2, also every other block decoded one by one, and the
- * pfor pair kernel, read them once for the form and the span.
- */
-#ifndef GPX_DEC_DIRR
-#define GPX_DEC_DIRR 1
-#endif
-
 #if GPX_DEC_FAST
 /*
  * Block blk of L into o with the fast decoder of its form (gpx_dec_dev.cuh),
  * full blocks with 16-byte stores that each write 512 whole bytes; false
- * (warp-uniform) when GPX_DEC_FAST has none for the form.  r: the block's
- * directory words (gpx_d_dir3) when the caller has them, else nullptr.
+ * (warp-uniform) when GPX_DEC_FAST has none for the form.
  */
 GPX_DEV bool
-gpx_d_dec_fast(const gpx_dl *L, uint32_t blk, uint32_t lane, uint32_t *xs, uint32_t *o,
-			   const uint32_t *r = nullptr)
+gpx_d_dec_fast(const gpx_dl *L, uint32_t blk, uint32_t lane, uint32_t *xs, uint32_t *o)
 {
-	uint32_t	form,
-				cnt,
-				v[8],
+	uint32_t	form = gpx_d_form(L, blk);
+	uint32_t	cnt = gpx_d_count(L, blk);
+	uint32_t	v[8],
 				per;
-#if GPX_DEC_DIRR >= 2
-	uint32_t	rl[3];
-#endif
 
-#if GPX_DEC_DIRR >= 2
-	/* v2: the directory words once, for the form and the decoder's span */
-	if (r == nullptr && L->dir != NULL && L->version != GPX_FORMAT_V1)
-	{
-		gpx_d_dir3(L, blk, rl);
-		r = rl;
-	}
-#endif
-	/* (the form before the count: the other order made ptxas spill in the piped lrc kernel) */
-	form = r == nullptr ? gpx_d_form(L, blk) :
-		gpx_d_form_kind(L, L->dir == NULL ? L->kind0 : (r[1] & 3u));
-	cnt = gpx_d_count(L, blk);
-
-	if (!gpx_d_fast(L, blk, form, cnt, lane, xs, v, &per, r))
+	if (!gpx_d_fast(L, blk, form, cnt, lane, xs, v, &per))
 	{
 		__syncwarp();			/* nothing taken; the stage is free again */
 		return false;
@@ -136,16 +105,12 @@ gpx_d_dec_gen(const gpx_dl *L, uint32_t blk, uint32_t lane, uint32_t *xs, uint32
 }
 #endif
 
-/*
- * Block blk of L into o: the fast decoder of its form, else the general
- * loops.  r: as for gpx_d_dec_fast.
- */
+/* Block blk of L into o: the fast decoder of its form, else the general loops. */
 GPX_DEV void
-gpx_d_dec_one(const gpx_dl *L, uint32_t blk, uint32_t lane, uint32_t *xs, uint32_t *o,
-			  const uint32_t *r = nullptr)
+gpx_d_dec_one(const gpx_dl *L, uint32_t blk, uint32_t lane, uint32_t *xs, uint32_t *o)
 {
 #if GPX_DEC_FAST
-	if (gpx_d_dec_fast(L, blk, lane, xs, o, r))
+	if (gpx_d_dec_fast(L, blk, lane, xs, o))
 		return;
 #endif
 #if (GPX_DEC_FAST & 7) != 7		/* else every form has its fast decoder */
@@ -489,40 +454,7 @@ gpx_k_decode_list(gpx_dl L, uint32_t *out)
 			 b0 += 2 * gridDim.x * GPX_D_WARPS)
 		{
 			uint32_t   *o = out + ((size_t) b0 << L.log2_block);
-#if GPX_DEC_DIRR >= 2
-			/* v2: each half's directory words once, for the forms and the spans */
-			bool		pre = L.dir != NULL && L.version != GPX_FORMAT_V1;
-			uint32_t	r[3] = {0, 0, 0};
 
-			if (pre && b0 + (lane >> 4) < L.nblocks)
-				gpx_d_dir3(&L, b0 + (lane >> 4), r);
-			if (b0 + 1 < L.nblocks && gpx_d_count(&L, b0 + 1) == 128 &&
-				(pre ? __all_sync(GPX_D_FULL, gpx_d_form_kind(&L, r[1] & 3u) == GPX_FORM_PFOR) :
-				 (gpx_d_form(&L, b0) == GPX_FORM_PFOR && gpx_d_form(&L, b0 + 1) == GPX_FORM_PFOR)))
-			{
-				uint32_t	v[8];
-
-				gpx_d_pfor8p(&L, b0, lane, xs, xp_all[wid], v, pre ? r : nullptr);
-				gpx_d_fast_order(xs, v, 8, lane);
-				*(uint4 *) (o + 4 * lane) = *(const uint4 *) (xs + 4 * lane);
-				*(uint4 *) (o + 128 + 4 * lane) = *(const uint4 *) (xs + 128 + 4 * lane);
-				__syncwarp();
-				continue;
-			}
-			for (uint32_t h = 0; h < 2 && b0 + h < L.nblocks; h++)
-			{
-				uint32_t	rb[3];
-
-				/* block b0 + h's directory words, from its half's lane 0 */
-				if (pre)
-				{
-#pragma unroll
-					for (int i = 0; i < 3; i++)
-						rb[i] = __shfl_sync(GPX_D_FULL, r[i], 16 * h);
-				}
-				gpx_d_dec_one(&L, b0 + h, lane, xs, o + (h << L.log2_block), pre ? rb : nullptr);
-			}
-#else
 			if (b0 + 1 < L.nblocks && gpx_d_count(&L, b0 + 1) == 128 &&
 				gpx_d_form(&L, b0) == GPX_FORM_PFOR && gpx_d_form(&L, b0 + 1) == GPX_FORM_PFOR)
 			{
@@ -537,7 +469,6 @@ gpx_k_decode_list(gpx_dl L, uint32_t *out)
 			}
 			for (uint32_t blk = b0; blk < b0 + 2 && blk < L.nblocks; blk++)
 				gpx_d_dec_one(&L, blk, lane, xs, out + ((size_t) blk << L.log2_block));
-#endif
 		}
 	}
 	else if (EP && GPX_DEC_EPAIRS(CODEC, VER))
@@ -567,21 +498,8 @@ gpx_k_decode_list(gpx_dl L, uint32_t *out)
 				continue;
 			}
 			__syncwarp();
-#if GPX_DEC_DIRR
-			for (uint32_t h = 0; h < 2 && b0 + h < L.nblocks; h++)
-			{
-				/* block b0 + h's directory words, from its half's lane 0 */
-				uint32_t	rb[3];
-
-#pragma unroll
-				for (int i = 0; i < 3; i++)
-					rb[i] = __shfl_sync(GPX_D_FULL, r[i], 16 * h);
-				gpx_d_dec_one(&L, b0 + h, lane, xs, o + (h << L.log2_block), rb);
-			}
-#else
 			for (uint32_t blk = b0; blk < b0 + 2 && blk < L.nblocks; blk++)
 				gpx_d_dec_one(&L, blk, lane, xs, out + ((size_t) blk << L.log2_block));
-#endif
 		}
 	}
 	else
