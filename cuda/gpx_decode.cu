@@ -520,10 +520,12 @@ gpx_k_decode_list(gpx_dl L, uint32_t *out)
 /*
  * Thread-blocks per SM the unpiped v2 qs kernels are built for (6: 40
  * registers, 48 warps an SM; ptxas gives them 48 registers and 40 warps
- * unbounded); 0: as the other decode kernels (GPX_DEC_BOUNDS).
+ * unbounded); 0 (the default until measured on a GPU): as the other
+ * decode kernels (GPX_DEC_BOUNDS), the same machine code as without this
+ * knob.
  */
 #ifndef GPX_DEC_QS_MINB
-#define GPX_DEC_QS_MINB 6
+#define GPX_DEC_QS_MINB 0
 #endif
 #if GPX_DEC_QS_MINB > 0 && !(defined(GPX_DEC_MINB) && GPX_DEC_MINB > 0)
 /* The unpiped v2 qs kernel (pairs: EP), held to GPX_DEC_QS_MINB thread-blocks an SM. */
