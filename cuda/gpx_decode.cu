@@ -415,8 +415,8 @@ gpx_d_pipe(const gpx_dl *L, uint32_t *out, uint32_t lane, uint32_t wid,
  * (gpx_d_pipe) of a grid smaller than the list, for the codecs it serves.
  */
 template <int CODEC, int VER, bool PIPE, bool EP = true>
-GPX_DEV void
-gpx_d_decode_list(gpx_dl L, uint32_t *out)
+__global__ void GPX_DEC_BOUNDS
+gpx_k_decode_list(gpx_dl L, uint32_t *out)
 {
 	__shared__ __align__(16) uint32_t xs_all[GPX_D_WARPS][GPX_D_SCRATCH];
 	uint32_t	lane = threadIdx.x & 31;
@@ -509,37 +509,6 @@ gpx_d_decode_list(gpx_dl L, uint32_t *out)
 			gpx_d_dec_one(&L, blk, lane, xs, out + ((size_t) blk << L.log2_block));
 }
 
-/* The decode kernel of CODEC, VER, PIPE, EP (gpx_d_decode_list). */
-template <int CODEC, int VER, bool PIPE, bool EP = true>
-__global__ void GPX_DEC_BOUNDS
-gpx_k_decode_list(gpx_dl L, uint32_t *out)
-{
-	gpx_d_decode_list<CODEC, VER, PIPE, EP>(L, out);
-}
-
-/*
- * Thread-blocks per SM the unpiped v2 qs kernels are built for (6: 40
- * registers, 48 warps an SM; ptxas gives them 48 registers and 40 warps
- * unbounded); 0 (the default until measured on a GPU): as the other
- * decode kernels (GPX_DEC_BOUNDS), the same machine code as without this
- * knob.
- */
-#ifndef GPX_DEC_QS_MINB
-#define GPX_DEC_QS_MINB 0
-#endif
-#if GPX_DEC_QS_MINB > 0 && !(defined(GPX_DEC_MINB) && GPX_DEC_MINB > 0)
-/* The unpiped v2 qs kernel (pairs: EP), held to GPX_DEC_QS_MINB thread-blocks an SM. */
-template <bool EP>
-__global__ void __launch_bounds__(GPX_D_THREADS, GPX_DEC_QS_MINB)
-gpx_k_decode_list_qs2(gpx_dl L, uint32_t *out)
-{
-	gpx_d_decode_list<GPX_CODEC_QS, 2, false, EP>(L, out);
-}
-#define GPX_DEC_QS2_KERNEL(EP) gpx_k_decode_list_qs2<EP>
-#else
-#define GPX_DEC_QS2_KERNEL(EP) gpx_k_decode_list<GPX_CODEC_QS, 2, false, EP>
-#endif
-
 #if GPX_DEC_FAST & GPX_DEC_PIPE
 /*
  * SMs of the current device (1 when it cannot be asked: a smaller grid,
@@ -613,7 +582,7 @@ gpx_cuda_k_decode_list(const gpx_dl *L, uint32_t *out, cudaStream_t st)
 	if (singles)
 	{
 		/* a v2 qs list too short for pairs (never piped: GPX_DEC_PIPE_QS 0) */
-		GPX_LAUNCH((GPX_DEC_QS2_KERNEL(false)), grid, GPX_D_THREADS, st, *L, out);
+		GPX_LAUNCH((gpx_k_decode_list<GPX_CODEC_QS, 2, false, false>), grid, GPX_D_THREADS, st, *L, out);
 		return cudaGetLastError();
 	}
 #if GPX_DEC_FAST
@@ -636,14 +605,6 @@ gpx_cuda_k_decode_list(const gpx_dl *L, uint32_t *out, cudaStream_t st)
 			GPX_DEC_LAUNCH(GPX_CODEC_LRC);
 			break;
 		case GPX_CODEC_QS:
-#if GPX_DEC_FAST
-			/* v2, unpiped (GPX_DEC_PIPE_QS 0): the bounded kernel */
-			if (!GPX_DEC_PIPED(GPX_CODEC_QS, 2) && L->version != GPX_FORMAT_V1)
-			{
-				GPX_LAUNCH((GPX_DEC_QS2_KERNEL(true)), grid, GPX_D_THREADS, st, *L, out);
-				break;
-			}
-#endif
 			GPX_DEC_LAUNCH(GPX_CODEC_QS);
 			break;
 		default:

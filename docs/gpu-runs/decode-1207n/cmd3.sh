@@ -1,17 +1,17 @@
 #!/bin/bash
 # device call 3 (#21; not run: the session's device time was spent):
-# decode A/B, format 2, 10^6 / 10^7 / 10^8: base = the default build (the
-# v2 qs kernels unbounded, GPX_DEC_QS_MINB=0: every kernel as in 2ade152,
-# 48 registers), q6 = the unpiped v2 qs kernels held to 6 thread-blocks an
-# SM (40 registers); the tests with q6; then the default build's
-# test_gpu and memcheck (run_device.sh).
+# decode A/B, format 2, 10^6 / 10^7 / 10^8: base = the default build
+# (every kernel as in 2ade152), bm = the v2 qs kernels' bitmap loop with
+# no bound test and two ones an iteration (GPX_DEC_BM_UNROLL=1; both qs
+# kernels stay at 40 registers, every other kernel byte for byte); the
+# tests with bm; then the default build's test_gpu and memcheck.
 LIMIT=${1:-300}
 source .gpubundle/device-env.sh
 T0=$(date +%s)
 step() { echo "$1 $(( $(date +%s) - T0 )) s $(date -u +%H:%M:%S)" | tee -a $OUT/steps.log; }
 left() { echo $(( LIMIT - ($(date +%s) - T0) )); }
 nvidia-smi -L >> $OUT/steps.log
-BASE_DEFS="" VARIANTS="q6:-DGPX_DEC_QS_MINB=6" CHOSEN=q6 SIZES=1000000,10000000,100000000 \
+BASE_DEFS="" VARIANTS="bm:-DGPX_DEC_BM_UNROLL=1" CHOSEN=bm SIZES=1000000,10000000,100000000 \
   FORMATS=2 ROUNDS=2 BUDGET=$(( $(left) - 90 )) test/gpu/decode_ab.sh $OUT/ab > $OUT/decode_ab.log 2>&1
 step "decode_ab rc=$?"
 env -u LD_LIBRARY_PATH CUDA_ARCH=sm_90 test/gpu/run_device.sh $OUT/dev $(( $(left) - 5 )) build test memcheck > $OUT/run_device.log 2>&1
