@@ -1114,15 +1114,21 @@ gpx_d_bm_words(const gpx_dl *L, uint32_t blk, uint32_t cnt, uint32_t lane, uint3
 		xs[0] = first;
 #if GPX_DEC_BM_UNROLL
 	/* qs lists only: in the piped lrc kernel's fallback it cost ptxas' allocation */
-	if (L->codec == GPX_CODEC_QS && (tot & 0xFFFFu) + (tot >> 16) == cnt - 1)
-	{
-		/* every one is an element (warp-uniform): no bound test, two ones an iteration */
+	bool		exact = L->codec == GPX_CODEC_QS && (tot & 0xFFFFu) + (tot >> 16) == cnt - 1;
+#endif
 #pragma unroll
-		for (int h = 0; h < 2; h++)
+	for (int h = 0; h < 2; h++)
+	{
+		/* word l: after words 0..l-1; word l + 32: after words 0..31 and 32..l+31 */
+		uint32_t	r = h == 0 ? (inc & 0xFFFFu) - pa : (tot & 0xFFFFu) + (inc >> 16) - pc;
+		uint32_t	x = __brev(h == 0 ? a : c);
+		uint32_t	v = base + 32 * lane + 1024 * h;
+
+#if GPX_DEC_BM_UNROLL
+		if (exact)
 		{
-			uint32_t   *p = xs + 1 + (h == 0 ? (inc & 0xFFFFu) - pa : (tot & 0xFFFFu) + (inc >> 16) - pc);
-			uint32_t	x = __brev(h == 0 ? a : c);
-			uint32_t	v = base + 32 * lane + 1024 * h;
+			/* every one is an element (warp-uniform): no bound test, two ones an iteration */
+			uint32_t   *p = xs + 1 + r;
 
 			while (x != 0)
 			{
@@ -1138,19 +1144,9 @@ gpx_d_bm_words(const gpx_dl *L, uint32_t blk, uint32_t cnt, uint32_t lane, uint3
 				}
 				p += 2;
 			}
+			continue;
 		}
-		__syncwarp();
-		return true;
-	}
 #endif
-#pragma unroll
-	for (int h = 0; h < 2; h++)
-	{
-		/* word l: after words 0..l-1; word l + 32: after words 0..31 and 32..l+31 */
-		uint32_t	r = h == 0 ? (inc & 0xFFFFu) - pa : (tot & 0xFFFFu) + (inc >> 16) - pc;
-		uint32_t	x = __brev(h == 0 ? a : c);
-		uint32_t	v = base + 32 * lane + 1024 * h;
-
 		while (x != 0)
 		{
 			uint32_t	z = gpx_d_lz(x);
