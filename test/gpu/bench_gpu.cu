@@ -398,6 +398,12 @@ static std::vector<uint64_t> g_dec_sizes;
 /* Decode: only sparse (0) or dense (1) lists; -1: both. */
 static int	g_density = -1;
 
+/*
+ * Decode: > 0, each case is only this many launches, one at a time (no
+ * timing), then checked: for a profiler to time the kernel (test/gpu/decode_ncu_time.sh).
+ */
+static int	g_dec_launches = 0;
+
 /* Launches per timing in the back-to-back decode figure. */
 #define BENCH_B2B	20
 
@@ -419,7 +425,18 @@ bench_decode(bool quick, const std::vector<int> &codecs, double copy_gbs)
 		   "dispatch overhead spread over %d); write-only: a kernel of the same grid\n"
 		   "that writes the same n words and decodes nothing, timed like kernel.\n"
 		   "Medians of many runs.\n\n", BENCH_B2B, BENCH_B2B);
-	printf("empty kernel (one warp, timed like kernel): %.4f ms\n\n", bench_empty_ms());
+	if (g_dec_launches > 0)
+	{
+		/* profiler mode: the empty kernel's launches too, one at a time */
+		for (int i = 0; i < g_dec_launches; i++)
+		{
+			bench_empty<<<1, 32>>>();
+			CK(cudaDeviceSynchronize());
+		}
+		printf("empty kernel: %d launches\n\n", g_dec_launches);
+	}
+	else
+		printf("empty kernel (one warp, timed like kernel): %.4f ms\n\n", bench_empty_ms());
 	printf("| codec | docIDs | density | bits/docID | kernel ms | G docIDs/s | GB/s | of copy bw | with launch ms | G docIDs/s with launch | back to back ms | G docIDs/s back to back | write-only ms | check |\n");
 	printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
 	for (uint64_t n : sizes)
@@ -513,6 +530,24 @@ bench_decode(bool quick, const std::vector<int> &codecs, double copy_gbs)
 					dl.log2_block = l.log2_block;
 					dl.version = v.version;
 					dl.kind0 = v.kind0;
+				}
+				if (g_dec_launches > 0)
+				{
+					/* profiler mode: launches one at a time, the last one's output checked */
+					for (int i = 0; i < g_dec_launches; i++)
+					{
+						CK(cudaMemset(d_out, 0xA5, n * 4));
+						CK(gpx_cuda_k_decode_list(&dl, d_out, 0));
+						CK(cudaDeviceSynchronize());
+					}
+					CK(cudaMemcpy(back.data(), d_out, n * 4, cudaMemcpyDeviceToHost));
+					printf("| %s | %.0e | %s | %.2f | launches %d | %s |\n",
+						   gpx_codec_name(codec), (double) n, dense ? "dense (4n)" : "sparse (2^31)",
+						   8.0 * blob.size() / n, g_dec_launches, back == docs ? "equal" : "DIFFERS");
+					fflush(stdout);
+					cudaFree(d_blob);
+					cudaFree(d_out);
+					continue;
 				}
 				CK(cudaEventCreate(&e0));
 				CK(cudaEventCreate(&e1));
@@ -1428,6 +1463,8 @@ main(int argc, char **argv)
 		else if (strcmp(argv[i], "--density") == 0 && i + 1 < argc &&
 				 (strcmp(argv[i + 1], "sparse") == 0 || strcmp(argv[i + 1], "dense") == 0))
 			g_density = strcmp(argv[++i], "dense") == 0;
+		else if (strcmp(argv[i], "--decode-launches") == 0 && i + 1 < argc)
+			g_dec_launches = atoi(argv[++i]);
 		else if (strcmp(argv[i], "--queries") == 0 && i + 1 < argc)
 			nq = (size_t) atol(argv[++i]);
 		else if (strcmp(argv[i], "--format") == 0 && i + 1 < argc &&
@@ -1449,7 +1486,7 @@ main(int argc, char **argv)
 		{
 			fprintf(stderr, "usage: %s [--quick] [--no-decode] [--no-isect] [--pipeline] [--threads N] "
 					"[--queries N] [--codecs pfor,lrc,qs] [--devices a,b] "
-					"[--decode-size N[,N...]] [--density sparse|dense] [--format 1|2] "
+					"[--decode-size N[,N...]] [--density sparse|dense] [--format 1|2] [--decode-launches N] "
 					"[--union] [--union-queries N] [--union-k K]\n", argv[0]);
 			return 2;
 		}
