@@ -44,7 +44,7 @@ rc=0
 for f in $FORMATS; do
 	for c in $CACHES; do
 		tag=f$f-$c
-		timeout --signal=KILL 200 "$NCU" --clock-control none --cache-control "$c" \
+		timeout --signal=KILL 100 "$NCU" --clock-control none --cache-control "$c" \
 			-k 'regex:decode_list|bench_empty' --metrics gpu__time_duration.sum --csv \
 			test/gpu/bin/bench_gpu_time --no-isect --decode-size "$SIZE" --format "$f" \
 			--decode-launches "$LAUNCHES" > "$O/ncu-$tag.csv" 2>&1
