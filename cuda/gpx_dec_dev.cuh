@@ -1055,17 +1055,10 @@ gpx_d_ef16p(const gpx_dl *L, uint32_t blk, const uint32_t r[3], uint32_t lane, u
  * their popcounts (two 16-bit counts in one word) ranks their ones, and
  * each lane writes its ones' values (first + 1 + offset) into xs in
  * element order, finding each with one FLO; xs[0] is the first docID.
- * With GPX_DEC_BM_UNROLL, a qs list's block whose ones are exactly its
- * cnt - 1 elements after the first (every well-formed one) takes a loop
- * with no bound test and two ones an iteration.
  * False (warp-uniform, nothing written) when the block does not fit.  On
  * return (true) xs[0 .. cnt) holds the block, every lane done; the caller
  * __syncwarp()s before reusing xs.
  */
-#ifndef GPX_DEC_BM_UNROLL
-#define GPX_DEC_BM_UNROLL 0		/* 1: gpx_d_bm_words' unrolled loop (not yet measured) */
-#endif
-
 GPX_DEV bool
 gpx_d_bm_words(const gpx_dl *L, uint32_t blk, uint32_t cnt, uint32_t lane, uint32_t *xs)
 {
@@ -1112,10 +1105,6 @@ gpx_d_bm_words(const gpx_dl *L, uint32_t blk, uint32_t cnt, uint32_t lane, uint3
 	base = first + 1 - sb;		/* the value of word 0's bit p: base + p */
 	if (lane == 0)
 		xs[0] = first;
-#if GPX_DEC_BM_UNROLL
-	/* qs lists only: in the piped lrc kernel's fallback it cost ptxas' allocation */
-	bool		exact = L->codec == GPX_CODEC_QS && (tot & 0xFFFFu) + (tot >> 16) == cnt - 1;
-#endif
 #pragma unroll
 	for (int h = 0; h < 2; h++)
 	{
@@ -1124,29 +1113,6 @@ gpx_d_bm_words(const gpx_dl *L, uint32_t blk, uint32_t cnt, uint32_t lane, uint3
 		uint32_t	x = __brev(h == 0 ? a : c);
 		uint32_t	v = base + 32 * lane + 1024 * h;
 
-#if GPX_DEC_BM_UNROLL
-		if (exact)
-		{
-			/* every one is an element (warp-uniform): no bound test, two ones an iteration */
-			uint32_t   *p = xs + 1 + r;
-
-			while (x != 0)
-			{
-				uint32_t	z = gpx_d_lz(x);
-
-				x ^= 0x80000000u >> z;
-				p[0] = v + z;
-				if (x != 0)
-				{
-					z = gpx_d_lz(x);
-					x ^= 0x80000000u >> z;
-					p[1] = v + z;
-				}
-				p += 2;
-			}
-			continue;
-		}
-#endif
 		while (x != 0)
 		{
 			uint32_t	z = gpx_d_lz(x);

@@ -12,8 +12,9 @@
 # summary.log (the G docIDs/s of every run side by side and the variant's
 # ratio to the baseline, mean of the rounds); the summary also on stdout.
 #
-# Environment: BASE_DEFS (the baseline's GPU_DEFS, default
-# "-DGPX_DEC_FAST=31": the fast decoders and pairs, one unit a warp),
+# Environment: BASE_DEFS (the baseline's GPU_DEFS; unset: "-DGPX_DEC_FAST=31",
+# the fast decoders and pairs, one unit a warp; set and empty: the
+# default build),
 # VARIANTS ("name:defs ...", defs comma-separated, default "pipe:-DGPX_DEC_FAST=63": also the
 # pipelined loop on long lists, the default build; earlier A/Bs used
 # "fast:-DGPX_DEC_FAST=7 pairs:-DGPX_DEC_FAST=31" against
@@ -24,7 +25,7 @@
 # Run from the repository root after `source .gpubundle/device-env.sh`.
 set -u
 O=${1:-${OUT:-$(cd "$(dirname "$0")/../.." && pwd)/test/gpu/out/decode-ab-$(date -u +%Y%m%d-%H%M%S)}}
-BASE_DEFS=${BASE_DEFS:--DGPX_DEC_FAST=31}
+BASE_DEFS=${BASE_DEFS--DGPX_DEC_FAST=31}
 VARIANTS=${VARIANTS:-pipe:-DGPX_DEC_FAST=63}
 CHOSEN=${CHOSEN:-pipe}
 ROUNDS=${ROUNDS:-2}
@@ -38,7 +39,7 @@ cd "$(dirname "$0")/../.." || exit 1
 unset LD_LIBRARY_PATH
 NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
 left() { echo $(( BUDGET - ($(date +%s) - START) )); }
-echo "decode A/B: variants base (${BASE_DEFS}) ${VARIANTS}, tests with $CHOSEN, logs in $O" | tee "$O/summary.log"
+echo "decode A/B: variants base (${BASE_DEFS:-the default build}) ${VARIANTS}, tests with $CHOSEN, logs in $O" | tee "$O/summary.log"
 
 # -- builds: every variant at once (each make -j16; nvcc dominates)
 names="base"
