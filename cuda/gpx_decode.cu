@@ -25,9 +25,28 @@
  * 40); 0 or unset: ptxas chooses.
  */
 #if defined(GPX_DEC_MINB) && GPX_DEC_MINB > 0
-#define GPX_DEC_BOUNDS __launch_bounds__(GPX_D_THREADS, GPX_DEC_MINB)
+#define GPX_DEC_BOUNDS(W) __launch_bounds__(32 * (W), GPX_DEC_MINB * GPX_D_WARPS / (W))
 #else
-#define GPX_DEC_BOUNDS __launch_bounds__(GPX_D_THREADS)
+/* W = GPX_D_WARPS: ptxas chooses; fewer: room for 40 warps an SM (at most 48 registers) */
+#define GPX_DEC_BOUNDS(W) __launch_bounds__(32 * (W), (W) == GPX_D_WARPS ? 0 : \
+											(5 * GPX_D_WARPS / (W) < 32 ? 5 * GPX_D_WARPS / (W) : 32))
+#endif
+
+/*
+ * Warps per thread-block of the launches of short lists (fewer than
+ * GPX_DEC_SW_MAX warps of work, not piped): a grid of GPX_D_WARPS-warp
+ * thread-blocks that is less than a wave leaves some SMs a whole
+ * thread-block more than others; smaller thread-blocks spread the warps
+ * evenly.  GPX_D_WARPS: as the long lists (off).
+ */
+#ifndef GPX_DEC_SW
+#define GPX_DEC_SW GPX_D_WARPS
+#endif
+#ifndef GPX_DEC_SW_MAX
+#define GPX_DEC_SW_MAX 8192
+#endif
+#if GPX_D_WARPS % GPX_DEC_SW != 0
+#error "GPX_DEC_SW must divide GPX_D_WARPS"
 #endif
 
 #if GPX_DEC_FAST
@@ -414,11 +433,12 @@ gpx_d_pipe(const gpx_dl *L, uint32_t *out, uint32_t lane, uint32_t wid,
  * 2w + 1 (the launch's grid is halved to match).  PIPE: the pipelined loop
  * (gpx_d_pipe) of a grid smaller than the list, for the codecs it serves.
  */
-template <int CODEC, int VER, bool PIPE, bool EP = true>
-__global__ void GPX_DEC_BOUNDS
+template <int CODEC, int VER, bool PIPE, bool EP = true, int WARPS = GPX_D_WARPS>
+__global__ void GPX_DEC_BOUNDS(WARPS)
 gpx_k_decode_list(gpx_dl L, uint32_t *out)
 {
-	__shared__ __align__(16) uint32_t xs_all[GPX_D_WARPS][GPX_D_SCRATCH];
+	static_assert(!PIPE || WARPS == GPX_D_WARPS, "the pipelined loop has GPX_D_WARPS warps a thread-block");
+	__shared__ __align__(16) uint32_t xs_all[WARPS][GPX_D_SCRATCH];
 	uint32_t	lane = threadIdx.x & 31;
 	uint32_t	wid = threadIdx.x >> 5;
 	uint32_t   *xs = xs_all[wid];
@@ -448,10 +468,10 @@ gpx_k_decode_list(gpx_dl L, uint32_t *out)
 	if (GPX_DEC_PAIRS(CODEC))
 	{
 		/* warp w: blocks 2w and 2w + 1, together when both are full PFor blocks */
-		__shared__ __align__(16) uint32_t xp_all[GPX_D_WARPS][256];
+		__shared__ __align__(16) uint32_t xp_all[WARPS][256];
 
-		for (uint32_t b0 = 2 * (blockIdx.x * GPX_D_WARPS + wid); b0 < L.nblocks;
-			 b0 += 2 * gridDim.x * GPX_D_WARPS)
+		for (uint32_t b0 = 2 * (blockIdx.x * WARPS + wid); b0 < L.nblocks;
+			 b0 += 2 * gridDim.x * WARPS)
 		{
 			uint32_t   *o = out + ((size_t) b0 << L.log2_block);
 
@@ -474,10 +494,10 @@ gpx_k_decode_list(gpx_dl L, uint32_t *out)
 	else if (EP && GPX_DEC_EPAIRS(CODEC, VER))
 	{
 		/* warp w: blocks 2w and 2w + 1, together when both are full EF blocks */
-		__shared__ __align__(16) uint32_t ob_all[GPX_D_WARPS][512];
+		__shared__ __align__(16) uint32_t ob_all[WARPS][512];
 
-		for (uint32_t b0 = 2 * (blockIdx.x * GPX_D_WARPS + wid); b0 < L.nblocks;
-			 b0 += 2 * gridDim.x * GPX_D_WARPS)
+		for (uint32_t b0 = 2 * (blockIdx.x * WARPS + wid); b0 < L.nblocks;
+			 b0 += 2 * gridDim.x * WARPS)
 		{
 			uint32_t   *o = out + ((size_t) b0 << L.log2_block);
 			uint32_t   *ob = ob_all[wid];
@@ -504,8 +524,8 @@ gpx_k_decode_list(gpx_dl L, uint32_t *out)
 	}
 	else
 #endif
-		for (uint32_t blk = blockIdx.x * GPX_D_WARPS + wid; blk < L.nblocks;
-			 blk += gridDim.x * GPX_D_WARPS)
+		for (uint32_t blk = blockIdx.x * WARPS + wid; blk < L.nblocks;
+			 blk += gridDim.x * WARPS)
 			gpx_d_dec_one(&L, blk, lane, xs, out + ((size_t) blk << L.log2_block));
 }
 
@@ -539,7 +559,9 @@ gpx_cuda_sm_count(void)
 cudaError_t
 gpx_cuda_k_decode_list(const gpx_dl *L, uint32_t *out, cudaStream_t st)
 {
-	uint32_t	grid;
+	uint32_t	grid,
+				warps;			/* warps of work: one a block, or a pair */
+	bool		small;			/* a short list: GPX_DEC_SW-warp thread-blocks */
 	bool		v2qs = (GPX_DEC_FAST & GPX_DEC_E2) && L->codec == GPX_CODEC_QS &&
 		L->version != GPX_FORMAT_V1;	/* the pair kernel's lists */
 #if GPX_DEC_E2_MIN > 0
@@ -553,9 +575,11 @@ gpx_cuda_k_decode_list(const gpx_dl *L, uint32_t *out, cudaStream_t st)
 
 	if (L->nblocks == 0)
 		return cudaSuccess;
-	grid = (L->nblocks + GPX_D_WARPS - 1) / GPX_D_WARPS;
+	warps = L->nblocks;
 	if (((GPX_DEC_FAST & GPX_DEC_P2) && L->codec == GPX_CODEC_PFOR) || (v2qs && !singles))
-		grid = ((L->nblocks + 1) / 2 + GPX_D_WARPS - 1) / GPX_D_WARPS;
+		warps = (L->nblocks + 1) / 2;
+	grid = (warps + GPX_D_WARPS - 1) / GPX_D_WARPS;
+	small = GPX_DEC_SW != GPX_D_WARPS && warps < (uint32_t) GPX_DEC_SW_MAX;
 #if GPX_DEC_FAST & GPX_DEC_PIPE
 	if (GPX_DEC_PIPED(L->codec, L->version == GPX_FORMAT_V1 ? GPX_FORMAT_V1 : 2))
 	{
@@ -568,21 +592,37 @@ gpx_cuda_k_decode_list(const gpx_dl *L, uint32_t *out, cudaStream_t st)
 			pipe = true;
 		}
 	}
+	small = small && !pipe;
+#endif
+	if (small)
+		grid = (warps + GPX_DEC_SW - 1) / GPX_DEC_SW;
+#if GPX_DEC_FAST & GPX_DEC_PIPE
 #define GPX_DEC_LAUNCH_V(C, V) \
 	do { \
 		if (pipe)	/* (the kernel of a codec and version not piped: never) */ \
 			GPX_LAUNCH((gpx_k_decode_list<C, V, GPX_DEC_PIPED(C, V)>), grid, GPX_D_THREADS, st, *L, out); \
+		else if (small) \
+			GPX_LAUNCH((gpx_k_decode_list<C, V, false, true, GPX_DEC_SW>), grid, 32 * GPX_DEC_SW, st, *L, out); \
 		else \
 			GPX_LAUNCH((gpx_k_decode_list<C, V, false>), grid, GPX_D_THREADS, st, *L, out); \
 	} while (0)
 #else
 #define GPX_DEC_LAUNCH_V(C, V) \
-	GPX_LAUNCH((gpx_k_decode_list<C, V, false>), grid, GPX_D_THREADS, st, *L, out)
+	do { \
+		if (small) \
+			GPX_LAUNCH((gpx_k_decode_list<C, V, false, true, GPX_DEC_SW>), grid, 32 * GPX_DEC_SW, st, *L, out); \
+		else \
+			GPX_LAUNCH((gpx_k_decode_list<C, V, false>), grid, GPX_D_THREADS, st, *L, out); \
+	} while (0)
 #endif
 	if (singles)
 	{
 		/* a v2 qs list too short for pairs (never piped: GPX_DEC_PIPE_QS 0) */
-		GPX_LAUNCH((gpx_k_decode_list<GPX_CODEC_QS, 2, false, false>), grid, GPX_D_THREADS, st, *L, out);
+		if (small)
+			GPX_LAUNCH((gpx_k_decode_list<GPX_CODEC_QS, 2, false, false, GPX_DEC_SW>), grid,
+					   32 * GPX_DEC_SW, st, *L, out);
+		else
+			GPX_LAUNCH((gpx_k_decode_list<GPX_CODEC_QS, 2, false, false>), grid, GPX_D_THREADS, st, *L, out);
 		return cudaGetLastError();
 	}
 #if GPX_DEC_FAST

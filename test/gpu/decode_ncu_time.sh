@@ -18,7 +18,8 @@
 # summary.md (the table).
 #
 # Environment: SIZE (1000000), FORMATS ("2 1"), LAUNCHES (13), WARM (3),
-# CACHES ("all none"), GPU_DEFS (build defines, default none).  Run from
+# CACHES ("all none"), GPU_DEFS (build defines, default none) and NAME
+# (the build's name, test/gpu/bin/bench_gpu_timeNAME: one per GPU_DEFS).  Run from
 # the repository root after `source .gpubundle/device-env.sh`.
 set -u
 O=${1:-${OUT:-$(cd "$(dirname "$0")/../.." && pwd)/test/gpu/out/decode-ncu-time-$(date -u +%Y%m%d-%H%M%S)}}
@@ -28,13 +29,14 @@ LAUNCHES=${LAUNCHES:-13}
 WARM=${WARM:-3}
 CACHES=${CACHES:-all none}
 . "$(dirname "$0")/ncu_env.sh"
-make -j16 -f cuda/cuda.mk CUDA_ARCH=sm_90 GPU_NVCC="$NVCC" GPU_VARIANT=_time \
-	GPU_DEFS="${GPU_DEFS:-}" test/gpu/bin/bench_gpu_time > "$O/build.log" 2>&1 || { tail "$O/build.log"; exit 1; }
+B=test/gpu/bin/bench_gpu_time${NAME:-}
+make -j16 -f cuda/cuda.mk CUDA_ARCH=sm_90 GPU_NVCC="$NVCC" GPU_VARIANT="_time${NAME:-}" \
+	GPU_DEFS="${GPU_DEFS:-}" "$B" > "$O/build.log" 2>&1 || { tail "$O/build.log"; exit 1; }
 {
 	echo "# Decode kernel time by Nsight Compute (gpu__time_duration), $SIZE docIDs"
 	echo
 	echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC'); GPU: $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)"
-	echo "- command: SIZE=$SIZE FORMATS=\"$FORMATS\" LAUNCHES=$LAUNCHES WARM=$WARM CACHES=\"$CACHES\" test/gpu/decode_ncu_time.sh"
+	echo "- command: SIZE=$SIZE FORMATS=\"$FORMATS\" LAUNCHES=$LAUNCHES WARM=$WARM CACHES=\"$CACHES\" GPU_DEFS=\"${GPU_DEFS:-}\" NAME=${NAME:-} test/gpu/decode_ncu_time.sh"
 	echo "- median of launches $((WARM + 1))..$LAUNCHES of each case; G docIDs/s = $SIZE / median duration"
 	echo
 	echo "| format | caches | codec | density | median us | min us | max us | G docIDs/s | check |"
@@ -46,7 +48,7 @@ for f in $FORMATS; do
 		tag=f$f-$c
 		timeout --signal=KILL 100 "$NCU" --clock-control none --cache-control "$c" \
 			-k 'regex:decode_list|bench_empty' --metrics gpu__time_duration.sum --csv \
-			test/gpu/bin/bench_gpu_time --no-isect --decode-size "$SIZE" --format "$f" \
+			"$B" --no-isect --decode-size "$SIZE" --format "$f" \
 			--decode-launches "$LAUNCHES" > "$O/ncu-$tag.csv" 2>&1
 		r=$?
 		[ $r = 0 ] || { echo "ncu $tag: rc=$r"; rc=1; }
