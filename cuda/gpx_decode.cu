@@ -1,6 +1,7 @@
 /*
  * gpx_decode.cu - whole-list decode kernels, one per codec (pfor, lrc,
- * qs): one warp per list block, GPX_D_WARPS blocks per thread-block, the
+ * qs): one warp per list block, GPX_D_WARPS blocks per thread-block (a
+ * short list's launch GPX_DEC_SW, when a build sets it lower), the
  * block algorithms in gpx_cuda_dev.cuh by each block's form (PFor blocks:
  * the block's words staged in shared memory through the directory, then
  * unpack, patch, warp scan, and 16-byte stores), or, in a build with
@@ -25,7 +26,8 @@
  * 40); 0 or unset: ptxas chooses.
  */
 #if defined(GPX_DEC_MINB) && GPX_DEC_MINB > 0
-#define GPX_DEC_BOUNDS(W) __launch_bounds__(32 * (W), GPX_DEC_MINB * GPX_D_WARPS / (W))
+#define GPX_DEC_BOUNDS(W) __launch_bounds__(32 * (W), GPX_DEC_MINB * GPX_D_WARPS / (W) < 32 ? \
+											GPX_DEC_MINB * GPX_D_WARPS / (W) : 32)
 #else
 /* W = GPX_D_WARPS: ptxas chooses; fewer: room for 40 warps an SM (at most 48 registers) */
 #define GPX_DEC_BOUNDS(W) __launch_bounds__(32 * (W), (W) == GPX_D_WARPS ? 0 : \
