@@ -581,7 +581,6 @@ gpx_cuda_k_decode_list(const gpx_dl *L, uint32_t *out, cudaStream_t st)
 	if (((GPX_DEC_FAST & GPX_DEC_P2) && L->codec == GPX_CODEC_PFOR) || (v2qs && !singles))
 		warps = (L->nblocks + 1) / 2;
 	grid = (warps + GPX_D_WARPS - 1) / GPX_D_WARPS;
-	small = GPX_DEC_SW != GPX_D_WARPS && warps < (uint32_t) GPX_DEC_SW_MAX;
 #if GPX_DEC_FAST & GPX_DEC_PIPE
 	if (GPX_DEC_PIPED(L->codec, L->version == GPX_FORMAT_V1 ? GPX_FORMAT_V1 : 2))
 	{
@@ -594,37 +593,36 @@ gpx_cuda_k_decode_list(const gpx_dl *L, uint32_t *out, cudaStream_t st)
 			pipe = true;
 		}
 	}
+#endif
+	small = GPX_DEC_SW != GPX_D_WARPS && warps < (uint32_t) GPX_DEC_SW_MAX;
+#if GPX_DEC_FAST & GPX_DEC_PIPE
 	small = small && !pipe;
 #endif
 	if (small)
 		grid = (warps + GPX_DEC_SW - 1) / GPX_DEC_SW;
+	/* the unpiped kernel of C, V (EP: v2 qs in pairs), in short lists' thread-blocks when small */
+#define GPX_DEC_LAUNCH_U(C, V, EP) \
+	do { \
+		if (small) \
+			GPX_LAUNCH((gpx_k_decode_list<C, V, false, EP, GPX_DEC_SW>), grid, 32 * GPX_DEC_SW, st, *L, out); \
+		else \
+			GPX_LAUNCH((gpx_k_decode_list<C, V, false, EP>), grid, GPX_D_THREADS, st, *L, out); \
+	} while (0)
 #if GPX_DEC_FAST & GPX_DEC_PIPE
 #define GPX_DEC_LAUNCH_V(C, V) \
 	do { \
 		if (pipe)	/* (the kernel of a codec and version not piped: never) */ \
 			GPX_LAUNCH((gpx_k_decode_list<C, V, GPX_DEC_PIPED(C, V)>), grid, GPX_D_THREADS, st, *L, out); \
-		else if (small) \
-			GPX_LAUNCH((gpx_k_decode_list<C, V, false, true, GPX_DEC_SW>), grid, 32 * GPX_DEC_SW, st, *L, out); \
 		else \
-			GPX_LAUNCH((gpx_k_decode_list<C, V, false>), grid, GPX_D_THREADS, st, *L, out); \
+			GPX_DEC_LAUNCH_U(C, V, true); \
 	} while (0)
 #else
-#define GPX_DEC_LAUNCH_V(C, V) \
-	do { \
-		if (small) \
-			GPX_LAUNCH((gpx_k_decode_list<C, V, false, true, GPX_DEC_SW>), grid, 32 * GPX_DEC_SW, st, *L, out); \
-		else \
-			GPX_LAUNCH((gpx_k_decode_list<C, V, false>), grid, GPX_D_THREADS, st, *L, out); \
-	} while (0)
+#define GPX_DEC_LAUNCH_V(C, V) GPX_DEC_LAUNCH_U(C, V, true)
 #endif
 	if (singles)
 	{
 		/* a v2 qs list too short for pairs (never piped: GPX_DEC_PIPE_QS 0) */
-		if (small)
-			GPX_LAUNCH((gpx_k_decode_list<GPX_CODEC_QS, 2, false, false, GPX_DEC_SW>), grid,
-					   32 * GPX_DEC_SW, st, *L, out);
-		else
-			GPX_LAUNCH((gpx_k_decode_list<GPX_CODEC_QS, 2, false, false>), grid, GPX_D_THREADS, st, *L, out);
+		GPX_DEC_LAUNCH_U(GPX_CODEC_QS, 2, false);
 		return cudaGetLastError();
 	}
 #if GPX_DEC_FAST
@@ -654,5 +652,6 @@ gpx_cuda_k_decode_list(const gpx_dl *L, uint32_t *out, cudaStream_t st)
 	}
 #undef GPX_DEC_LAUNCH
 #undef GPX_DEC_LAUNCH_V
+#undef GPX_DEC_LAUNCH_U
 	return cudaGetLastError();
 }

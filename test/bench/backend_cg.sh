@@ -60,6 +60,9 @@ why=$(bl_exec_device d cpu)
 pgc_psql -d d -c "ALTER SYSTEM SET gpuidx.device = 'cpu'" \
 	-c "ALTER SYSTEM SET gpuidx.executor_timeout = 0" >/dev/null || exit 1
 pgc_psql -d d -c "VACUUM ANALYZE" >/dev/null
+# the floor as every harness runs it
+floor_sql=$(bl_floor_paths d | sed -n 's/^floor: stored answer only||//p')
+[ -n "$floor_sql" ] || { echo "no stored answers for the floor"; exit 1; }
 
 # the server again, every process under callgrind
 bl_step "restarting under callgrind"
@@ -91,10 +94,10 @@ session() {
 	pgc_psql -d d -At -f "$BL_WORK/$name-$n.sql" || return 1
 	tr -d ' \n' <"$BL_WORK/$name-$n.pid"
 }
-ans="(SELECT a.docs FROM answer_docs a WHERE a.term_ids = \$1::int[])"
-PATHS=("floor|SET gpuidx.use_executor = off;|SELECT $ans"
-	"backend|SET gpuidx.use_executor = off;|SELECT posting_intersect(docs_$T) FROM postings WHERE term_id = ANY (\$1::int[])"
-	"executor|SET gpuidx.use_executor = on; SET gpuidx.executor_fallback = off; SET gpuidx.device = 'cpu';|SELECT posting_intersect(docs_$T) FROM postings WHERE term_id = ANY (\$1::int[])")
+isect="SELECT posting_intersect(docs_$T) FROM postings WHERE term_id = ANY (\$1::int[])"
+PATHS=("floor|SET gpuidx.use_executor = off;|$floor_sql"
+	"backend|SET gpuidx.use_executor = off;|$isect"
+	"executor|SET gpuidx.use_executor = on; SET gpuidx.executor_fallback = off; SET gpuidx.device = 'cpu';|$isect")
 declare -A PID
 for p in "${PATHS[@]}"; do
 	IFS='|' read -r name setup sql <<<"$p"

@@ -400,7 +400,8 @@ static int	g_density = -1;
 
 /*
  * Decode: > 0, each case is only this many launches, one at a time (no
- * timing), then checked: for a profiler to time the kernel (test/gpu/decode_ncu_time.sh).
+ * timing), each output checked: for a profiler to time the kernel
+ * (test/gpu/decode_ncu_time.sh).
  */
 static int	g_dec_launches = 0;
 
@@ -531,19 +532,23 @@ bench_decode(bool quick, const std::vector<int> &codecs, double copy_gbs)
 					dl.version = v.version;
 					dl.kind0 = v.kind0;
 				}
+				/* one decode into a poisoned output, read back and compared */
+				auto decode_checked = [&] {
+					CK(cudaMemset(d_out, 0xA5, n * 4));
+					CK(gpx_cuda_k_decode_list(&dl, d_out, 0));
+					CK(cudaMemcpy(back.data(), d_out, n * 4, cudaMemcpyDeviceToHost));
+					return back == docs;
+				};
+
 				if (g_dec_launches > 0)
 				{
-					/* profiler mode: launches one at a time, the last one's output checked */
+					/* profiler mode: launches one at a time, each output checked */
+					ok = true;
 					for (int i = 0; i < g_dec_launches; i++)
-					{
-						CK(cudaMemset(d_out, 0xA5, n * 4));
-						CK(gpx_cuda_k_decode_list(&dl, d_out, 0));
-						CK(cudaDeviceSynchronize());
-					}
-					CK(cudaMemcpy(back.data(), d_out, n * 4, cudaMemcpyDeviceToHost));
+						ok &= decode_checked();
 					printf("| %s | %.0e | %s | %.2f | launches %d | %s |\n",
 						   gpx_codec_name(codec), (double) n, dense ? "dense (4n)" : "sparse (2^31)",
-						   8.0 * blob.size() / n, g_dec_launches, back == docs ? "equal" : "DIFFERS");
+						   8.0 * blob.size() / n, g_dec_launches, ok ? "equal" : "DIFFERS");
 					fflush(stdout);
 					cudaFree(d_blob);
 					cudaFree(d_out);
@@ -592,10 +597,7 @@ bench_decode(bool quick, const std::vector<int> &codecs, double copy_gbs)
 				msw = tw[tw.size() / 2];
 				msb = tb[tb.size() / 2];
 				/* decode again: the output checked is the decoder's */
-				CK(cudaMemset(d_out, 0xA5, n * 4));
-				CK(gpx_cuda_k_decode_list(&dl, d_out, 0));
-				CK(cudaMemcpy(back.data(), d_out, n * 4, cudaMemcpyDeviceToHost));
-				ok = back == docs;
+				ok = decode_checked();
 				{
 					double		gd = n / (msq * 1e-3) / 1e9;
 					double		gb = (blob.size() + 4.0 * n) / (msq * 1e-3) / 1e9;

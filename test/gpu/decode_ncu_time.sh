@@ -5,7 +5,7 @@
 # bench_gpu's "kernel" column includes), for every codec and density at
 # SIZE docIDs, beside an empty one-warp kernel measured the same way.
 # bench_gpu --decode-launches N launches each case N times one at a time
-# (and checks the output); ncu times every launch; the first WARM of each
+# (and checks each output); ncu times every launch; the first WARM of each
 # case are left out and the median of the rest is reported.  Each format
 # is run with ncu's caches flushed before every launch (cold: the list
 # read from HBM) and not flushed (warm: as bench_gpu's timed launches,
